@@ -1,0 +1,4 @@
+//! `sixsop`: the Stateless OpenPGP command-line interface for sixpgp.
+#![forbid(unsafe_code)]
+
+fn main() {}

@@ -1,0 +1,1 @@
+//! ASCII armor (RFC 9580 §6).

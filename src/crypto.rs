@@ -1,0 +1,164 @@
+//! Cryptographic building blocks: algorithm identifiers and the constructions OpenPGP builds from
+//! RustCrypto primitives. This module does no I/O and knows no packet framing.
+
+pub(crate) mod aead;
+pub(crate) mod aes_kw;
+pub(crate) mod ed25519;
+pub(crate) mod hash;
+pub(crate) mod hkdf;
+pub(crate) mod mldsa_ed25519;
+pub(crate) mod mlkem_x25519;
+pub(crate) mod rng;
+pub(crate) mod s2k;
+pub(crate) mod secret;
+pub(crate) mod x25519;
+
+macro_rules! id_enum {
+    (
+        $(#[$meta:meta])*
+        $name:ident { $($(#[$vmeta:meta])* $variant:ident = $value:literal,)* }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum $name {
+            $($(#[$vmeta])* $variant,)*
+            /// An identifier this crate does not implement, kept so it can be written back.
+            Unknown(u8),
+        }
+
+        impl From<u8> for $name {
+            fn from(v: u8) -> Self {
+                match v {
+                    $($value => Self::$variant,)*
+                    other => Self::Unknown(other),
+                }
+            }
+        }
+
+        impl From<$name> for u8 {
+            fn from(v: $name) -> u8 {
+                match v {
+                    $($name::$variant => $value,)*
+                    $name::Unknown(other) => other,
+                }
+            }
+        }
+    };
+}
+
+id_enum! {
+    /// Public-key algorithm IDs (RFC 9580 §9.1, RFC 9980).
+    PublicKeyAlgorithm {
+        /// X25519 (25), RFC 9580 §5.5.5.7.
+        X25519 = 25,
+        /// Ed25519 (27), RFC 9580 §5.5.5.9.
+        Ed25519 = 27,
+        /// ML-DSA-65+Ed25519 (30), RFC 9980.
+        MlDsa65Ed25519 = 30,
+        /// ML-KEM-768+X25519 (35), RFC 9980.
+        MlKem768X25519 = 35,
+    }
+}
+
+id_enum! {
+    /// Symmetric-key algorithm IDs (RFC 9580 §9.3).
+    SymmetricAlgorithm {
+        /// AES with a 128-bit key (7).
+        Aes128 = 7,
+        /// AES with a 192-bit key (8).
+        Aes192 = 8,
+        /// AES with a 256-bit key (9).
+        Aes256 = 9,
+    }
+}
+
+id_enum! {
+    /// AEAD algorithm IDs (RFC 9580 §9.6).
+    AeadAlgorithm {
+        /// EAX (1).
+        Eax = 1,
+        /// OCB (2), the mandatory-to-implement mode.
+        Ocb = 2,
+        /// GCM (3).
+        Gcm = 3,
+    }
+}
+
+id_enum! {
+    /// Hash algorithm IDs (RFC 9580 §9.5).
+    HashAlgorithm {
+        /// SHA2-256 (8).
+        Sha256 = 8,
+        /// SHA2-384 (9).
+        Sha384 = 9,
+        /// SHA2-512 (10).
+        Sha512 = 10,
+        /// SHA2-224 (11).
+        Sha224 = 11,
+        /// SHA3-256 (12).
+        Sha3_256 = 12,
+        /// SHA3-512 (14).
+        Sha3_512 = 14,
+    }
+}
+
+impl SymmetricAlgorithm {
+    /// Key size in octets, for the ciphers this crate implements.
+    #[must_use]
+    pub fn key_len(self) -> Option<usize> {
+        match self {
+            Self::Aes128 => Some(16),
+            Self::Aes192 => Some(24),
+            Self::Aes256 => Some(32),
+            Self::Unknown(_) => None,
+        }
+    }
+}
+
+impl AeadAlgorithm {
+    /// Nonce size in octets (RFC 9580 §9.6, Table 25).
+    #[must_use]
+    pub fn nonce_len(self) -> Option<usize> {
+        match self {
+            Self::Eax => Some(16),
+            Self::Ocb => Some(15),
+            Self::Gcm => Some(12),
+            Self::Unknown(_) => None,
+        }
+    }
+
+    /// Authentication tag size in octets; 16 for every defined mode.
+    #[must_use]
+    pub fn tag_len(self) -> Option<usize> {
+        match self {
+            Self::Eax | Self::Ocb | Self::Gcm => Some(16),
+            Self::Unknown(_) => None,
+        }
+    }
+}
+
+impl HashAlgorithm {
+    /// Digest size in octets.
+    #[must_use]
+    pub fn digest_len(self) -> Option<usize> {
+        match self {
+            Self::Sha224 => Some(28),
+            Self::Sha256 | Self::Sha3_256 => Some(32),
+            Self::Sha384 => Some(48),
+            Self::Sha512 | Self::Sha3_512 => Some(64),
+            Self::Unknown(_) => None,
+        }
+    }
+
+    /// Salt size of a v6 signature using this hash (RFC 9580 §9.5, Table 23).
+    #[must_use]
+    pub fn v6_salt_len(self) -> Option<usize> {
+        match self {
+            Self::Sha224 | Self::Sha256 | Self::Sha3_256 => Some(16),
+            Self::Sha384 => Some(24),
+            Self::Sha512 | Self::Sha3_512 => Some(32),
+            Self::Unknown(_) => None,
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! Newtypes for secret material: zeroized on drop, never printed.
+
+use std::fmt;
+
+use zeroize::{Zeroize, ZeroizeOnDrop};
+
+macro_rules! secret_array {
+    ($(#[$meta:meta])* $name:ident, $len:expr) => {
+        $(#[$meta])*
+        #[derive(Zeroize, ZeroizeOnDrop)]
+        pub(crate) struct $name(pub(crate) [u8; $len]);
+
+        impl fmt::Debug for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(concat!(stringify!($name), "([redacted])"))
+            }
+        }
+
+        impl $name {
+            /// The secret octets.
+            pub(crate) fn as_bytes(&self) -> &[u8; $len] {
+                &self.0
+            }
+        }
+    };
+}
+
+secret_array!(
+    /// A 32-octet key-encryption key, combiner output or X25519/ML-KEM shared secret.
+    Secret32,
+    32
+);
+secret_array!(
+    /// An Ed25519 or X25519 secret key.
+    Curve25519Secret,
+    32
+);
+secret_array!(
+    /// An ML-DSA-65 seed ξ (FIPS 204).
+    MlDsaSeed,
+    32
+);
+secret_array!(
+    /// An ML-KEM-768 seed d ‖ z (FIPS 203).
+    MlKemSeed,
+    64
+);
+
+/// A symmetric session key (16, 24 or 32 octets).
+#[derive(Zeroize, ZeroizeOnDrop)]
+pub struct SessionKey {
+    bytes: Vec<u8>,
+}
+
+impl SessionKey {
+    /// Wraps key octets. The caller's copy is not wiped; prefer passing an owned buffer.
+    #[must_use]
+    pub fn from_bytes(bytes: &[u8]) -> Self {
+        Self { bytes: bytes.to_vec() }
+    }
+
+    /// The key octets.
+    #[must_use]
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+impl fmt::Debug for SessionKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("SessionKey([redacted])")
+    }
+}
+
+/// A password or passphrase. Wiped on drop, never printed.
+#[derive(Zeroize, ZeroizeOnDrop)]
+pub struct Password {
+    bytes: Vec<u8>,
+}
+
+impl Password {
+    /// The password octets, as typed (no normalization is applied).
+    #[must_use]
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+impl From<&str> for Password {
+    fn from(s: &str) -> Self {
+        Self { bytes: s.as_bytes().to_vec() }
+    }
+}
+
+impl From<&[u8]> for Password {
+    fn from(s: &[u8]) -> Self {
+        Self { bytes: s.to_vec() }
+    }
+}
+
+impl From<Vec<u8>> for Password {
+    fn from(bytes: Vec<u8>) -> Self {
+        Self { bytes }
+    }
+}
+
+impl From<String> for Password {
+    fn from(s: String) -> Self {
+        Self { bytes: s.into_bytes() }
+    }
+}
+
+impl fmt::Debug for Password {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Password([redacted])")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_never_prints_secrets() {
+        let s = Secret32([0x41; 32]);
+        assert_eq!(format!("{s:?}"), "Secret32([redacted])");
+        let p = Password::from("hunter2");
+        assert!(!format!("{p:?}").contains("hunter2"));
+        let k = SessionKey::from_bytes(&[0x42; 16]);
+        assert!(!format!("{k:?}").contains("42"));
+    }
+}

@@ -1,0 +1,228 @@
+//! The crate's one error type.
+
+use std::fmt;
+use std::io;
+
+/// Everything that can go wrong in this crate.
+///
+/// Variants say what was wrong and where; [`Error::Decrypt`] is opaque on purpose and never says
+/// *why* authentication failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The input does not follow the OpenPGP grammar.
+    #[error("malformed input: {0}")]
+    Malformed(Malformed),
+    /// The input is well formed but uses something this crate does not implement.
+    #[error("unsupported: {0}")]
+    Unsupported(Unsupported),
+    /// The input ended before a structure was complete.
+    #[error("truncated input: {0}")]
+    Truncated(&'static str),
+    /// Decryption or authentication failed (wrong key, wrong password, or modified ciphertext).
+    #[error("decryption failed")]
+    Decrypt,
+    /// None of the given keys, passwords or session keys can open this message.
+    #[error("no key or password given can decrypt this message")]
+    NoDecryptionKey,
+    /// A secret key is locked and no given password unlocks it.
+    #[error("secret key is locked")]
+    KeyLocked,
+    /// A password did not unlock a secret key.
+    #[error("wrong password for secret key")]
+    BadPassword,
+    /// A signature does not verify.
+    #[error("bad signature: {0}")]
+    BadSignature(&'static str),
+    /// A key cannot be used for the requested operation (flags, expiry, revocation).
+    #[error("key not usable: {0}")]
+    KeyUnusable(&'static str),
+    /// Input asked for more resources than the [`Limits`](crate::Limits) allow.
+    #[error("limit exceeded: {0}")]
+    LimitExceeded(Limit),
+    /// The caller passed an argument that cannot work.
+    #[error("invalid argument: {0}")]
+    InvalidArgument(&'static str),
+    /// The underlying reader or writer failed.
+    #[error("I/O error: {0}")]
+    Io(#[from] io::Error),
+}
+
+/// Where input was malformed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Malformed {
+    context: &'static str,
+}
+
+impl Malformed {
+    /// A short description of the malformed structure, e.g. `"signature: subpacket length"`.
+    #[must_use]
+    pub fn context(&self) -> &'static str {
+        self.context
+    }
+}
+
+impl fmt::Display for Malformed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.context)
+    }
+}
+
+/// What was found that this crate does not implement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Unsupported {
+    /// A legacy-format (RFC 4880 "old") packet header.
+    LegacyPacketFormat,
+    /// A packet version other than the one this crate implements.
+    PacketVersion {
+        /// Which packet.
+        packet: &'static str,
+        /// The version octet found.
+        version: u8,
+    },
+    /// A packet type that cannot appear here.
+    PacketType(u8),
+    /// A public-key algorithm identifier.
+    PublicKeyAlgorithm(u8),
+    /// A symmetric-key algorithm identifier.
+    SymmetricAlgorithm(u8),
+    /// An AEAD algorithm identifier.
+    AeadAlgorithm(u8),
+    /// A hash algorithm identifier (or one too weak for its use).
+    HashAlgorithm(u8),
+    /// A string-to-key specifier type.
+    S2k(u8),
+    /// A secret-key protection (S2K usage octet).
+    SecretKeyProtection(u8),
+    /// Symmetrically Encrypted Integrity Protected Data version 1 (RFC 4880 MDC).
+    Seipdv1,
+    /// A version 4 Symmetric-Key Encrypted Session Key packet.
+    SkeskV4,
+    /// A version 3 Public-Key Encrypted Session Key packet.
+    PkeskV3,
+    /// Compressed data packets.
+    CompressedData,
+    /// Anything else, named.
+    Feature(&'static str),
+}
+
+impl fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::LegacyPacketFormat => f.write_str("legacy packet format"),
+            Self::PacketVersion { packet, version } => {
+                write!(f, "{packet} version {version}")
+            }
+            Self::PacketType(t) => write!(f, "packet type {t}"),
+            Self::PublicKeyAlgorithm(a) => write!(f, "public-key algorithm {a}"),
+            Self::SymmetricAlgorithm(a) => write!(f, "symmetric algorithm {a}"),
+            Self::AeadAlgorithm(a) => write!(f, "AEAD algorithm {a}"),
+            Self::HashAlgorithm(a) => write!(f, "hash algorithm {a}"),
+            Self::S2k(t) => write!(f, "S2K type {t}"),
+            Self::SecretKeyProtection(u) => write!(f, "secret key protection (S2K usage {u})"),
+            Self::Seipdv1 => f.write_str("SEIPD version 1 (only SEIPDv2 is implemented)"),
+            Self::SkeskV4 => f.write_str("SKESK version 4 (only v6 is implemented)"),
+            Self::PkeskV3 => f.write_str("PKESK version 3 (only v6 is implemented)"),
+            Self::CompressedData => f.write_str("compressed data"),
+            Self::Feature(what) => f.write_str(what),
+        }
+    }
+}
+
+/// The limit from [`Limits`](crate::Limits) that input exceeded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Limit {
+    /// Argon2 memory.
+    Argon2Memory,
+    /// Argon2 passes.
+    Argon2Passes,
+    /// Argon2 parallelism.
+    Argon2Parallelism,
+    /// Iterated and salted S2K octet count.
+    S2kIterations,
+    /// Length of a packet that is read whole.
+    PacketLength,
+    /// Number of session-key packets tried.
+    SessionKeyPackets,
+    /// Number of signatures.
+    Signatures,
+    /// Number of subpackets in a signature.
+    Subpackets,
+    /// Packet nesting depth.
+    Nesting,
+    /// Armor header line length or count.
+    ArmorHeaders,
+    /// Number of packets in a certificate or key.
+    CertPackets,
+}
+
+impl fmt::Display for Limit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Argon2Memory => "Argon2 memory",
+            Self::Argon2Passes => "Argon2 passes",
+            Self::Argon2Parallelism => "Argon2 parallelism",
+            Self::S2kIterations => "S2K iteration count",
+            Self::PacketLength => "packet length",
+            Self::SessionKeyPackets => "number of session-key packets",
+            Self::Signatures => "number of signatures",
+            Self::Subpackets => "number of subpackets",
+            Self::Nesting => "nesting depth",
+            Self::ArmorHeaders => "armor headers",
+            Self::CertPackets => "packets per certificate",
+        })
+    }
+}
+
+impl Error {
+    /// Malformed input, with a short static description of where.
+    pub(crate) const fn malformed(context: &'static str) -> Self {
+        Self::Malformed(Malformed { context })
+    }
+
+    /// Recovers a crate error carried inside an [`io::Error`] by the streaming adapters.
+    #[must_use]
+    pub fn from_io(err: io::Error) -> Self {
+        if err.get_ref().is_some_and(|e| e.is::<Error>()) {
+            match err.into_inner().map(|b| b.downcast::<Error>()) {
+                Some(Ok(e)) => *e,
+                Some(Err(other)) => Self::Io(io::Error::other(other)),
+                None => Self::Io(io::Error::other("unknown I/O error")),
+            }
+        } else {
+            Self::Io(err)
+        }
+    }
+}
+
+impl From<Error> for io::Error {
+    fn from(err: Error) -> Self {
+        match err {
+            Error::Io(e) => e,
+            Error::Truncated(_) => io::Error::new(io::ErrorKind::UnexpectedEof, err),
+            other => io::Error::new(io::ErrorKind::InvalidData, other),
+        }
+    }
+}
+
+/// This crate's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn io_round_trip_keeps_the_error() {
+        let io: io::Error = Error::Decrypt.into();
+        assert_eq!(io.kind(), io::ErrorKind::InvalidData);
+        assert!(matches!(Error::from_io(io), Error::Decrypt));
+        let io: io::Error = Error::Truncated("chunk").into();
+        assert_eq!(io.kind(), io::ErrorKind::UnexpectedEof);
+        assert!(matches!(Error::from_io(io), Error::Truncated("chunk")));
+        let plain = io::Error::new(io::ErrorKind::BrokenPipe, "pipe");
+        assert!(matches!(Error::from_io(plain), Error::Io(e) if e.kind() == io::ErrorKind::BrokenPipe));
+    }
+}

@@ -1,0 +1,1 @@
+//! Certificates, transferable secret keys, key generation profiles.

@@ -1,0 +1,106 @@
+//! Bounds on every resource that input controls.
+
+use crate::error::{Error, Limit, Result};
+
+/// Bounds on every resource that an attacker-supplied input can make this crate spend.
+///
+/// Every limit is checked *before* the corresponding allocation or computation. Exceeding one is
+/// reported as [`Error::LimitExceeded`] naming the limit.
+///
+/// The defaults are generous enough for every legitimate input we know of (they open the
+/// RFC 9580 A.5 key, whose Argon2 parameters ask for 2 GiB) and small enough that a hostile
+/// input cannot exhaust a typical machine.
+///
+/// ```
+/// let limits = sixpgp::Limits::default().argon2_max_memory_kib(64 * 1024);
+/// assert_eq!(limits.max_argon2_memory_kib(), 64 * 1024);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    argon2_memory_kib: u64,
+    argon2_passes: u32,
+    argon2_parallelism: u32,
+    s2k_iterations: u64,
+    packet_len: usize,
+    session_key_packets: usize,
+    signatures: usize,
+    subpackets: usize,
+    nesting: usize,
+    armor_header_len: usize,
+    cert_packets: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            argon2_memory_kib: 1 << 21,
+            argon2_passes: 16,
+            argon2_parallelism: 64,
+            s2k_iterations: 65_011_712,
+            packet_len: 1 << 20,
+            session_key_packets: 1024,
+            signatures: 1024,
+            subpackets: 512,
+            nesting: 8,
+            armor_header_len: 4096,
+            cert_packets: 100_000,
+        }
+    }
+}
+
+macro_rules! limit_accessors {
+    ($($(#[$doc:meta])* $field:ident : $ty:ty, $setter:ident, $getter:ident;)*) => {
+        impl Limits {
+            $(
+                $(#[$doc])*
+                #[must_use]
+                pub const fn $setter(mut self, value: $ty) -> Self {
+                    self.$field = value;
+                    self
+                }
+
+                $(#[$doc])*
+                #[must_use]
+                pub const fn $getter(&self) -> $ty {
+                    self.$field
+                }
+            )*
+        }
+    };
+}
+
+limit_accessors! {
+    /// Largest Argon2 memory, in KiB (default 2 GiB, the RFC 9580 "second recommended" choice).
+    argon2_memory_kib: u64, argon2_max_memory_kib, max_argon2_memory_kib;
+    /// Largest number of Argon2 passes (default 16).
+    argon2_passes: u32, argon2_max_passes, max_argon2_passes;
+    /// Largest Argon2 degree of parallelism (default 64).
+    argon2_parallelism: u32, argon2_max_parallelism, max_argon2_parallelism;
+    /// Largest iterated+salted S2K octet count (default: the largest encodable, 65011712).
+    s2k_iterations: u64, s2k_max_iterations, max_s2k_iterations;
+    /// Largest body of a packet that is read whole rather than streamed (default 1 MiB).
+    packet_len: usize, max_packet_len, packet_len_limit;
+    /// Most PKESK/SKESK packets considered in one message (default 1024).
+    session_key_packets: usize, max_session_key_packets, session_key_packets_limit;
+    /// Most signatures considered on one message or certificate component (default 1024).
+    signatures: usize, max_signatures, signatures_limit;
+    /// Most subpackets in one signature (default 512).
+    subpackets: usize, max_subpackets, subpackets_limit;
+    /// Deepest nesting of container packets (default 8).
+    nesting: usize, max_nesting, nesting_limit;
+    /// Longest armor header section, in octets (default 4096).
+    armor_header_len: usize, max_armor_header_len, armor_header_len_limit;
+    /// Most packets in one certificate or secret key (default 100000).
+    cert_packets: usize, max_cert_packets, cert_packets_limit;
+}
+
+impl Limits {
+    /// Checks a count or size against a limit.
+    pub(crate) fn check(value: u64, max: u64, which: Limit) -> Result<()> {
+        if value > max {
+            Err(Error::LimitExceeded(which))
+        } else {
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! Messages: encryption, decryption, signing and verification streams.
