@@ -18,3 +18,7 @@ pub use crate::crypto::{AeadAlgorithm, HashAlgorithm, PublicKeyAlgorithm, Symmet
 pub use crate::error::{Error, Limit, Malformed, Result, Unsupported};
 pub use crate::limits::Limits;
 pub use crate::packet::signature::SignatureType;
+
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
