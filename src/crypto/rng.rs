@@ -1,1 +1,204 @@
-//! (in progress)
+//! The random number generator every construction draws from: the operating system's RNG by
+//! default, or one the caller injects (deterministic tests, hardware RNGs).
+//!
+//! # Failure of the OS RNG
+//!
+//! The RustCrypto key-generation and encapsulation APIs take an *infallible* `CryptoRng`, but
+//! `getrandom` can (in theory) fail. [`Rng`] bridges the two without panicking:
+//!
+//! - [`Rng::fill`] returns the failure as an error. Our constructions draw secrets (keys, seeds,
+//!   ephemeral scalars) through `fill`, so those never see bad randomness.
+//! - Through the `rand_core` traits a failure cannot be reported; the buffer is zeroed instead
+//!   and the generator becomes *failed*: every later `fill` and [`Rng::check`] returns the error.
+//!   Code that hands an `Rng` to a dependency MUST call [`Rng::check`] afterwards and discard
+//!   the dependency's output on error (the constructions in this module do).
+
+use std::convert::Infallible;
+use std::fmt;
+use std::io;
+
+use rand_core::{CryptoRng, TryCryptoRng, TryRng};
+
+use crate::error::{Error, Result};
+
+/// Where the random octets come from.
+enum Source {
+    /// `getrandom`'s system RNG.
+    Os,
+    /// A caller-supplied generator.
+    Boxed(Box<dyn CryptoRng + Send>),
+}
+
+/// A cryptographically secure random number generator (see the module docs for failures).
+pub(crate) struct Rng {
+    source: Source,
+    /// Set once the OS RNG has failed inside an infallible trait call.
+    failed: bool,
+}
+
+impl fmt::Debug for Rng {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self.source {
+            Source::Os => "Rng(os)",
+            Source::Boxed(_) => "Rng(injected)",
+        })
+    }
+}
+
+fn rng_error() -> Error {
+    Error::Io(io::Error::other(
+        "operating system random number generator failed",
+    ))
+}
+
+impl Rng {
+    /// The operating system's RNG (`getrandom`).
+    pub(crate) fn os() -> Self {
+        Self {
+            source: Source::Os,
+            failed: false,
+        }
+    }
+
+    /// A caller-supplied generator.
+    pub(crate) fn from_boxed(rng: Box<dyn CryptoRng + Send>) -> Self {
+        Self {
+            source: Source::Boxed(rng),
+            failed: false,
+        }
+    }
+
+    /// Fills `buf` with random octets.
+    ///
+    /// # Errors
+    /// `Error::Io` if the OS RNG fails now or failed earlier inside a trait call; `buf` is then
+    /// zeroed.
+    pub(crate) fn fill(&mut self, buf: &mut [u8]) -> Result<()> {
+        if self.failed {
+            buf.fill(0);
+            return Err(rng_error());
+        }
+        match &mut self.source {
+            Source::Os => getrandom::SysRng.try_fill_bytes(buf).map_err(|_| {
+                buf.fill(0);
+                self.failed = true;
+                rng_error()
+            }),
+            Source::Boxed(rng) => {
+                rng.fill_bytes(buf);
+                Ok(())
+            }
+        }
+    }
+
+    /// Reports whether the generator has failed inside an infallible `rand_core` call. Call it
+    /// after handing this `Rng` to a dependency and discard that dependency's output on error.
+    ///
+    /// # Errors
+    /// `Error::Io` if the OS RNG has failed.
+    pub(crate) fn check(&self) -> Result<()> {
+        if self.failed {
+            Err(rng_error())
+        } else {
+            Ok(())
+        }
+    }
+}
+
+impl TryRng for Rng {
+    type Error = Infallible;
+
+    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
+        let mut b = [0u8; 4];
+        self.try_fill_bytes(&mut b)?;
+        Ok(u32::from_le_bytes(b))
+    }
+
+    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
+        let mut b = [0u8; 8];
+        self.try_fill_bytes(&mut b)?;
+        Ok(u64::from_le_bytes(b))
+    }
+
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
+        // A failure is recorded in `self.failed` (see the module docs); `dst` is zeroed.
+        let _ = self.fill(dst);
+        Ok(())
+    }
+}
+
+impl TryCryptoRng for Rng {}
+
+/// Test-only generators.
+#[cfg(test)]
+pub(crate) mod test_util {
+    use super::{Infallible, Rng, TryCryptoRng, TryRng};
+
+    /// A deterministic, NOT cryptographically secure generator (a SplitMix64 stream) for tests.
+    #[derive(Debug)]
+    pub(crate) struct CountingRng(pub(crate) u64);
+
+    impl TryRng for CountingRng {
+        type Error = Infallible;
+
+        fn try_next_u32(&mut self) -> Result<u32, Infallible> {
+            let v = self.try_next_u64()?;
+            Ok(u32::try_from(v >> 32).unwrap_or_default())
+        }
+
+        fn try_next_u64(&mut self) -> Result<u64, Infallible> {
+            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            Ok(z ^ (z >> 31))
+        }
+
+        fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
+            for chunk in dst.chunks_mut(8) {
+                let v = self.try_next_u64()?.to_le_bytes();
+                chunk.copy_from_slice(&v[..chunk.len()]);
+            }
+            Ok(())
+        }
+    }
+
+    impl TryCryptoRng for CountingRng {}
+
+    /// An [`Rng`] over [`CountingRng`] seeded with `seed`.
+    pub(crate) fn deterministic(seed: u64) -> Rng {
+        Rng::from_boxed(Box::new(CountingRng(seed)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn os_rng_fills() {
+        let mut rng = Rng::os();
+        let mut a = [0u8; 32];
+        let mut b = [0u8; 32];
+        rng.fill(&mut a).unwrap();
+        rng.fill(&mut b).unwrap();
+        assert_ne!(a, b);
+        assert!(rng.check().is_ok());
+        assert_eq!(format!("{rng:?}"), "Rng(os)");
+    }
+
+    #[test]
+    fn injected_rng_is_deterministic() {
+        let mut a = test_util::deterministic(7);
+        let mut b = test_util::deterministic(7);
+        let (mut x, mut y) = ([0u8; 13], [0u8; 13]);
+        a.fill(&mut x).unwrap();
+        b.fill(&mut y).unwrap();
+        assert_eq!(x, y);
+        // The trait path draws from the same stream.
+        let n = rand_core::Rng::next_u64(&mut a);
+        let m = rand_core::Rng::next_u64(&mut b);
+        assert_eq!(n, m);
+        assert_eq!(format!("{a:?}"), "Rng(injected)");
+    }
+}
