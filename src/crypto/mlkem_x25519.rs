@@ -167,7 +167,7 @@ pub(crate) mod test_util {
             .skip_while(|l| !l.is_empty())
             .filter(|l| !l.starts_with("-----") && !l.starts_with('='))
             .collect();
-        base64::decode(body).unwrap()
+        base64::Engine::decode(&base64::engine::general_purpose::STANDARD, body).unwrap()
     }
 
     /// `(tag, body)` of each packet with a fixed (OpenPGP format) length; stops at a partial
