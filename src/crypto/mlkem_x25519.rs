@@ -27,6 +27,9 @@ pub(crate) const MLKEM_CIPHERTEXT_LEN: usize = 1088;
 /// Domain separator of the key combiner (§4.2.1): UTF-8 "OpenPGPCompositeKDFv1".
 const DOM_SEP: &[u8; 21] = b"OpenPGPCompositeKDFv1";
 
+/// What [`pkesk_encrypt`] returns: ECDH ciphertext, ML-KEM ciphertext, wrapped session key.
+pub(crate) type PkeskFields = ([u8; 32], Box<[u8; MLKEM_CIPHERTEXT_LEN]>, Vec<u8>);
+
 type DecapsulationKey = ml_kem::DecapsulationKey768;
 type EncapsulationKey = ml_kem::EncapsulationKey768;
 
@@ -101,7 +104,7 @@ pub(crate) fn pkesk_encrypt(
     mlkem_pub: &[u8; 1184],
     session_key: &[u8],
     rng: &mut Rng,
-) -> Result<([u8; 32], Box<[u8; 1088]>, Vec<u8>)> {
+) -> Result<PkeskFields> {
     if !matches!(session_key.len(), 16 | 24 | 32) {
         return Err(Error::InvalidArgument(
             "ML-KEM-768+X25519: session key length",
