@@ -187,6 +187,22 @@ mod tests {
         assert_eq!(format!("{rng:?}"), "Rng(os)");
     }
 
+    /// After a failure inside an infallible trait call, `fill` and `check` keep failing and the
+    /// output is zeroed.
+    #[test]
+    fn failure_is_sticky() {
+        let mut rng = Rng::os();
+        rng.failed = true;
+        let mut buf = [0xaa; 16];
+        assert!(matches!(rng.fill(&mut buf), Err(Error::Io(_))));
+        assert_eq!(buf, [0; 16]);
+        assert!(rng.check().is_err());
+        buf = [0xaa; 16];
+        rand_core::Rng::fill_bytes(&mut rng, &mut buf);
+        assert_eq!(buf, [0; 16]);
+        assert!(rng.check().is_err());
+    }
+
     #[test]
     fn injected_rng_is_deterministic() {
         let mut a = test_util::deterministic(7);
