@@ -42,8 +42,14 @@ pub(crate) struct PublicKeyPacket {
 pub(crate) enum PublicKeyMaterial {
     X25519([u8; 32]),
     Ed25519([u8; 32]),
-    MlDsa65Ed25519 { ed25519: [u8; 32], mldsa: Box<[u8; MLDSA65_PUBLIC_LEN]> },
-    MlKem768X25519 { x25519: [u8; 32], mlkem: Box<[u8; MLKEM768_PUBLIC_LEN]> },
+    MlDsa65Ed25519 {
+        ed25519: [u8; 32],
+        mldsa: Box<[u8; MLDSA65_PUBLIC_LEN]>,
+    },
+    MlKem768X25519 {
+        x25519: [u8; 32],
+        mlkem: Box<[u8; MLKEM768_PUBLIC_LEN]>,
+    },
     /// Key material of an algorithm this crate does not implement, kept verbatim.
     Unknown(Vec<u8>),
 }
@@ -83,8 +89,14 @@ pub(crate) struct EncryptedSecret {
 pub(crate) enum SecretKeyMaterial {
     X25519(Curve25519Secret),
     Ed25519(Curve25519Secret),
-    MlDsa65Ed25519 { ed25519: Curve25519Secret, mldsa_seed: MlDsaSeed },
-    MlKem768X25519 { x25519: Curve25519Secret, mlkem_seed: MlKemSeed },
+    MlDsa65Ed25519 {
+        ed25519: Curve25519Secret,
+        mldsa_seed: MlDsaSeed,
+    },
+    MlKem768X25519 {
+        x25519: Curve25519Secret,
+        mlkem_seed: MlKemSeed,
+    },
     /// Secret material of an algorithm this crate does not implement, kept verbatim.
     Unknown(Zeroizing<Vec<u8>>),
 }
@@ -104,8 +116,9 @@ impl fmt::Debug for SecretKeyMaterial {
 
 /// Writes a length as a 4-octet big-endian number, or fails if it does not fit.
 pub(crate) fn write_u32_len(len: usize, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
-    let len = u32::try_from(len)
-        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "field longer than 2^32 octets"))?;
+    let len = u32::try_from(len).map_err(|_| {
+        io::Error::new(io::ErrorKind::InvalidInput, "field longer than 2^32 octets")
+    })?;
     w.write_all(&len.to_be_bytes())
 }
 
@@ -123,7 +136,9 @@ impl PublicKeyMaterial {
         let mut r = Reader::new(bytes, "public key material");
         let material = match algorithm {
             // RFC 9580 §5.5.5.7, §5.5.5.9: 32 octets of native public key.
-            PublicKeyAlgorithm::X25519 => Self::X25519(r.array().map_err(|_| Error::malformed(WRONG_SIZE))?),
+            PublicKeyAlgorithm::X25519 => {
+                Self::X25519(r.array().map_err(|_| Error::malformed(WRONG_SIZE))?)
+            }
             PublicKeyAlgorithm::Ed25519 => {
                 Self::Ed25519(r.array().map_err(|_| Error::malformed(WRONG_SIZE))?)
             }
@@ -199,13 +214,20 @@ impl PublicKeyPacket {
         // <https://www.rfc-editor.org/rfc/rfc9580#section-5.5.2.3>
         let version = r.u8()?;
         if version != KEY_VERSION {
-            return Err(Error::Unsupported(Unsupported::PacketVersion { packet: "public key", version }));
+            return Err(Error::Unsupported(Unsupported::PacketVersion {
+                packet: "public key",
+                version,
+            }));
         }
         let creation_time = r.be_u32()?;
         let algorithm = PublicKeyAlgorithm::from(r.u8()?);
         let len = usize::try_from(r.be_u32()?).map_err(|_| Error::Truncated("public key"))?;
         let material = PublicKeyMaterial::parse(algorithm, r.take(len)?)?;
-        Ok(Self { creation_time, algorithm, material })
+        Ok(Self {
+            creation_time,
+            algorithm,
+            material,
+        })
     }
 
     /// Writes the packet body.
@@ -267,7 +289,9 @@ impl SecretKeyMaterial {
             PublicKeyAlgorithm::Unknown(_) => Self::Unknown(Zeroizing::new(r.rest().to_vec())),
         };
         if !r.is_empty() {
-            return Err(Error::malformed("secret key: key material length does not match the algorithm"));
+            return Err(Error::malformed(
+                "secret key: key material length does not match the algorithm",
+            ));
         }
         Ok(material)
     }
@@ -279,7 +303,10 @@ impl SecretKeyMaterial {
     pub(crate) fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
         match self {
             Self::X25519(k) | Self::Ed25519(k) => w.write_all(k.as_bytes()),
-            Self::MlDsa65Ed25519 { ed25519, mldsa_seed } => {
+            Self::MlDsa65Ed25519 {
+                ed25519,
+                mldsa_seed,
+            } => {
                 w.write_all(ed25519.as_bytes())?;
                 w.write_all(mldsa_seed.as_bytes())
             }
@@ -304,7 +331,11 @@ impl SecretKeyMaterial {
 
 /// The IV length a protected v6 secret key must carry, if the algorithms are known
 /// (RFC 9580 §5.5.3).
-fn expected_iv_len(usage: u8, symmetric: SymmetricAlgorithm, aead: Option<AeadAlgorithm>) -> Option<usize> {
+fn expected_iv_len(
+    usage: u8,
+    symmetric: SymmetricAlgorithm,
+    aead: Option<AeadAlgorithm>,
+) -> Option<usize> {
     match (usage, aead) {
         (USAGE_AEAD, Some(aead)) => aead.nonce_len(),
         // Every cipher this crate knows is AES, with a 16-octet block.
@@ -327,27 +358,39 @@ impl EncryptedSecret {
         let count = r.u8()?;
         let mut fields = r.sub(usize::from(count), "secret key protection fields")?;
         let symmetric = SymmetricAlgorithm::from(fields.u8()?);
-        let aead = if usage == USAGE_AEAD { Some(AeadAlgorithm::from(fields.u8()?)) } else { None };
+        let aead = if usage == USAGE_AEAD {
+            Some(AeadAlgorithm::from(fields.u8()?))
+        } else {
+            None
+        };
         let s2k_len = fields.u8()?;
         let s2k = S2k::parse(fields.take(usize::from(s2k_len))?)?;
         // The IV fills the rest of the counted fields; when its size is known, the count must
         // account for exactly that many octets.
         let iv = fields.rest();
-        if let Some(want) = expected_iv_len(usage, symmetric, aead) {
-            if iv.len() != want {
-                return Err(Error::malformed(
-                    "secret key: protection field count does not match the IV length",
-                ));
-            }
+        if expected_iv_len(usage, symmetric, aead).is_some_and(|want| iv.len() != want) {
+            return Err(Error::malformed(
+                "secret key: protection field count does not match the IV length",
+            ));
         }
-        Ok(Self { usage, symmetric, aead, s2k, iv: iv.to_vec(), ciphertext: r.rest().to_vec() })
+        Ok(Self {
+            usage,
+            symmetric,
+            aead,
+            s2k,
+            iv: iv.to_vec(),
+            ciphertext: r.rest().to_vec(),
+        })
     }
 
     /// Octets of the conditional fields counted by the count octet.
     fn fields_len(&self) -> usize {
         let aead_len = usize::from(self.aead.is_some() && self.usage == USAGE_AEAD);
         // symmetric algorithm + S2K length octet + optional AEAD algorithm + S2K + IV.
-        2usize.saturating_add(aead_len).saturating_add(self.s2k.encoded_len()).saturating_add(self.iv.len())
+        2usize
+            .saturating_add(aead_len)
+            .saturating_add(self.s2k.encoded_len())
+            .saturating_add(self.iv.len())
     }
 
     /// Writes the fields from the usage octet on.
@@ -357,7 +400,10 @@ impl EncryptedSecret {
         w.write_all(&[u8::from(self.symmetric)])?;
         if self.usage == USAGE_AEAD {
             let aead = self.aead.ok_or_else(|| {
-                io::Error::new(io::ErrorKind::InvalidInput, "AEAD-protected key without an AEAD algorithm")
+                io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "AEAD-protected key without an AEAD algorithm",
+                )
             })?;
             w.write_all(&[u8::from(aead)])?;
         }
@@ -369,7 +415,9 @@ impl EncryptedSecret {
 
     /// Octets [`EncryptedSecret::write_to`] writes, usage octet included.
     fn encoded_len(&self) -> usize {
-        self.fields_len().saturating_add(2).saturating_add(self.ciphertext.len())
+        self.fields_len()
+            .saturating_add(2)
+            .saturating_add(self.ciphertext.len())
     }
 }
 
@@ -387,8 +435,12 @@ impl SecretKeyPacket {
         // other non-zero values (a bare cipher ID) are legacy.
         let usage = r.u8()?;
         let secret = match usage {
-            USAGE_PLAIN => SecretKeyData::Plain(SecretKeyMaterial::parse(public.algorithm, r.rest())?),
-            USAGE_AEAD | USAGE_CFB => SecretKeyData::Encrypted(EncryptedSecret::parse_from(usage, &mut r)?),
+            USAGE_PLAIN => {
+                SecretKeyData::Plain(SecretKeyMaterial::parse(public.algorithm, r.rest())?)
+            }
+            USAGE_AEAD | USAGE_CFB => {
+                SecretKeyData::Encrypted(EncryptedSecret::parse_from(usage, &mut r)?)
+            }
             other => return Err(Error::Unsupported(Unsupported::SecretKeyProtection(other))),
         };
         r.finish()?;
@@ -438,7 +490,7 @@ pub(crate) mod tests {
     fn boxed<const N: usize>(seed: u8) -> Box<[u8; N]> {
         let mut b = Box::new([0u8; N]);
         for (i, x) in b.iter_mut().enumerate() {
-            *x = seed.wrapping_add(i as u8);
+            *x = seed.wrapping_add(u8::try_from(i & 0xff).unwrap());
         }
         b
     }
@@ -446,28 +498,39 @@ pub(crate) mod tests {
     /// A consistent (algorithm, material) pair.
     pub(crate) fn arb_public_key() -> impl Strategy<Value = PublicKeyPacket> {
         let material = prop_oneof![
-            any::<[u8; 32]>().prop_map(|k| (PublicKeyAlgorithm::X25519, PublicKeyMaterial::X25519(k))),
-            any::<[u8; 32]>().prop_map(|k| (PublicKeyAlgorithm::Ed25519, PublicKeyMaterial::Ed25519(k))),
+            any::<[u8; 32]>()
+                .prop_map(|k| (PublicKeyAlgorithm::X25519, PublicKeyMaterial::X25519(k))),
+            any::<[u8; 32]>()
+                .prop_map(|k| (PublicKeyAlgorithm::Ed25519, PublicKeyMaterial::Ed25519(k))),
             (any::<[u8; 32]>(), any::<u8>()).prop_map(|(ed25519, s)| (
                 PublicKeyAlgorithm::MlDsa65Ed25519,
-                PublicKeyMaterial::MlDsa65Ed25519 { ed25519, mldsa: boxed(s) }
+                PublicKeyMaterial::MlDsa65Ed25519 {
+                    ed25519,
+                    mldsa: boxed(s)
+                }
             )),
             (any::<[u8; 32]>(), any::<u8>()).prop_map(|(x25519, s)| (
                 PublicKeyAlgorithm::MlKem768X25519,
-                PublicKeyMaterial::MlKem768X25519 { x25519, mlkem: boxed(s) }
+                PublicKeyMaterial::MlKem768X25519 {
+                    x25519,
+                    mlkem: boxed(s)
+                }
             )),
             (any::<u8>(), proptest::collection::vec(any::<u8>(), 0..100)).prop_filter_map(
                 "known algorithm",
                 |(a, bytes)| match PublicKeyAlgorithm::from(a) {
-                    alg @ PublicKeyAlgorithm::Unknown(_) => Some((alg, PublicKeyMaterial::Unknown(bytes))),
+                    alg @ PublicKeyAlgorithm::Unknown(_) =>
+                        Some((alg, PublicKeyMaterial::Unknown(bytes))),
                     _ => None,
                 }
             ),
         ];
-        (any::<u32>(), material).prop_map(|(creation_time, (algorithm, material))| PublicKeyPacket {
-            creation_time,
-            algorithm,
-            material,
+        (any::<u32>(), material).prop_map(|(creation_time, (algorithm, material))| {
+            PublicKeyPacket {
+                creation_time,
+                algorithm,
+                material,
+            }
         })
     }
 
@@ -494,15 +557,27 @@ pub(crate) mod tests {
                 let symmetric = SymmetricAlgorithm::from(sym);
                 let aead = (usage == USAGE_AEAD).then(|| AeadAlgorithm::from(aead));
                 let iv_len = expected_iv_len(usage, symmetric, aead).unwrap_or(7);
-                EncryptedSecret { usage, symmetric, aead, s2k, iv: vec![0x5a; iv_len], ciphertext }
+                EncryptedSecret {
+                    usage,
+                    symmetric,
+                    aead,
+                    s2k,
+                    iv: vec![0x5a; iv_len],
+                    ciphertext,
+                }
             });
-        (arb_public_key(), any::<u8>(), proptest::option::of(encrypted)).prop_map(|(public, seed, enc)| {
-            let secret = match enc {
-                Some(enc) => SecretKeyData::Encrypted(enc),
-                None => SecretKeyData::Plain(plain_material(public.algorithm, seed)),
-            };
-            SecretKeyPacket { public, secret }
-        })
+        (
+            arb_public_key(),
+            any::<u8>(),
+            proptest::option::of(encrypted),
+        )
+            .prop_map(|(public, seed, enc)| {
+                let secret = match enc {
+                    Some(enc) => SecretKeyData::Encrypted(enc),
+                    None => SecretKeyData::Plain(plain_material(public.algorithm, seed)),
+                };
+                SecretKeyPacket { public, secret }
+            })
     }
 
     proptest! {
@@ -556,22 +631,37 @@ pub(crate) mod tests {
         let mut short = good.clone();
         short[9] = 31;
         let _ = short.pop();
-        assert!(matches!(PublicKeyPacket::parse(&short), Err(Error::Malformed(_))));
+        assert!(matches!(
+            PublicKeyPacket::parse(&short),
+            Err(Error::Malformed(_))
+        ));
         let mut long = good.clone();
         long[9] = 33;
         long.push(0);
-        assert!(matches!(PublicKeyPacket::parse(&long), Err(Error::Malformed(_))));
+        assert!(matches!(
+            PublicKeyPacket::parse(&long),
+            Err(Error::Malformed(_))
+        ));
         // Declared length past the end; huge declared length.
         let mut past = good.clone();
         let _ = past.pop();
-        assert!(matches!(PublicKeyPacket::parse(&past), Err(Error::Truncated(_))));
+        assert!(matches!(
+            PublicKeyPacket::parse(&past),
+            Err(Error::Truncated(_))
+        ));
         let mut huge = good.clone();
         huge[6..10].copy_from_slice(&[0xff; 4]);
-        assert!(matches!(PublicKeyPacket::parse(&huge), Err(Error::Truncated(_))));
+        assert!(matches!(
+            PublicKeyPacket::parse(&huge),
+            Err(Error::Truncated(_))
+        ));
         // Trailing octet.
         let mut trailing = good.clone();
         trailing.push(0);
-        assert!(matches!(PublicKeyPacket::parse(&trailing), Err(Error::Malformed(_))));
+        assert!(matches!(
+            PublicKeyPacket::parse(&trailing),
+            Err(Error::Malformed(_))
+        ));
         for cut in 0..good.len() {
             assert!(PublicKeyPacket::parse(&good[..cut]).is_err());
         }
@@ -585,10 +675,16 @@ pub(crate) mod tests {
         assert!(SecretKeyPacket::parse(&plain).is_ok());
         let mut short = plain.clone();
         let _ = short.pop();
-        assert!(matches!(SecretKeyPacket::parse(&short), Err(Error::Malformed(_))));
+        assert!(matches!(
+            SecretKeyPacket::parse(&short),
+            Err(Error::Malformed(_))
+        ));
         let mut long = plain.clone();
         long.push(0);
-        assert!(matches!(SecretKeyPacket::parse(&long), Err(Error::Malformed(_))));
+        assert!(matches!(
+            SecretKeyPacket::parse(&long),
+            Err(Error::Malformed(_))
+        ));
         for usage in [1u8, 9, 252, 255] {
             let mut v = ed25519_public();
             v.push(usage);
@@ -616,11 +712,17 @@ pub(crate) mod tests {
         // A count past the end of the packet.
         let mut past = aead[..50].to_vec();
         past[43] = 38;
-        assert!(matches!(SecretKeyPacket::parse(&past), Err(Error::Truncated(_))));
+        assert!(matches!(
+            SecretKeyPacket::parse(&past),
+            Err(Error::Truncated(_))
+        ));
         // S2K length past the counted fields.
         let mut s2k_past = aead.clone();
         s2k_past[46] = 40;
-        assert!(matches!(SecretKeyPacket::parse(&s2k_past), Err(Error::Truncated(_))));
+        assert!(matches!(
+            SecretKeyPacket::parse(&s2k_past),
+            Err(Error::Truncated(_))
+        ));
     }
 
     #[test]
