@@ -232,6 +232,9 @@ pub(crate) mod tests {
     ];
 
     /// Reads every packet of `bytes`.
+    ///
+    /// # Errors
+    /// The first read or parse error.
     pub(crate) fn parse_all(bytes: &[u8]) -> Result<Vec<(RawPacket, Packet)>> {
         let mut r = bytes;
         let mut out = Vec::new();

@@ -114,7 +114,10 @@ impl fmt::Debug for SecretKeyMaterial {
     }
 }
 
-/// Writes a length as a 4-octet big-endian number, or fails if it does not fit.
+/// Writes a length as a 4-octet big-endian number.
+///
+/// # Errors
+/// `InvalidInput` if the length does not fit in 32 bits; the writer's errors.
 pub(crate) fn write_u32_len(len: usize, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
     let len = u32::try_from(len).map_err(|_| {
         io::Error::new(io::ErrorKind::InvalidInput, "field longer than 2^32 octets")

@@ -189,6 +189,9 @@ impl SignaturePacket {
     }
 
     /// Parses a signature nested `depth` levels deep in embedded signature subpackets.
+    ///
+    /// # Errors
+    /// As [`SignaturePacket::parse`]; `Malformed` for an embedded signature below depth 1.
     pub(crate) fn parse_at_depth(body: &[u8], depth: u8) -> Result<Self> {
         // RFC 9580 §5.2.3 (version 6):
         // - one-octet version number (6);
