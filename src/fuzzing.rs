@@ -2,3 +2,114 @@
 //!
 //! Each function parses hostile input and must return (never panic, hang, or allocate past
 //! [`Limits`](crate::Limits)).
+
+use crate::Limits;
+use crate::packet::{Packet, read_raw_packet};
+
+/// Reads packets until the input ends or a framing error, parses each one, and checks the
+/// round trip: the parsed packet serializes to exactly the body it was parsed from, and
+/// reading that serialization back gives the same octets again.
+///
+/// # Panics
+/// Only if the round trip fails, which is a bug in the packet layer (this is the fuzz oracle).
+#[allow(
+    clippy::panic,
+    reason = "the fuzz oracle reports a round-trip bug by panicking"
+)]
+pub fn packets(data: &[u8]) {
+    let limits = Limits::default();
+    let mut input = data;
+    // Each iteration consumes at least the header octet, so the loop ends.
+    while let Ok(Some(raw)) = read_raw_packet(&mut input, &limits) {
+        let Ok(packet) = Packet::from_raw(&raw) else {
+            // A packet that does not parse still has a known extent: go on with the next one.
+            continue;
+        };
+        let mut body = Vec::new();
+        if packet.write_body(&mut body).is_err() {
+            panic!("a parsed {:?} packet cannot be serialized", raw.tag);
+        }
+        assert_eq!(
+            body, raw.body,
+            "{:?} packet body changed in the round trip",
+            raw.tag
+        );
+        let bytes = packet.to_vec();
+        let mut again = bytes.as_slice();
+        let reparsed = match read_raw_packet(&mut again, &limits) {
+            Ok(Some(raw2)) => Packet::from_raw(&raw2),
+            other => panic!(
+                "a serialized {:?} packet does not read back: {other:?}",
+                raw.tag
+            ),
+        };
+        match reparsed {
+            Ok(p) => assert_eq!(
+                p.to_vec(),
+                bytes,
+                "{:?} packet changed in the second round trip",
+                raw.tag
+            ),
+            Err(e) => panic!("a serialized {:?} packet does not parse back: {e}", raw.tag),
+        }
+        assert!(
+            again.is_empty(),
+            "{:?} packet serialization has trailing octets",
+            raw.tag
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    const CORPUS: &[&[u8]] = &[
+        include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fuzz/corpus/packet/a03-cert.bin"
+        )),
+        include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fuzz/corpus/packet/a04-secret-key.bin"
+        )),
+        include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fuzz/corpus/packet/a05-secret-key-locked.bin"
+        )),
+        include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fuzz/corpus/packet/pqc-eddsa-sk.bin"
+        )),
+        include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fuzz/corpus/packet/pqc-mldsa65-sk.bin"
+        )),
+        include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fuzz/corpus/packet/pqc-mldsa65-signature.bin"
+        )),
+    ];
+
+    #[test]
+    fn corpus_passes_the_oracle() {
+        for seed in CORPUS {
+            super::packets(seed);
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn mutated_corpus_passes_the_oracle(
+            which in 0..CORPUS.len(),
+            edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..4),
+        ) {
+            let mut data = CORPUS[which].to_vec();
+            for (idx, value) in edits {
+                let i = idx.index(data.len());
+                data[i] = value;
+            }
+            super::packets(&data);
+        }
+    }
+}

@@ -156,8 +156,9 @@ pub(crate) fn read_length(r: &mut impl BufRead, partial_ok: bool) -> Result<Body
         0..=191 => Ok(BodyLength::Fixed(u32::from(first))),
         192..=223 => {
             let second = need_octet(r)?;
-            // ((first - 192) << 8) + second + 192, all within u32.
-            let len = (u32::from(first) - 192) * 256 + u32::from(second) + 192;
+            // ((first - 192) << 8) + second + 192; first - 192 == first & 0x3f in this range,
+            // and the sum is at most 8383.
+            let len = u32::from(u16::from_be_bytes([first & 0x3f, second])).saturating_add(192);
             Ok(BodyLength::Fixed(len))
         }
         255 => {
@@ -194,10 +195,10 @@ impl Header {
             return Err(Error::malformed("packet header: reserved packet type 0"));
         }
         let length = read_length(r, tag.is_data())?;
-        if let BodyLength::Partial(n) = length {
-            if n < MIN_FIRST_PARTIAL {
-                return Err(Error::malformed("first partial body length is below 512 octets"));
-            }
+        if let BodyLength::Partial(n) = length
+            && n < MIN_FIRST_PARTIAL
+        {
+            return Err(Error::malformed("first partial body length is below 512 octets"));
         }
         Ok(Some(Self { tag, length }))
     }
@@ -224,25 +225,24 @@ impl Header {
 
     /// Octets [`Header::write_to`] writes.
     pub(crate) fn encoded_len(&self) -> usize {
-        1 + match self.length {
-            BodyLength::Fixed(len) => fixed_length_len(len),
-            BodyLength::Partial(_) => 1,
+        match self.length {
+            BodyLength::Fixed(len) => fixed_length_len(len).saturating_add(1),
+            BodyLength::Partial(_) => 2,
         }
     }
 }
 
 /// Writes an OpenPGP-format fixed length in its shortest form.
 pub(crate) fn write_fixed_length(len: u32, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
+    let [b0, b1, b2, b3] = len.to_be_bytes();
     match len {
-        0..=191 => w.write_all(&[len as u8]),
+        0..=191 => w.write_all(&[b3]),
         192..=8383 => {
-            let v = len - 192;
-            w.write_all(&[((v >> 8) + 192) as u8, (v & 0xff) as u8])
+            // v = len - 192 < 8192: its high octet is below 32, so `| 0xc0` adds 192.
+            let [_, _, hi, lo] = len.saturating_sub(192).to_be_bytes();
+            w.write_all(&[hi | 0xc0, lo])
         }
-        _ => {
-            let b = len.to_be_bytes();
-            w.write_all(&[255, b[0], b[1], b[2], b[3]])
-        }
+        _ => w.write_all(&[255, b0, b1, b2, b3]),
     }
 }
 

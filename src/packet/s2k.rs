@@ -2,15 +2,217 @@
 //!
 //! <https://www.rfc-editor.org/rfc/rfc9580#section-3.7>
 
+use std::io::{self, Write};
+
 use crate::crypto::HashAlgorithm;
+use crate::error::{Error, Result};
+use crate::packet::reader::Reader;
+
+/// S2K type 3, iterated and salted (RFC 9580 §3.7.1.3).
+const TYPE_ITERATED_SALTED: u8 = 3;
+/// S2K type 4, Argon2 (RFC 9580 §3.7.1.4).
+const TYPE_ARGON2: u8 = 4;
+/// Largest encoded Argon2 memory exponent: 2^31 KiB (RFC 9580 §3.7.1.4).
+const ARGON2_MAX_ENCODED_M: u8 = 31;
 
 /// An S2K specifier.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum S2k {
     /// Type 3: iterated and salted, with the coded count octet.
-    IteratedSalted { hash: HashAlgorithm, salt: [u8; 8], count: u8 },
+    IteratedSalted {
+        hash: HashAlgorithm,
+        salt: [u8; 8],
+        count: u8,
+    },
     /// Type 4: Argon2id with passes `t`, parallelism `p` and memory exponent `m` (2^m KiB).
     Argon2 { salt: [u8; 16], t: u8, p: u8, m: u8 },
     /// Any other type (0 simple, 1 salted, 101 GnuPG, ...), kept verbatim (type octet first).
     Other(Vec<u8>),
+}
+
+/// Decodes the coded count octet of an iterated and salted S2K into an octet count
+/// (RFC 9580 §3.7.1.3): `(16 + (c & 15)) << ((c >> 4) + 6)`.
+///
+/// <https://www.rfc-editor.org/rfc/rfc9580#section-3.7.1.3>
+pub(crate) fn count_octets(count: u8) -> u64 {
+    // `16 | (c & 15)` equals `16 + (c & 15)` because the low nibble is below 16.
+    let mantissa = 16 | u64::from(count & 15);
+    // The exponent is at most 15 + 6 = 21, so the shift cannot overflow a u64.
+    let exponent = u32::from(count.checked_shr(4).unwrap_or(0)).saturating_add(6);
+    mantissa.checked_shl(exponent).unwrap_or(u64::MAX)
+}
+
+/// ⌈log2 p⌉ for p ≥ 1.
+fn ceil_log2(p: u8) -> u8 {
+    // next_power_of_two of a u32 built from a u8 is at most 256; trailing_zeros is at most 8.
+    let bits = u32::from(p).next_power_of_two().trailing_zeros();
+    u8::try_from(bits).unwrap_or(u8::MAX)
+}
+
+impl S2k {
+    /// Parses a whole S2K specifier whose length is known (v6 SKESK and secret keys carry a
+    /// length octet before it).
+    ///
+    /// # Errors
+    /// `Truncated` if it is empty or too short for its type, `Malformed` if a type 3 or 4
+    /// specifier has trailing octets or invalid Argon2 parameters.
+    pub(crate) fn parse(spec: &[u8]) -> Result<Self> {
+        let mut r = Reader::new(spec, "S2K specifier");
+        let s2k_type = r.u8()?;
+        let s2k = match s2k_type {
+            // Iterated and Salted S2K: type, hash algorithm, 8-octet salt, count.
+            // <https://www.rfc-editor.org/rfc/rfc9580#section-3.7.1.3>
+            TYPE_ITERATED_SALTED => {
+                let hash = HashAlgorithm::from(r.u8()?);
+                let salt = r.array::<8>()?;
+                let count = r.u8()?;
+                Self::IteratedSalted { hash, salt, count }
+            }
+            // Argon2: type, 16-octet salt, t (passes), p (parallelism), encoded_m.
+            // <https://www.rfc-editor.org/rfc/rfc9580#section-3.7.1.4>
+            TYPE_ARGON2 => {
+                let salt = r.array::<16>()?;
+                let t = r.u8()?;
+                let p = r.u8()?;
+                let m = r.u8()?;
+                // "The number of passes t and the degree of parallelism p MUST be non-zero."
+                if t == 0 || p == 0 {
+                    return Err(Error::malformed("S2K specifier: Argon2 t or p is zero"));
+                }
+                // "The encoded memory size MUST be a value from 3+ceil(log_2(p)) to 31."
+                let min_m = ceil_log2(p).saturating_add(3);
+                if m < min_m || m > ARGON2_MAX_ENCODED_M {
+                    return Err(Error::malformed(
+                        "S2K specifier: Argon2 memory size out of range",
+                    ));
+                }
+                Self::Argon2 { salt, t, p, m }
+            }
+            _ => return Ok(Self::Other(spec.to_vec())),
+        };
+        r.finish()?;
+        Ok(s2k)
+    }
+
+    /// Writes the specifier (no length octet).
+    ///
+    /// # Errors
+    /// Only the writer's errors.
+    pub(crate) fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
+        match self {
+            Self::IteratedSalted { hash, salt, count } => {
+                w.write_all(&[TYPE_ITERATED_SALTED, u8::from(*hash)])?;
+                w.write_all(salt)?;
+                w.write_all(&[*count])
+            }
+            Self::Argon2 { salt, t, p, m } => {
+                w.write_all(&[TYPE_ARGON2])?;
+                w.write_all(salt)?;
+                w.write_all(&[*t, *p, *m])
+            }
+            Self::Other(raw) => w.write_all(raw),
+        }
+    }
+
+    /// Octets [`S2k::write_to`] writes.
+    pub(crate) fn encoded_len(&self) -> usize {
+        match self {
+            Self::IteratedSalted { .. } => 11,
+            Self::Argon2 { .. } => 20,
+            Self::Other(raw) => raw.len(),
+        }
+    }
+
+    /// The serialized specifier.
+    pub(crate) fn to_vec(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.encoded_len());
+        // Writing to a Vec cannot fail.
+        let _ = self.write_to(&mut out);
+        out
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Any S2K specifier that round-trips.
+    pub(crate) fn arb_s2k() -> impl Strategy<Value = S2k> {
+        prop_oneof![
+            (any::<u8>(), any::<[u8; 8]>(), any::<u8>()).prop_map(|(h, salt, count)| {
+                S2k::IteratedSalted {
+                    hash: HashAlgorithm::from(h),
+                    salt,
+                    count,
+                }
+            }),
+            (any::<[u8; 16]>(), 1u8..=255, 1u8..=255, 0u8..=31).prop_filter_map(
+                "Argon2 memory too small",
+                |(salt, t, p, m)| {
+                    (m >= ceil_log2(p).saturating_add(3)).then_some(S2k::Argon2 { salt, t, p, m })
+                }
+            ),
+            (any::<u8>(), proptest::collection::vec(any::<u8>(), 0..40)).prop_filter_map(
+                "types 3 and 4 are parsed",
+                |(ty, rest)| {
+                    (ty != 3 && ty != 4).then(|| {
+                        let mut raw = vec![ty];
+                        raw.extend(rest);
+                        S2k::Other(raw)
+                    })
+                }
+            ),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn round_trip(s2k in arb_s2k()) {
+            let bytes = s2k.to_vec();
+            prop_assert_eq!(bytes.len(), s2k.encoded_len());
+            prop_assert_eq!(S2k::parse(&bytes).unwrap(), s2k);
+        }
+
+        #[test]
+        fn never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..40)) {
+            let _ = S2k::parse(&bytes);
+        }
+    }
+
+    #[test]
+    fn count_decoding() {
+        assert_eq!(count_octets(0), 1024);
+        assert_eq!(count_octets(0x60), 65536);
+        assert_eq!(count_octets(255), 65_011_712);
+    }
+
+    #[test]
+    fn argon2_parameter_checks() {
+        let mut spec = vec![4u8];
+        spec.extend([0u8; 16]);
+        let with = |t: u8, p: u8, m: u8| {
+            let mut s = spec.clone();
+            s.extend([t, p, m]);
+            S2k::parse(&s)
+        };
+        // RFC 9580 A.5: t=1, p=4, m=21.
+        assert!(with(1, 4, 21).is_ok());
+        assert!(matches!(with(0, 4, 21), Err(Error::Malformed(_))));
+        assert!(matches!(with(1, 0, 21), Err(Error::Malformed(_))));
+        // p = 4 needs m >= 5; p = 5 needs m >= 6.
+        assert!(with(1, 4, 5).is_ok());
+        assert!(matches!(with(1, 4, 4), Err(Error::Malformed(_))));
+        assert!(matches!(with(1, 5, 5), Err(Error::Malformed(_))));
+        assert!(with(1, 1, 3).is_ok());
+        assert!(matches!(with(1, 1, 32), Err(Error::Malformed(_))));
+        // Trailing octet, truncation, empty.
+        let mut long = spec.clone();
+        long.extend([1, 1, 3, 0]);
+        assert!(matches!(S2k::parse(&long), Err(Error::Malformed(_))));
+        assert!(matches!(S2k::parse(&spec), Err(Error::Truncated(_))));
+        assert!(matches!(S2k::parse(&[]), Err(Error::Truncated(_))));
+        assert!(matches!(S2k::parse(&[3, 8, 1]), Err(Error::Truncated(_))));
+    }
 }

@@ -1,1 +1,62 @@
-//! (in progress)
+//! User ID packets (RFC 9580 §5.11).
+//!
+//! <https://www.rfc-editor.org/rfc/rfc9580#section-5.11>
+
+use std::io::{self, Write};
+
+use crate::error::Result;
+
+/// A User ID: arbitrary octets, by convention UTF-8 `Name <email>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct UserId(pub(crate) Vec<u8>);
+
+impl UserId {
+    /// Parses a User ID packet body. Any octets are accepted.
+    ///
+    /// # Errors
+    /// None; the `Result` keeps every packet parser's signature alike.
+    #[allow(
+        clippy::unnecessary_wraps,
+        reason = "same signature as every packet parser"
+    )]
+    pub(crate) fn parse(body: &[u8]) -> Result<Self> {
+        Ok(Self(body.to_vec()))
+    }
+
+    /// Writes the packet body.
+    ///
+    /// # Errors
+    /// The writer's errors.
+    pub(crate) fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
+        w.write_all(&self.0)
+    }
+
+    /// Octets [`UserId::write_to`] writes.
+    pub(crate) fn encoded_len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The serialized body.
+    pub(crate) fn to_vec(&self) -> Vec<u8> {
+        self.0.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        #[test]
+        fn round_trip(bytes in proptest::collection::vec(any::<u8>(), 0..300)) {
+            let uid = UserId(bytes);
+            let mut out = Vec::new();
+            uid.write_to(&mut out).unwrap();
+            prop_assert_eq!(out.len(), uid.encoded_len());
+            prop_assert_eq!(&out, &uid.to_vec());
+            prop_assert_eq!(UserId::parse(&out).unwrap(), uid);
+        }
+    }
+}
