@@ -332,7 +332,7 @@ mod tests {
 
     #[test]
     fn every_truncation_fails() {
-        let data: Vec<u8> = (0..1300u32).map(|i| i as u8).collect();
+        let data: Vec<u8> = (0..1300u32).map(|i| i.to_le_bytes()[0]).collect();
         let framed = frame(&data, 9, 1300);
         for cut in 2..framed.len() {
             let r = unframe(&framed[..cut]);
