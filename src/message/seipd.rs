@@ -596,4 +596,386 @@ impl<R: Read> Read for SeipdReader<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::packet::header::{Header, Tag};
+    use crate::packet::partial::{PartialBodyReader, PartialBodyWriter};
+    use base64::Engine as _;
+
+    const SALT: [u8; 32] = [0x5a; 32];
+
+    fn key(sym: SymmetricAlgorithm) -> SessionKey {
+        SessionKey::from_bytes(&vec![0x42; sym.key_len().unwrap()])
+    }
+
+    /// Encrypts into a SEIPD body (fields + chunks + final tag), writing in pieces of `split`.
+    fn encrypt(
+        sym: SymmetricAlgorithm,
+        aead: AeadAlgorithm,
+        c: u8,
+        data: &[u8],
+        split: usize,
+    ) -> Vec<u8> {
+        let mut w = SeipdWriter::new(Vec::new(), &key(sym), sym, aead, c, SALT).unwrap();
+        for piece in data.chunks(split.max(1)) {
+            w.write_all(piece).unwrap();
+        }
+        w.finish().unwrap()
+    }
+
+    fn decrypt_with(body: &[u8], session_key: &SessionKey, byte_reads: bool) -> Result<Vec<u8>> {
+        let mut src = body;
+        let header = SeipdHeader::read_from(&mut src)?;
+        let mut r = SeipdReader::new(src, session_key, &header)?;
+        let mut out = Vec::new();
+        if byte_reads {
+            let mut b = [0u8; 1];
+            loop {
+                match r.read(&mut b).map_err(Error::from_io)? {
+                    0 => break,
+                    _ => out.push(b[0]),
+                }
+            }
+        } else {
+            let _ = r.read_to_end(&mut out).map_err(Error::from_io)?;
+        }
+        assert!(r.is_done());
+        Ok(out)
+    }
+
+    fn decrypt(sym: SymmetricAlgorithm, body: &[u8]) -> Result<Vec<u8>> {
+        decrypt_with(body, &key(sym), false)
+    }
+
+    fn data(len: usize) -> Vec<u8> {
+        (0..len)
+            .map(|i| (i.wrapping_mul(31) >> 3).to_le_bytes()[0])
+            .collect()
+    }
+
+    const MODES: [(SymmetricAlgorithm, AeadAlgorithm); 4] = [
+        (SymmetricAlgorithm::Aes128, AeadAlgorithm::Ocb),
+        (SymmetricAlgorithm::Aes256, AeadAlgorithm::Ocb),
+        (SymmetricAlgorithm::Aes128, AeadAlgorithm::Gcm),
+        (SymmetricAlgorithm::Aes256, AeadAlgorithm::Eax),
+    ];
+
+    #[test]
+    fn round_trips_all_sizes_and_chunk_octets() {
+        for (sym, aead) in MODES {
+            for c in 0..=4u8 {
+                let chunk = 1usize << (c + 6);
+                for len in [
+                    0,
+                    1,
+                    15,
+                    16,
+                    17,
+                    chunk - 1,
+                    chunk,
+                    chunk + 1,
+                    2 * chunk,
+                    3 * chunk + 5,
+                ] {
+                    let plain = data(len);
+                    let body = encrypt(sym, aead, c, &plain, 7);
+                    // fields + chunks + one tag per chunk + the final tag
+                    let chunks = len.div_ceil(chunk);
+                    assert_eq!(
+                        body.len(),
+                        36 + len + 16 * chunks + 16,
+                        "{aead:?} c={c} len={len}"
+                    );
+                    assert_eq!(
+                        decrypt(sym, &body).unwrap(),
+                        plain,
+                        "{aead:?} c={c} len={len}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn write_splits_give_identical_ciphertext_and_byte_reads_match() {
+        for (sym, aead) in MODES {
+            let plain = data(64 * 3 + 20);
+            let reference = encrypt(sym, aead, 0, &plain, plain.len());
+            for split in [1, 2, 63, 64, 65, 100, 1000] {
+                assert_eq!(encrypt(sym, aead, 0, &plain, split), reference);
+            }
+            assert_eq!(decrypt_with(&reference, &key(sym), true).unwrap(), plain);
+        }
+    }
+
+    #[test]
+    fn every_truncation_fails() {
+        for (sym, aead) in MODES {
+            for len in [64 * 3, 64 * 3 - 10, 0] {
+                let body = encrypt(sym, aead, 0, &data(len), 64);
+                for cut in 0..body.len() {
+                    let r = decrypt(sym, &body[..cut]);
+                    assert!(r.is_err(), "{aead:?} len {len} cut at {cut} decrypted");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_bit_flip_fails() {
+        for (sym, aead) in MODES {
+            let body = encrypt(sym, aead, 0, &data(64 * 2 + 10), 64);
+            for i in 0..body.len() {
+                for bit in 0..8 {
+                    let mut bad = body.clone();
+                    bad[i] ^= 1 << bit;
+                    assert!(decrypt(sym, &bad).is_err(), "{aead:?} flip {i}.{bit}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn short_tails_never_panic_and_are_classified() {
+        for (sym, aead) in MODES {
+            let header = SeipdHeader {
+                sym,
+                aead,
+                chunk_size_octet: 0,
+                salt: SALT,
+            };
+            let mut fields = Vec::new();
+            header.write_to(&mut fields).unwrap();
+            for n in 0..=2 * TAG_LEN + 1 {
+                let mut body = fields.clone();
+                body.extend(std::iter::repeat_n(0xa5u8, n));
+                let r = decrypt(sym, &body);
+                match n {
+                    0..TAG_LEN => assert!(matches!(r, Err(Error::Truncated(_))), "n={n}: {r:?}"),
+                    TAG_LEN => assert!(matches!(r, Err(Error::Decrypt)), "n={n}: {r:?}"),
+                    17..=32 => assert!(matches!(r, Err(Error::Malformed(_))), "n={n}: {r:?}"),
+                    _ => assert!(matches!(r, Err(Error::Decrypt)), "n={n}: {r:?}"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn errors_poison_and_wrong_keys_fail() {
+        let sym = SymmetricAlgorithm::Aes128;
+        let body = encrypt(sym, AeadAlgorithm::Ocb, 0, &data(300), 300);
+        let mut bad = body.clone();
+        bad[40] ^= 1; // first chunk
+        let mut src = &bad[..];
+        let header = SeipdHeader::read_from(&mut src).unwrap();
+        let mut r = SeipdReader::new(src, &key(sym), &header).unwrap();
+        let mut buf = [0u8; 10];
+        assert!(r.read(&mut buf).is_err());
+        assert!(r.read(&mut buf).is_err());
+        assert_eq!(buf, [0; 10], "no unauthenticated plaintext released");
+        let wrong = SessionKey::from_bytes(&[0x43; 16]);
+        assert!(matches!(
+            decrypt_with(&body, &wrong, false),
+            Err(Error::Decrypt)
+        ));
+        let short = SessionKey::from_bytes(&[0x42; 15]);
+        assert!(matches!(
+            decrypt_with(&body, &short, false),
+            Err(Error::Decrypt)
+        ));
+        assert!(SeipdWriter::new(Vec::new(), &short, sym, AeadAlgorithm::Ocb, 0, SALT).is_err());
+        assert!(
+            SeipdWriter::new(Vec::new(), &key(sym), sym, AeadAlgorithm::Ocb, 17, SALT).is_err()
+        );
+        assert!(matches!(
+            SeipdWriter::new(
+                Vec::new(),
+                &key(sym),
+                sym,
+                AeadAlgorithm::Unknown(7),
+                0,
+                SALT
+            ),
+            Err(Error::Unsupported(_))
+        ));
+    }
+
+    // ---- RFC 9580 vectors ----
+
+    fn json(text: &str) -> serde_json::Value {
+        serde_json::from_str(text).unwrap()
+    }
+
+    fn hexf(json: &serde_json::Value, name: &str) -> Vec<u8> {
+        hex::decode(json[name].as_str().unwrap()).unwrap()
+    }
+
+    /// Dearmors a message (no CRC line in these files).
+    fn dearmor(text: &str) -> Vec<u8> {
+        let b64: String = text
+            .lines()
+            .skip_while(|l| !l.starts_with("-----BEGIN"))
+            .skip(1)
+            .skip_while(|l| !l.is_empty())
+            .skip(1)
+            .take_while(|l| !l.starts_with("-----END") && !l.starts_with('='))
+            .collect();
+        base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .unwrap()
+    }
+
+    /// Reads packets from a whole message; returns (tag, body) pairs.
+    fn packets(mut bytes: &[u8]) -> Vec<(Tag, Vec<u8>)> {
+        let mut out = Vec::new();
+        while let Some(h) = Header::read_from(&mut bytes).unwrap() {
+            let mut r = PartialBodyReader::new(&mut bytes, h.length);
+            let mut body = Vec::new();
+            let _ = r.read_to_end(&mut body).unwrap();
+            out.push((h.tag, body));
+        }
+        out
+    }
+
+    /// Checks every SEIPD intermediate of an A.8–A.11 JSON and decrypts its SEIPD packet.
+    fn check_seipd_vector(v: &serde_json::Value) {
+        let session_key = SessionKey::from_bytes(&hexf(v, "session_key"));
+        let seipd_packet = hexf(v, "seipd_packet");
+        let pk = packets(&seipd_packet);
+        assert_eq!(pk.len(), 1);
+        assert_eq!(pk[0].0, Tag::Seipd);
+        let body = &pk[0].1;
+        let header = SeipdHeader::read_from(&mut &body[..]).unwrap();
+        assert_eq!(header.associated_data().to_vec(), hexf(v, "hkdf_info"));
+        assert_eq!(header.associated_data().to_vec(), hexf(v, "chunk0_aad"));
+
+        // HKDF output = message key ‖ IV.
+        let (okm, key_len) = derive_keys(session_key.as_bytes(), &header).unwrap();
+        assert_eq!(*okm, hexf(v, "hkdf_output"));
+        assert_eq!(okm[..key_len], hexf(v, "message_key"));
+        assert_eq!(okm[key_len..], hexf(v, "iv"));
+
+        // Nonces and the final AD.
+        let cipher = ChunkCipher::new(&session_key, &header).unwrap();
+        let nonce_len = header.aead.nonce_len().unwrap();
+        assert_eq!(
+            cipher.nonce(0).unwrap()[..nonce_len],
+            hexf(v, "chunk0_nonce")
+        );
+        assert_eq!(
+            cipher.nonce(1).unwrap()[..nonce_len],
+            hexf(v, "final_nonce")
+        );
+        let plaintext = [hexf(v, "literal_data_packet"), hexf(v, "padding_packet")].concat();
+        let total = u64::try_from(plaintext.len()).unwrap();
+        assert_eq!(cipher.final_ad(total).to_vec(), hexf(v, "final_aad"));
+
+        // The chunk (A.8 prints it) and the final tag, by the pure functions.
+        let mut chunk = plaintext.clone();
+        let tag = cipher.encrypt_chunk(0, &mut chunk).unwrap();
+        chunk.extend_from_slice(&tag);
+        if v.get("chunk0_encrypted").is_some() {
+            assert_eq!(chunk, hexf(v, "chunk0_encrypted"));
+        }
+        let (after_fields, final_tag) = body[36..].split_at(chunk.len());
+        assert_eq!(after_fields, chunk);
+        assert_eq!(final_tag, cipher.final_tag(1, total).unwrap());
+
+        // The streaming reader decrypts to literal ‖ padding, at any read size.
+        assert_eq!(decrypt_with(body, &session_key, false).unwrap(), plaintext);
+        assert_eq!(decrypt_with(body, &session_key, true).unwrap(), plaintext);
+
+        // The streaming writer, framed, reproduces the packet byte for byte.
+        let w = PartialBodyWriter::new(Vec::new(), Tag::Seipd);
+        let mut w = SeipdWriter::new(
+            w,
+            &session_key,
+            header.sym,
+            header.aead,
+            header.chunk_size_octet,
+            header.salt,
+        )
+        .unwrap();
+        w.write_all(&plaintext).unwrap();
+        assert_eq!(w.finish().unwrap().finish().unwrap(), seipd_packet);
+    }
+
+    #[test]
+    fn rfc9580_a8_x25519_ocb() {
+        let v = json(include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/a08-x25519-aead-ocb.json"
+        )));
+        check_seipd_vector(&v);
+        let msg = dearmor(include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/a08-x25519-aead-ocb-message.asc"
+        )));
+        let pk = packets(&msg);
+        assert_eq!(
+            pk.iter().map(|p| p.0).collect::<Vec<_>>(),
+            [Tag::Pkesk, Tag::Seipd]
+        );
+        let session_key = SessionKey::from_bytes(&hexf(&v, "session_key"));
+        let plain = decrypt_with(&pk[1].1, &session_key, false).unwrap();
+        assert_eq!(
+            plain,
+            [hexf(&v, "literal_data_packet"), hexf(&v, "padding_packet")].concat()
+        );
+    }
+
+    /// A.9 (EAX), A.10 (OCB), A.11 (GCM): SKESK → session key → SEIPD → literal packet.
+    #[test]
+    fn rfc9580_a9_a10_a11_skesk_messages() {
+        let cases = [
+            (
+                include_str!(concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/tests/data/a09-aead-eax.json"
+                )),
+                include_str!(concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/tests/data/a09-aead-eax-message.asc"
+                )),
+            ),
+            (
+                include_str!(concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/tests/data/a10-aead-ocb.json"
+                )),
+                include_str!(concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/tests/data/a10-aead-ocb-message.asc"
+                )),
+            ),
+            (
+                include_str!(concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/tests/data/a11-aead-gcm.json"
+                )),
+                include_str!(concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/tests/data/a11-aead-gcm-message.asc"
+                )),
+            ),
+        ];
+        for (json_text, armored) in cases {
+            let v = json(json_text);
+            check_seipd_vector(&v);
+            let pk = packets(&dearmor(armored));
+            assert_eq!(
+                pk.iter().map(|p| p.0).collect::<Vec<_>>(),
+                [Tag::Skesk, Tag::Seipd]
+            );
+            let skesk = crate::packet::skesk::Skesk::from_bytes(&pk[0].1).unwrap();
+            let session_key =
+                crate::message::skesk::decrypt_session_key(&skesk, &hexf(&v, "s2k_derived_key"))
+                    .unwrap();
+            assert_eq!(session_key.as_bytes(), hexf(&v, "session_key"));
+            let plain = decrypt_with(&pk[1].1, &session_key, false).unwrap();
+            let mut lit = crate::message::literal::LiteralReader::new(&plain[..]).unwrap();
+            let mut text = Vec::new();
+            let _ = lit.read_to_end(&mut text).unwrap();
+            assert_eq!(text, b"Hello, world!");
+            assert_eq!(lit.into_inner(), hexf(&v, "padding_packet"));
+        }
+    }
 }
