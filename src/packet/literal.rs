@@ -158,4 +158,17 @@ mod tests {
         assert!(long.write_to(&mut Vec::new()).is_err());
         assert!(long.check().is_err());
     }
+
+    proptest::proptest! {
+        #[test]
+        fn proptest_round_trip(format: u8, filename in proptest::collection::vec(proptest::num::u8::ANY, 0..256), date: u32) {
+            let h = LiteralHeader { format: format.into(), filename, date };
+            let mut out = Vec::new();
+            h.write_to(&mut out).unwrap();
+            proptest::prop_assert_eq!(out.len(), h.encoded_len());
+            let mut r = Reader::new(&out, "literal");
+            proptest::prop_assert_eq!(LiteralHeader::parse(&mut r).unwrap(), h);
+            proptest::prop_assert!(r.is_empty());
+        }
+    }
 }

@@ -333,4 +333,36 @@ mod tests {
             assert!(Pkesk::from_bytes(&body[..cut]).is_err());
         }
     }
+
+    proptest::proptest! {
+        #[test]
+        fn proptest_round_trip(
+            recipient in 0u8..3, fp in proptest::array::uniform32(proptest::num::u8::ANY),
+            algo in 0u8..3, wrapped in proptest::collection::vec(proptest::num::u8::ANY, 1..255),
+        ) {
+            let recipient = match recipient {
+                0 => Recipient::Anonymous,
+                1 => Recipient::V6(fp),
+                _ => Recipient::V4(fp[..20].try_into().unwrap()),
+            };
+            let (algorithm, fields) = match algo {
+                0 => (PublicKeyAlgorithm::X25519, PkeskFields::X25519 { ephemeral: fp, wrapped_key: wrapped }),
+                1 => (
+                    PublicKeyAlgorithm::MlKem768X25519,
+                    PkeskFields::MlKem768X25519 { ecdh_ciphertext: fp, mlkem_ciphertext: Box::new([7; 1088]), wrapped_key: wrapped },
+                ),
+                _ => (PublicKeyAlgorithm::Unknown(99), PkeskFields::Unknown(wrapped)),
+            };
+            let p = Pkesk { recipient, algorithm, fields };
+            let mut body = Vec::new();
+            p.write_to(&mut body).unwrap();
+            proptest::prop_assert_eq!(body.len(), p.encoded_len());
+            proptest::prop_assert_eq!(Pkesk::from_bytes(&body).unwrap(), p);
+        }
+
+        #[test]
+        fn proptest_never_panics(body in proptest::collection::vec(proptest::num::u8::ANY, 0..1300)) {
+            let _ = Pkesk::from_bytes(&body);
+        }
+    }
 }

@@ -173,4 +173,15 @@ mod tests {
             ));
         }
     }
+
+    proptest::proptest! {
+        #[test]
+        fn proptest_round_trip(sym: u8, aead: u8, c in 0u8..=16, salt in proptest::array::uniform32(proptest::num::u8::ANY)) {
+            let h = SeipdHeader { sym: sym.into(), aead: aead.into(), chunk_size_octet: c, salt };
+            let mut out = Vec::new();
+            h.write_to(&mut out).unwrap();
+            proptest::prop_assert_eq!(out.len(), h.encoded_len());
+            proptest::prop_assert_eq!(SeipdHeader::parse(&mut Reader::new(&out, "t")).unwrap(), h);
+        }
+    }
 }

@@ -198,4 +198,25 @@ mod tests {
             assert!(Skesk::from_bytes(&body[..cut]).is_err());
         }
     }
+
+    proptest::proptest! {
+        #[test]
+        fn proptest_round_trip(
+            aead in 1u8..5, s2k in proptest::collection::vec(proptest::num::u8::ANY, 0..40),
+            key in proptest::collection::vec(proptest::num::u8::ANY, 1..64), tag in proptest::array::uniform16(proptest::num::u8::ANY),
+        ) {
+            let aead = AeadAlgorithm::from(aead);
+            let iv = vec![9u8; aead.nonce_len().unwrap_or(5)];
+            let s = Skesk { sym: SymmetricAlgorithm::Aes256, aead, s2k, iv, encrypted_key: key, tag };
+            let mut body = Vec::new();
+            s.write_to(&mut body).unwrap();
+            proptest::prop_assert_eq!(body.len(), s.encoded_len());
+            proptest::prop_assert_eq!(Skesk::from_bytes(&body).unwrap(), s);
+        }
+
+        #[test]
+        fn proptest_never_panics(body in proptest::collection::vec(proptest::num::u8::ANY, 0..100)) {
+            let _ = Skesk::from_bytes(&body);
+        }
+    }
 }
