@@ -1,1 +1,10 @@
 //! Messages: encryption, decryption, signing and verification streams.
+//!
+//! This layer combines the packet framing (`packet`) with the cryptography (`crypto`):
+//! `seipd` is the SEIPDv2 chunk engine, `skesk` derives and unwraps v6 SKESK session keys,
+//! `literal` frames and unframes Literal Data packets.
+#![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
+pub(crate) mod literal;
+pub(crate) mod seipd;
+pub(crate) mod skesk;

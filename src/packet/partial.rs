@@ -1,1 +1,355 @@
-//! (in progress)
+//! Streaming data-packet bodies with partial body lengths (RFC 9580 §4.2.1.4).
+//!
+//! <https://www.rfc-editor.org/rfc/rfc9580#section-4.2.1.4>
+//!
+//! [`PartialBodyReader`] reads one data packet's body, following the chain of partial lengths;
+//! [`PartialBodyWriter`] writes one, in parts of a fixed power of two.
+
+use std::io::{self, BufRead, Read, Write};
+
+use zeroize::Zeroizing;
+
+use crate::error::{Error, Result};
+use crate::packet::header::{self, BodyLength, Header, Tag};
+
+/// Error returned after a reader or writer failed once.
+fn poisoned() -> io::Error {
+    Error::InvalidArgument("stream used after an error").into()
+}
+
+/// `Read`/`BufRead` over one data packet's body.
+///
+/// A fixed length yields exactly that many octets and then EOF; a partial length is followed by
+/// further lengths until a fixed one ends the body. If the inner reader ends first, reading fails
+/// with [`Error::Truncated`] (`UnexpectedEof`), never with EOF.
+#[derive(Debug)]
+pub(crate) struct PartialBodyReader<R: BufRead> {
+    inner: R,
+    /// Octets left in the current part.
+    remaining: u32,
+    /// The current part is the last one (its length was fixed).
+    last: bool,
+    poisoned: bool,
+}
+
+impl<R: BufRead> PartialBodyReader<R> {
+    /// Reads the body whose first length is `first` (from the packet header), from `inner`,
+    /// which is positioned just after that header.
+    pub(crate) fn new(inner: R, first: BodyLength) -> Self {
+        let (remaining, last) = match first {
+            BodyLength::Fixed(n) => (n, true),
+            BodyLength::Partial(n) => (n, false),
+        };
+        Self {
+            inner,
+            remaining,
+            last,
+            poisoned: false,
+        }
+    }
+
+    /// The inner reader. After EOF it is positioned just after the packet.
+    pub(crate) fn into_inner(self) -> R {
+        self.inner
+    }
+
+    /// Makes sure the current part has octets left, reading the next length if needed.
+    /// `Ok(false)` at the end of the body.
+    fn ensure_part(&mut self) -> io::Result<bool> {
+        while self.remaining == 0 {
+            if self.last {
+                return Ok(false);
+            }
+            match header::read_length(&mut self.inner, true) {
+                Ok(BodyLength::Fixed(n)) => {
+                    self.remaining = n;
+                    self.last = true;
+                }
+                Ok(BodyLength::Partial(n)) => self.remaining = n,
+                Err(Error::Truncated(_)) => return Err(Error::Truncated("packet body").into()),
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(true)
+    }
+
+    fn fill_inner(&mut self) -> io::Result<usize> {
+        if self.poisoned {
+            return Err(poisoned());
+        }
+        let result = self.ensure_part().and_then(|more| {
+            if !more {
+                return Ok(0);
+            }
+            loop {
+                match self.inner.fill_buf() {
+                    Ok([]) => return Err(Error::Truncated("packet body").into()),
+                    Ok(buf) => {
+                        let cap = usize::try_from(self.remaining).unwrap_or(usize::MAX);
+                        return Ok(buf.len().min(cap));
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        });
+        if result.is_err() {
+            self.poisoned = true;
+        }
+        result
+    }
+}
+
+impl<R: BufRead> BufRead for PartialBodyReader<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        let n = self.fill_inner()?;
+        if n == 0 {
+            return Ok(&[]);
+        }
+        let buf = self.inner.fill_buf()?;
+        Ok(buf.get(..n).unwrap_or(buf))
+    }
+
+    fn consume(&mut self, amt: usize) {
+        let amt32 = u32::try_from(amt).unwrap_or(u32::MAX).min(self.remaining);
+        self.remaining = self.remaining.saturating_sub(amt32);
+        self.inner.consume(usize::try_from(amt32).unwrap_or(0));
+    }
+}
+
+impl<R: BufRead> Read for PartialBodyReader<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        if out.is_empty() {
+            return Ok(0);
+        }
+        let available = self.fill_buf()?;
+        let n = available.len().min(out.len());
+        if let (Some(dst), Some(src)) = (out.get_mut(..n), available.get(..n)) {
+            dst.copy_from_slice(src);
+        }
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+/// The default part length exponent: parts of 2^16 octets.
+pub(crate) const DEFAULT_PART_EXP: u8 = 16;
+
+/// `Write` adapter that frames its input as one data packet with partial body lengths.
+///
+/// Output is cut into parts of exactly `2^exp` octets; `finish` writes the final part with a
+/// fixed length (possibly 0). A body that never filled one part is written as an ordinary
+/// fixed-length packet. Writes of a whole part or more go straight through without copying.
+/// Dropping without `finish` does no I/O; the packet is then incomplete.
+#[derive(Debug)]
+#[must_use = "call finish() to end the packet"]
+pub(crate) struct PartialBodyWriter<W: Write> {
+    inner: W,
+    tag: Tag,
+    exp: u8,
+    /// Buffered octets of the current part; never reaches `part_len` between calls. It may
+    /// hold plaintext (literal data), hence the zeroizing buffer allocated once.
+    buf: Zeroizing<Vec<u8>>,
+    header_written: bool,
+    poisoned: bool,
+}
+
+impl<W: Write> PartialBodyWriter<W> {
+    /// A writer for a packet of type `tag` with parts of 2^[`DEFAULT_PART_EXP`] octets.
+    pub(crate) fn new(inner: W, tag: Tag) -> Self {
+        Self::with_part_exp(inner, tag, DEFAULT_PART_EXP)
+    }
+
+    /// A writer with parts of `2^exp` octets; `exp` is clamped to 9..=30 (512 octets is the
+    /// smallest first part the RFC allows, 2^30 the largest encodable).
+    pub(crate) fn with_part_exp(inner: W, tag: Tag, exp: u8) -> Self {
+        let exp = exp.clamp(9, 30);
+        Self {
+            inner,
+            tag,
+            exp,
+            buf: Zeroizing::new(Vec::with_capacity(1usize << exp)),
+            header_written: false,
+            poisoned: false,
+        }
+    }
+
+    fn part_len(&self) -> usize {
+        1usize << self.exp
+    }
+
+    /// Writes one full part: the packet's first octet if not yet written, the partial length
+    /// octet, then `head ‖ tail` (together exactly one part long).
+    fn emit_part(&mut self, head_from_buf: bool, tail: &[u8]) -> io::Result<()> {
+        if !self.header_written {
+            self.inner.write_all(&[0xc0 | u8::from(self.tag)])?;
+            self.header_written = true;
+        }
+        self.inner.write_all(&[0xe0 | self.exp])?;
+        if head_from_buf {
+            self.inner.write_all(&self.buf)?;
+            self.buf.clear();
+        }
+        self.inner.write_all(tail)
+    }
+
+    fn write_inner(&mut self, data: &[u8]) -> io::Result<usize> {
+        let part_len = self.part_len();
+        let buffered = self.buf.len();
+        // Octets that complete the current part, if `data` holds enough.
+        let need = part_len.saturating_sub(buffered);
+        if data.len() >= need {
+            let (tail, _) = data.split_at_checked(need).ok_or_else(poisoned)?;
+            self.emit_part(buffered > 0, tail)?;
+            return Ok(need);
+        }
+        self.buf.extend_from_slice(data);
+        Ok(data.len())
+    }
+
+    /// Ends the packet: the final part with a fixed length (or, if no part was written, a
+    /// fixed-length packet), then flushes and returns the inner writer.
+    ///
+    /// # Errors
+    /// I/O errors of the inner writer, or an earlier error.
+    pub(crate) fn finish(mut self) -> Result<W> {
+        if self.poisoned {
+            return Err(Error::from_io(poisoned()));
+        }
+        let len =
+            u32::try_from(self.buf.len()).map_err(|_| Error::InvalidArgument("part too long"))?;
+        if self.header_written {
+            header::write_fixed_length(len, &mut self.inner)?;
+        } else {
+            Header {
+                tag: self.tag,
+                length: BodyLength::Fixed(len),
+            }
+            .write_to(&mut self.inner)?;
+        }
+        self.inner.write_all(&self.buf)?;
+        self.buf.clear();
+        self.inner.flush()?;
+        Ok(self.inner)
+    }
+}
+
+impl<W: Write> Write for PartialBodyWriter<W> {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        if self.poisoned {
+            return Err(poisoned());
+        }
+        if data.is_empty() {
+            return Ok(0);
+        }
+        let result = self.write_inner(data);
+        if result.is_err() {
+            self.poisoned = true;
+        }
+        result
+    }
+
+    /// Flushes the inner writer. Buffered octets stay until a part is full or `finish`.
+    fn flush(&mut self) -> io::Result<()> {
+        if self.poisoned {
+            return Err(poisoned());
+        }
+        self.inner.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(data: &[u8], exp: u8, split: usize) -> Vec<u8> {
+        let mut w = PartialBodyWriter::with_part_exp(Vec::new(), Tag::LiteralData, exp);
+        for piece in data.chunks(split.max(1)) {
+            w.write_all(piece).unwrap();
+        }
+        w.finish().unwrap()
+    }
+
+    fn unframe(bytes: &[u8]) -> Result<Vec<u8>> {
+        let mut src = bytes;
+        let header = Header::read_from(&mut src)?.unwrap();
+        assert_eq!(header.tag, Tag::LiteralData);
+        let mut r = PartialBodyReader::new(src, header.length);
+        let mut out = Vec::new();
+        let _ = r.read_to_end(&mut out).map_err(Error::from_io)?;
+        assert!(
+            r.into_inner().is_empty(),
+            "reader must stop at the end of the packet"
+        );
+        Ok(out)
+    }
+
+    #[test]
+    fn round_trip_sizes_and_splits() {
+        let data: Vec<u8> = (0..5000u32).map(|i| (i % 251) as u8).collect();
+        for len in [0, 1, 100, 511, 512, 513, 1023, 1024, 1025, 2047, 4096, 5000] {
+            let reference = frame(&data[..len], 9, len.max(1));
+            for split in [1, 7, 511, 512, 513, 4096] {
+                let framed = frame(&data[..len], 9, split);
+                assert_eq!(framed, reference, "len {len} split {split}");
+                assert_eq!(unframe(&framed).unwrap(), &data[..len]);
+            }
+        }
+        // Larger parts, and a short body becomes a fixed-length packet.
+        let framed = frame(&data, 12, 100);
+        assert_eq!(unframe(&framed).unwrap(), data);
+        assert_eq!(frame(b"abc", 9, 3), [0xcb, 3, b'a', b'b', b'c']);
+        assert_eq!(frame(b"", 9, 1), [0xcb, 0]);
+    }
+
+    #[test]
+    fn structure_of_parts() {
+        let framed = frame(&[7u8; 1025], 9, 1025);
+        // ctb, 2^9 part, 2^9 part, fixed length 1.
+        assert_eq!(framed[0], 0xcb);
+        assert_eq!(framed[1], 0xe9);
+        assert_eq!(framed[2 + 512], 0xe9);
+        assert_eq!(&framed[2 + 512 + 1 + 512..], &[1, 7]);
+        // An exact multiple ends with an empty fixed part.
+        let framed = frame(&[7u8; 1024], 9, 1);
+        assert_eq!(framed.last(), Some(&0));
+    }
+
+    #[test]
+    fn byte_reads_match() {
+        let data: Vec<u8> = (0..3000u32).map(|i| (i % 7) as u8).collect();
+        let framed = frame(&data, 9, 333);
+        let mut src = &framed[..];
+        let header = Header::read_from(&mut src).unwrap().unwrap();
+        let mut r = PartialBodyReader::new(src, header.length);
+        let mut out = Vec::new();
+        let mut byte = [0u8; 1];
+        while r.read(&mut byte).unwrap() == 1 {
+            out.push(byte[0]);
+        }
+        assert_eq!(out, data);
+    }
+
+    #[test]
+    fn every_truncation_fails() {
+        let data: Vec<u8> = (0..1300u32).map(|i| i.to_le_bytes()[0]).collect();
+        let framed = frame(&data, 9, 1300);
+        for cut in 2..framed.len() {
+            let r = unframe(&framed[..cut]);
+            assert!(matches!(r, Err(Error::Truncated(_))), "cut at {cut}: {r:?}");
+        }
+        assert_eq!(unframe(&framed).unwrap(), data);
+    }
+
+    #[test]
+    fn poisoned_after_error_and_fixed_body() {
+        let mut r = PartialBodyReader::new(&[1u8, 2][..], BodyLength::Fixed(3));
+        let mut out = Vec::new();
+        assert!(r.read_to_end(&mut out).is_err());
+        assert!(r.read(&mut [0u8; 4]).is_err());
+        let mut r = PartialBodyReader::new(&[1u8, 2, 3, 4][..], BodyLength::Fixed(3));
+        let mut out = Vec::new();
+        assert_eq!(r.read_to_end(&mut out).unwrap(), 3);
+        assert_eq!(r.into_inner(), &[4]);
+    }
+}
