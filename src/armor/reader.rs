@@ -215,12 +215,16 @@ impl<R: BufRead> ArmorReader<R> {
         }
 
         // The BEGIN line (RFC 9580 §6.2): `-----BEGIN PGP MESSAGE-----` etc.
-        let _ = read_line(
+        let end = read_line(
             &mut self.inner,
             &mut self.line,
             MAX_MARKER_LINE_LEN,
             Error::malformed("armor: BEGIN line too long"),
         )?;
+        if end == LineEnd::Eof {
+            // At least the blank line and the END line must follow.
+            return Err(Error::Truncated("armor"));
+        }
         let label = self
             .line
             .trim_ascii_end()
@@ -404,8 +408,19 @@ impl<R: BufRead> ArmorReader<R> {
             }
             let label = line
                 .strip_prefix(b"-----END ")
-                .and_then(|rest| rest.strip_suffix(DASHES))
-                .ok_or(Error::malformed("armor: END line"))?;
+                .and_then(|rest| rest.strip_suffix(DASHES));
+            let Some(label) = label else {
+                // An END line cut short by the end of the input is truncation.
+                let cut_short = end == LineEnd::Eof
+                    && [&b"-----END "[..], expected.as_bytes(), DASHES]
+                        .concat()
+                        .starts_with(line);
+                return Err(if cut_short {
+                    Error::Truncated("armor")
+                } else {
+                    Error::malformed("armor: END line")
+                });
+            };
             if label != expected.as_bytes() {
                 return Err(Error::malformed(
                     "armor: END line does not match the BEGIN line",
@@ -576,10 +591,7 @@ fn replay(err: &Error) -> Error {
         Error::LimitExceeded(limit) => Error::LimitExceeded(*limit),
         Error::InvalidArgument(what) => Error::InvalidArgument(what),
         Error::Decrypt => Error::Decrypt,
-        Error::Io(e) => Error::Io(io::Error::new(
-            e.kind(),
-            "armor: the source failed earlier",
-        )),
+        Error::Io(e) => Error::Io(io::Error::new(e.kind(), "armor: the source failed earlier")),
         _ => Error::malformed("armor: reader failed earlier"),
     }
 }

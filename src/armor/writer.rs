@@ -131,10 +131,7 @@ impl<W: Write> ArmorWriter<W> {
     fn write_inner(&mut self, mut data: &[u8]) -> io::Result<()> {
         // Complete the pending partial line first.
         if self.partial_len > 0 {
-            let free = self
-                .partial
-                .get_mut(self.partial_len..)
-                .unwrap_or_default();
+            let free = self.partial.get_mut(self.partial_len..).unwrap_or_default();
             let take = free.len().min(data.len());
             let (head, tail) = data.split_at(take);
             if let Some(dst) = free.get_mut(..take) {
