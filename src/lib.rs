@@ -13,6 +13,7 @@ mod limits;
 mod message;
 mod packet;
 
+pub use crate::armor::{ArmorKind, ArmorReader, ArmorWriter};
 pub use crate::crypto::secret::{Password, SessionKey};
 pub use crate::crypto::{AeadAlgorithm, HashAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm};
 pub use crate::error::{Error, Limit, Malformed, Result, Unsupported};
