@@ -1,1 +1,45 @@
-//! Certificates, transferable secret keys, key generation profiles.
+//! Certificates ([`Cert`]), transferable secret keys ([`Tsk`]), key generation ([`KeyBuilder`])
+//! and the evaluation of self-signatures at a given time.
+//!
+//! Only version 6 keys (RFC 9580 §5.5.2.3) are understood. A certificate may carry subkeys of
+//! algorithms this crate does not implement; it stays usable through the keys it knows.
+
+mod cert;
+mod fingerprint;
+mod generate;
+mod parse;
+mod profile;
+pub(crate) mod select;
+pub(crate) mod sig;
+mod tsk;
+
+pub use cert::Cert;
+pub use fingerprint::{Fingerprint, KeyId};
+pub use generate::KeyBuilder;
+pub use profile::Profile;
+pub use tsk::Tsk;
+
+/// Key flags (RFC 9580 §5.2.3.29), first octet.
+pub(crate) mod flags {
+    /// This key may be used to make certifications.
+    pub(crate) const CERTIFY: u8 = 0x01;
+    /// This key may be used to sign data.
+    pub(crate) const SIGN: u8 = 0x02;
+    /// This key may be used to encrypt communications.
+    pub(crate) const ENCRYPT_COMMUNICATIONS: u8 = 0x04;
+    /// This key may be used to encrypt storage.
+    pub(crate) const ENCRYPT_STORAGE: u8 = 0x08;
+}
+
+/// Converts a `SystemTime` to OpenPGP's 32-bit seconds, clamping to the representable range.
+pub(crate) fn to_timestamp(t: std::time::SystemTime) -> u32 {
+    match t.duration_since(std::time::UNIX_EPOCH) {
+        Ok(d) => u32::try_from(d.as_secs()).unwrap_or(u32::MAX),
+        Err(_) => 0,
+    }
+}
+
+/// Converts OpenPGP's 32-bit seconds to a `SystemTime`.
+pub(crate) fn from_timestamp(t: u32) -> std::time::SystemTime {
+    std::time::UNIX_EPOCH + std::time::Duration::from_secs(u64::from(t))
+}

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Interoperability checks between sixsop and the other SOP implementations.
+#
+# Peers (install once per machine, outside CI; each takes minutes to build):
+#   cargo install --locked minipgp6-sop          # msop
+#   cargo install --locked rsop                  # rsop
+#   cargo install --locked sequoia-sop --no-default-features \
+#     --features cli,crypto-rust,sequoia-openpgp/allow-experimental-crypto,sequoia-openpgp/allow-variable-time-crypto   # sqop
+#
+# A peer that is not installed is skipped, and the script says so. Exit status is non-zero if
+# any check failed. Usage: scripts/interop.sh [peer...]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+cargo build --release -q -p sixpgp-sop || exit 1
+SIX="$PWD/target/release/sixsop"
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+PEERS=("$@")
+[ ${#PEERS[@]} -eq 0 ] && PEERS=(msop rsop sqop)
+
+pass=0
+fail=0
+skip=0
+ok() { pass=$((pass + 1)); echo "  ok   $*"; }
+bad() { fail=$((fail + 1)); echo "  FAIL $*"; }
+
+# Runs "$@" and records the result under the label in $LABEL.
+check() {
+  local label=$1
+  shift
+  if "$@" >"$WORK/last.out" 2>"$WORK/last.err"; then
+    ok "$label"
+  else
+    bad "$label: $(head -c 300 "$WORK/last.err" | tr '\n' ' ')"
+  fi
+}
+
+same_bytes() { cmp -s "$1" "$2"; }
+
+printf 'interop message\nwith two lines\n' >"$WORK/msg"
+head -c 100000 /dev/urandom >"$WORK/big"
+
+six_profiles=$("$SIX" list-profiles generate-key | cut -d: -f1)
+
+for peer in "${PEERS[@]}"; do
+  if ! command -v "$peer" >/dev/null 2>&1; then
+    echo "== $peer: not installed, skipped"
+    skip=$((skip + 1))
+    continue
+  fi
+  echo "== $peer ($("$peer" version 2>/dev/null))"
+  D="$WORK/$peer"
+  mkdir -p "$D"
+
+  # 1. Keys that sixsop generates, in each profile, are usable by the peer.
+  for prof in $six_profiles; do
+    k="$D/six-$prof.key"
+    c="$D/six-$prof.cert"
+    "$SIX" generate-key --profile "$prof" "Six $prof <six-$prof@example.org>" >"$k" || { bad "sixsop generate-key $prof"; continue; }
+    "$SIX" extract-cert <"$k" >"$c"
+    check "$peer extract-cert of a sixsop $prof key" sh -c "'$peer' extract-cert <'$k' >'$D/peer-of-six-$prof.cert'"
+    check "$peer extract-cert equals sixsop extract-cert ($prof)" sh -c \
+      "'$SIX' dearmor <'$D/peer-of-six-$prof.cert' >'$D/a.bin' && '$SIX' dearmor <'$c' >'$D/b.bin' && cmp -s '$D/a.bin' '$D/b.bin'"
+    if "$SIX" encrypt --help >/dev/null 2>&1 && "$SIX" encrypt "$c" <"$WORK/msg" >/dev/null 2>&1; then
+      for f in msg big; do
+        check "$peer encrypts to a sixsop $prof cert, $peer decrypts ($f)" sh -c \
+          "'$peer' encrypt '$c' <'$WORK/$f' >'$D/ct' && '$peer' decrypt '$k' <'$D/ct' | cmp -s - '$WORK/$f'"
+        check "$peer encrypts to a sixsop $prof cert, sixsop decrypts ($f)" sh -c \
+          "'$peer' encrypt '$c' <'$WORK/$f' >'$D/ct' && '$SIX' decrypt '$k' <'$D/ct' | cmp -s - '$WORK/$f'"
+        check "sixsop encrypts to a sixsop $prof cert, $peer decrypts ($f)" sh -c \
+          "'$SIX' encrypt '$c' <'$WORK/$f' >'$D/ct' && '$peer' decrypt '$k' <'$D/ct' | cmp -s - '$WORK/$f'"
+      done
+    else
+      check "$peer encrypts to a sixsop $prof cert and decrypts with the sixsop key" sh -c \
+        "'$peer' encrypt '$c' <'$WORK/msg' >'$D/ct' && '$peer' decrypt '$k' <'$D/ct' | cmp -s - '$WORK/msg'"
+    fi
+  done
+
+  # 2. Keys that the peer generates: sixsop reads them and extracts the same certificate.
+  for prof in $("$peer" list-profiles generate-key 2>/dev/null | cut -d: -f1); do
+    k="$D/peer-$prof.key"
+    if ! "$peer" generate-key --profile "$prof" "Peer $prof <peer@example.org>" >"$k" 2>/dev/null; then
+      echo "  skip $peer cannot generate profile $prof"
+      continue
+    fi
+    check "sixsop extract-cert of a $peer $prof key equals $peer's" sh -c \
+      "'$SIX' extract-cert --no-armor <'$k' >'$D/a.bin' && '$peer' extract-cert <'$k' | '$SIX' dearmor >'$D/b.bin' && cmp -s '$D/a.bin' '$D/b.bin'"
+    "$peer" extract-cert <"$k" >"$D/peer-$prof.cert" 2>/dev/null
+    if "$SIX" encrypt "$D/peer-$prof.cert" <"$WORK/msg" >"$D/ct" 2>/dev/null; then
+      check "sixsop encrypts to a $peer $prof cert, $peer decrypts" sh -c \
+        "'$peer' decrypt '$k' <'$D/ct' | cmp -s - '$WORK/msg'"
+      check "$peer encrypts to its $prof cert, sixsop decrypts" sh -c \
+        "'$peer' encrypt '$D/peer-$prof.cert' <'$WORK/msg' >'$D/ct2' && '$SIX' decrypt '$k' <'$D/ct2' | cmp -s - '$WORK/msg'"
+    fi
+  done
+
+  # 3. Password-encrypted messages, both directions.
+  echo -n "interop password" >"$WORK/pw"
+  if "$SIX" encrypt --with-password "$WORK/pw" <"$WORK/msg" >"$D/pct" 2>/dev/null; then
+    check "sixsop password-encrypts, $peer decrypts" sh -c \
+      "'$peer' decrypt --with-password '$WORK/pw' <'$D/pct' | cmp -s - '$WORK/msg'"
+    check "$peer password-encrypts, sixsop decrypts" sh -c \
+      "'$peer' encrypt --with-password '$WORK/pw' <'$WORK/msg' >'$D/pct2' && '$SIX' decrypt --with-password '$WORK/pw' <'$D/pct2' | cmp -s - '$WORK/msg'"
+  fi
+done
+
+echo
+echo "$pass passed, $fail failed, $skip peers skipped"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,102 @@
+//! `sixsop armor` and `sixsop dearmor`.
+
+use std::io::{self, BufReader, Read};
+
+use sixpgp::{ArmorKind, ArmorReader, ArmorWriter, Error};
+use sop::ops::{Armor, ArmorLabel, Dearmor, Ready};
+
+use crate::errors::to_sop;
+
+/// Armors binary input; armored input passes through unchanged (armor is idempotent).
+#[derive(Debug)]
+pub(crate) struct ArmorCmd;
+
+/// Removes armor; binary input passes through unchanged.
+#[derive(Debug)]
+pub(crate) struct DearmorCmd;
+
+struct ArmorReady<'d> {
+    data: &'d mut (dyn Read + Send + Sync),
+}
+
+struct DearmorReady<'d> {
+    data: &'d mut (dyn Read + Send + Sync),
+}
+
+/// Guesses the armor label from the first packet's type.
+fn kind_of(first: u8) -> ArmorKind {
+    let tag = if first & 0x40 != 0 { first & 0x3f } else { (first >> 2) & 0x0f };
+    match tag {
+        5 | 7 => ArmorKind::PrivateKey,
+        6 | 14 => ArmorKind::PublicKey,
+        2 => ArmorKind::Signature,
+        _ => ArmorKind::Message,
+    }
+}
+
+impl<'s> Armor<'s> for ArmorCmd {
+    fn label(self: Box<Self>, _label: ArmorLabel) -> Box<dyn Armor<'s> + 's> {
+        self
+    }
+
+    fn data<'d>(self: Box<Self>, data: &'d mut (dyn Read + Send + Sync)) -> sop::Result<Box<dyn Ready + 'd>>
+    where
+        's: 'd,
+    {
+        Ok(Box::new(ArmorReady { data }))
+    }
+}
+
+impl Ready for ArmorReady<'_> {
+    fn to_writer(self: Box<Self>, sink: &mut (dyn io::Write + Send + Sync)) -> sop::Result<()> {
+        let mut input = BufReader::with_capacity(1 << 16, self.data);
+        let first = {
+            use std::io::BufRead;
+            input.fill_buf()?.first().copied()
+        };
+        match first {
+            Some(b) if b & 0x80 != 0 => {
+                let mut w = ArmorWriter::new(sink, kind_of(b)).map_err(to_sop)?;
+                let _ = io::copy(&mut input, &mut w)?;
+                let _ = w.finish().map_err(to_sop)?;
+            }
+            Some(_) => {
+                // Already armored (or not OpenPGP): check it parses, then normalize by
+                // dearmoring and armoring again with the label found.
+                let mut r = ArmorReader::new(input);
+                let mut bytes = Vec::new();
+                let _ = r.read_to_end(&mut bytes).map_err(|e| to_sop(Error::from_io(e)))?;
+                let kind = bytes.first().map_or(ArmorKind::Message, |b| kind_of(*b));
+                let mut w = ArmorWriter::new(sink, kind).map_err(to_sop)?;
+                io::Write::write_all(&mut w, &bytes)?;
+                let _ = w.finish().map_err(to_sop)?;
+            }
+            None => {
+                eprintln!("sixsop: empty input");
+                return Err(sop::Error::BadData);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<'s> Dearmor<'s> for DearmorCmd {
+    fn data<'d>(self: Box<Self>, data: &'d mut (dyn Read + Send + Sync)) -> sop::Result<Box<dyn Ready + 'd>>
+    where
+        's: 'd,
+    {
+        Ok(Box::new(DearmorReady { data }))
+    }
+}
+
+impl Ready for DearmorReady<'_> {
+    fn to_writer(self: Box<Self>, sink: &mut (dyn io::Write + Send + Sync)) -> sop::Result<()> {
+        let mut r = ArmorReader::new(BufReader::with_capacity(1 << 16, self.data));
+        let n = io::copy(&mut r, sink).map_err(|e| to_sop(Error::from_io(e)))?;
+        if n == 0 {
+            eprintln!("sixsop: no OpenPGP data in the input");
+            return Err(sop::Error::BadData);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,26 @@
+//! `sixsop version`.
+
+use sop::ops::{Version, VersionInfo};
+
+/// Reports this tool's and the library's versions.
+#[derive(Debug)]
+pub(crate) struct VersionCmd;
+
+impl Version<'_> for VersionCmd {
+    fn frontend(&self) -> sop::Result<VersionInfo> {
+        Ok(VersionInfo { name: "sixsop".into(), version: env!("CARGO_PKG_VERSION").into() })
+    }
+
+    fn backend(&self) -> sop::Result<VersionInfo> {
+        Ok(VersionInfo { name: "sixpgp".into(), version: sixpgp::VERSION.into() })
+    }
+
+    fn extended(&self) -> sop::Result<String> {
+        Ok(format!(
+            "sixsop {}\nsixpgp {}: OpenPGP v6 (RFC 9580) and post-quantum hybrids (RFC 9980)\n\
+             RustCrypto primitives: ed25519-dalek, x25519-dalek, ml-kem, ml-dsa, aes, ocb3, aes-gcm, argon2",
+            env!("CARGO_PKG_VERSION"),
+            sixpgp::VERSION
+        ))
+    }
+}

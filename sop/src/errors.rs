@@ -1,0 +1,25 @@
+//! The one place where library errors become SOP exit codes.
+
+use sixpgp::{Error, Unsupported};
+
+/// Maps a library error to the SOP error (and so exit code) that describes it, printing a
+/// one-line explanation to stderr first: the SOP frontend only prints the code's generic text.
+pub(crate) fn to_sop(err: Error) -> sop::Error {
+    eprintln!("sixsop: {err}");
+    match err {
+        Error::Unsupported(
+            Unsupported::PublicKeyAlgorithm(_) | Unsupported::HashAlgorithm(_),
+        ) => sop::Error::UnsupportedAsymmetricAlgo,
+        Error::Malformed(_)
+        | Error::Truncated(_)
+        | Error::Unsupported(_)
+        | Error::LimitExceeded(_)
+        | Error::InvalidArgument(_) => sop::Error::BadData,
+        Error::Decrypt | Error::NoDecryptionKey => sop::Error::CannotDecrypt,
+        Error::KeyLocked | Error::BadPassword => sop::Error::KeyIsProtected,
+        Error::BadSignature(_) => sop::Error::NoSignature,
+        Error::KeyUnusable(_) => sop::Error::KeyCannotSign,
+        Error::Io(e) => sop::Error::IoError(e),
+        _ => sop::Error::UnspecifiedFailure,
+    }
+}

@@ -1,0 +1,198 @@
+//! Certificates (transferable public keys, RFC 9580 §10.1).
+
+use std::io::{BufRead, Write};
+use std::time::SystemTime;
+
+use crate::armor::{ArmorKind, ArmorWriter};
+use crate::crypto::PublicKeyAlgorithm;
+use crate::error::{Error, Result};
+use crate::key::fingerprint::{Fingerprint, KeyId};
+use crate::key::parse;
+use crate::limits::Limits;
+use crate::packet::Packet;
+use crate::packet::key::PublicKeyPacket;
+use crate::packet::signature::SignaturePacket;
+use crate::packet::user_id::UserId;
+
+/// An OpenPGP certificate: a v6 primary key with its self-signatures, user IDs and subkeys.
+///
+/// Parsing keeps every signature as found; which ones count is decided when the certificate is
+/// used, at a given time (see [`Cert::check_valid_at`]).
+///
+/// ```
+/// # fn main() -> sixpgp::Result<()> {
+/// let armored = include_str!("../../tests/data/a03-v6-certificate.asc");
+/// let cert = sixpgp::Cert::from_bytes(armored.as_bytes())?;
+/// assert_eq!(
+///     cert.fingerprint().to_string(),
+///     "CB186C4F0609A697E4D52DFA6C722B0C1F1E27C18A56708F6525EC27BAD9ACC9"
+/// );
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cert {
+    pub(crate) primary: PublicKeyPacket,
+    pub(crate) fingerprint: Fingerprint,
+    /// Direct-key signatures and key revocations, as found.
+    pub(crate) primary_sigs: Vec<SignaturePacket>,
+    pub(crate) user_ids: Vec<UserIdBinding>,
+    pub(crate) subkeys: Vec<SubkeyBinding>,
+}
+
+/// A user ID and the signatures on it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct UserIdBinding {
+    pub(crate) user_id: UserId,
+    pub(crate) sigs: Vec<SignaturePacket>,
+}
+
+/// A subkey and the signatures on it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SubkeyBinding {
+    pub(crate) key: PublicKeyPacket,
+    pub(crate) fingerprint: Fingerprint,
+    pub(crate) sigs: Vec<SignaturePacket>,
+}
+
+impl Cert {
+    /// Parses exactly one certificate, armored or binary.
+    ///
+    /// A transferable secret key is accepted too; its secret parts are dropped.
+    ///
+    /// # Errors
+    /// `Malformed`/`Truncated` for broken input, `Unsupported` for a non-v6 primary key, and
+    /// `InvalidArgument` if the input holds no certificate or more than one.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        Self::from_reader(bytes)
+    }
+
+    /// Parses exactly one certificate, armored or binary, from a stream.
+    ///
+    /// # Errors
+    /// As [`Cert::from_bytes`].
+    pub fn from_reader(reader: impl BufRead) -> Result<Self> {
+        let mut all = Self::read_all(reader)?;
+        match all.len() {
+            1 => all.pop().ok_or(Error::InvalidArgument("no certificate found")),
+            0 => Err(Error::InvalidArgument("no certificate found")),
+            _ => Err(Error::InvalidArgument("more than one certificate found")),
+        }
+    }
+
+    /// Parses every certificate in a stream (a keyring), armored or binary.
+    ///
+    /// # Errors
+    /// As [`Cert::from_bytes`], except that any number of certificates is fine.
+    pub fn read_all(reader: impl BufRead) -> Result<Vec<Self>> {
+        Self::read_all_with_limits(reader, &Limits::default())
+    }
+
+    /// [`Cert::read_all`] with explicit resource limits.
+    ///
+    /// # Errors
+    /// As [`Cert::from_bytes`], and `LimitExceeded` when the input goes past `limits`.
+    pub fn read_all_with_limits(reader: impl BufRead, limits: &Limits) -> Result<Vec<Self>> {
+        Ok(parse::parse_keyring(reader, limits)?.into_iter().map(|k| k.cert).collect())
+    }
+
+    /// The primary key's fingerprint.
+    #[must_use]
+    pub fn fingerprint(&self) -> Fingerprint {
+        self.fingerprint
+    }
+
+    /// The primary key's key ID.
+    #[must_use]
+    pub fn key_id(&self) -> KeyId {
+        self.fingerprint.key_id()
+    }
+
+    /// The primary key's algorithm.
+    #[must_use]
+    pub fn algorithm(&self) -> PublicKeyAlgorithm {
+        self.primary.algorithm
+    }
+
+    /// The primary key's creation time.
+    #[must_use]
+    pub fn creation_time(&self) -> SystemTime {
+        crate::key::from_timestamp(self.primary.creation_time)
+    }
+
+    /// The user IDs, as octets (normally UTF-8), whether or not they are validly bound.
+    pub fn user_ids(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        self.user_ids.iter().map(|u| u.user_id.as_bytes())
+    }
+
+    /// The fingerprints of all subkeys, including subkeys of algorithms this crate does not
+    /// implement and subkeys that are not validly bound.
+    pub fn subkey_fingerprints(&self) -> impl Iterator<Item = Fingerprint> + '_ {
+        self.subkeys.iter().map(|s| s.fingerprint)
+    }
+
+    /// The packets of this certificate, in canonical order.
+    pub(crate) fn packets(&self) -> Vec<Packet> {
+        let mut out = Vec::new();
+        out.push(Packet::PublicKey(self.primary.clone()));
+        self.push_components(&mut out, |s| Packet::PublicSubkey(s.key.clone()));
+        out
+    }
+
+    /// Pushes the primary signatures, user IDs and subkeys (made by `subkey_packet`).
+    pub(crate) fn push_components(
+        &self,
+        out: &mut Vec<Packet>,
+        mut subkey_packet: impl FnMut(&SubkeyBinding) -> Packet,
+    ) {
+        out.extend(self.primary_sigs.iter().cloned().map(Packet::Signature));
+        for u in &self.user_ids {
+            out.push(Packet::UserId(u.user_id.clone()));
+            out.extend(u.sigs.iter().cloned().map(Packet::Signature));
+        }
+        for s in &self.subkeys {
+            out.push(subkey_packet(s));
+            out.extend(s.sigs.iter().cloned().map(Packet::Signature));
+        }
+    }
+
+    /// Writes the certificate in binary form.
+    ///
+    /// # Errors
+    /// Any I/O error of `w`.
+    pub fn write_to(&self, w: &mut (impl Write + ?Sized)) -> Result<()> {
+        for p in self.packets() {
+            p.write_to(w)?;
+        }
+        Ok(())
+    }
+
+    /// The certificate in binary form.
+    #[must_use]
+    pub fn to_vec(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        // Writing to a Vec cannot fail.
+        let _ = self.write_to(&mut out);
+        out
+    }
+
+    /// The certificate as an ASCII-armored `PGP PUBLIC KEY BLOCK`.
+    #[must_use]
+    pub fn to_armored(&self) -> String {
+        armored(ArmorKind::PublicKey, &self.to_vec())
+    }
+}
+
+/// Armors `bytes` as `kind`.
+pub(crate) fn armored(kind: ArmorKind, bytes: &[u8]) -> String {
+    let mut w = match ArmorWriter::new(Vec::new(), kind) {
+        Ok(w) => w,
+        Err(_) => return String::new(),
+    };
+    if w.write_all(bytes).is_err() {
+        return String::new();
+    }
+    match w.finish() {
+        Ok(out) => String::from_utf8(out).unwrap_or_default(),
+        Err(_) => String::new(),
+    }
+}

@@ -1,0 +1,170 @@
+//! Splitting a packet stream into certificates and secret keys (RFC 9580 §10.1, §10.2).
+//!
+//! Lenient where the spec asks for it: signatures of unknown versions, user attributes, subkeys
+//! of unknown versions with their signatures, padding, marker and trust packets are skipped.
+//! Strict about everything else: a non-v6 primary key or a misplaced packet is an error.
+
+use std::io::{BufRead, BufReader};
+
+use crate::armor::ArmorReader;
+use crate::error::{Error, Limit, Result};
+use crate::key::cert::{Cert, SubkeyBinding, UserIdBinding};
+use crate::key::fingerprint::Fingerprint;
+use crate::limits::Limits;
+use crate::packet::header::Tag;
+use crate::packet::key::{PublicKeyPacket, SecretKeyData, SecretKeyPacket};
+use crate::packet::{Packet, RawPacket, read_raw_packet};
+
+/// One parsed key: the certificate, plus the secret parts if the input had them.
+#[derive(Debug)]
+pub(crate) struct ParsedKey {
+    pub(crate) cert: Cert,
+    /// `Some` when the primary key was a Secret-Key packet.
+    pub(crate) secrets: Option<Secrets>,
+}
+
+/// Secret parts of a transferable secret key, parallel to the certificate's keys.
+#[derive(Debug)]
+pub(crate) struct Secrets {
+    pub(crate) primary: SecretKeyData,
+    /// One entry per `cert.subkeys`, `None` where only the public subkey was present.
+    pub(crate) subkeys: Vec<Option<SecretKeyData>>,
+}
+
+/// Which component signatures currently attach to.
+enum Current {
+    Primary,
+    UserId,
+    Subkey,
+    /// A component we skip (user attribute, unsupported subkey): drop its signatures.
+    Skipped,
+}
+
+struct Builder {
+    cert: Cert,
+    secrets: Option<Secrets>,
+    current: Current,
+}
+
+impl Builder {
+    fn new(primary: PublicKeyPacket, secret: Option<SecretKeyData>) -> Self {
+        let fingerprint = Fingerprint::of(&primary);
+        Self {
+            cert: Cert {
+                primary,
+                fingerprint,
+                primary_sigs: Vec::new(),
+                user_ids: Vec::new(),
+                subkeys: Vec::new(),
+            },
+            secrets: secret.map(|primary| Secrets { primary, subkeys: Vec::new() }),
+            current: Current::Primary,
+        }
+    }
+
+    fn add_subkey(&mut self, key: PublicKeyPacket, secret: Option<SecretKeyData>) {
+        let fingerprint = Fingerprint::of(&key);
+        self.cert.subkeys.push(SubkeyBinding { key, fingerprint, sigs: Vec::new() });
+        if let Some(s) = &mut self.secrets {
+            s.subkeys.push(secret);
+        }
+        self.current = Current::Subkey;
+    }
+
+    fn finish(self) -> ParsedKey {
+        ParsedKey { cert: self.cert, secrets: self.secrets }
+    }
+}
+
+/// Reads every key in `reader`, armored or binary.
+pub(crate) fn parse_keyring(reader: impl BufRead, limits: &Limits) -> Result<Vec<ParsedKey>> {
+    let mut input = BufReader::new(ArmorReader::new(reader));
+    parse_packets(&mut input, limits)
+}
+
+/// Reads every key from a binary packet stream.
+pub(crate) fn parse_packets(input: &mut impl BufRead, limits: &Limits) -> Result<Vec<ParsedKey>> {
+    let mut keys = Vec::new();
+    let mut current: Option<Builder> = None;
+    let mut count = 0usize;
+    while let Some(raw) = read_raw_packet(input, limits)? {
+        count = count.saturating_add(1);
+        Limits::check(count as u64, limits.cert_packets_limit() as u64, Limit::CertPackets)?;
+        match raw.tag {
+            Tag::PublicKey | Tag::SecretKey => {
+                if let Some(b) = current.take() {
+                    keys.push(b.finish());
+                }
+                current = Some(primary_builder(&raw)?);
+            }
+            Tag::Padding | Tag::Marker | Tag::Trust => {}
+            _ => {
+                let b = current
+                    .as_mut()
+                    .ok_or(Error::malformed("certificate: first packet is not a primary key"))?;
+                component(b, &raw)?;
+            }
+        }
+    }
+    if let Some(b) = current.take() {
+        keys.push(b.finish());
+    }
+    Ok(keys)
+}
+
+fn primary_builder(raw: &RawPacket) -> Result<Builder> {
+    match Packet::from_raw(raw)? {
+        Packet::PublicKey(k) => Ok(Builder::new(k, None)),
+        Packet::SecretKey(SecretKeyPacket { public, secret }) => Ok(Builder::new(public, Some(secret))),
+        _ => Err(Error::malformed("certificate: unexpected primary key packet")),
+    }
+}
+
+fn component(b: &mut Builder, raw: &RawPacket) -> Result<()> {
+    match raw.tag {
+        Tag::Signature => {
+            let sig = match Packet::from_raw(raw) {
+                Ok(Packet::Signature(sig)) => sig,
+                // Signatures of other versions or unknown algorithms are skipped, not fatal:
+                // a certificate stays usable through the signatures we understand.
+                Err(Error::Unsupported(_)) => return Ok(()),
+                Ok(_) => return Err(Error::malformed("certificate: bad signature packet")),
+                Err(e) => return Err(e),
+            };
+            let list = match b.current {
+                Current::Primary => &mut b.cert.primary_sigs,
+                Current::UserId => match b.cert.user_ids.last_mut() {
+                    Some(u) => &mut u.sigs,
+                    None => return Ok(()),
+                },
+                Current::Subkey => match b.cert.subkeys.last_mut() {
+                    Some(s) => &mut s.sigs,
+                    None => return Ok(()),
+                },
+                Current::Skipped => return Ok(()),
+            };
+            list.push(sig);
+        }
+        Tag::UserId => {
+            if let Packet::UserId(user_id) = Packet::from_raw(raw)? {
+                b.cert.user_ids.push(UserIdBinding { user_id, sigs: Vec::new() });
+                b.current = Current::UserId;
+            }
+        }
+        Tag::UserAttribute => b.current = Current::Skipped,
+        Tag::PublicSubkey | Tag::SecretSubkey => match Packet::from_raw(raw) {
+            Ok(Packet::PublicSubkey(k)) => b.add_subkey(k, None),
+            Ok(Packet::SecretSubkey(SecretKeyPacket { public, secret })) => {
+                b.add_subkey(public, Some(secret));
+            }
+            Ok(_) => return Err(Error::malformed("certificate: bad subkey packet")),
+            // A subkey of another version is skipped with its signatures.
+            Err(Error::Unsupported(_)) => b.current = Current::Skipped,
+            Err(e) => return Err(e),
+        },
+        // Unknown packet types in the non-critical range are skipped (RFC 9580 §4.3).
+        Tag::Other(t) if t >= 40 => {}
+        _ => return Err(Error::malformed("certificate: unexpected packet type")),
+    }
+    Ok(())
+}

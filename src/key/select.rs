@@ -1,0 +1,256 @@
+//! Evaluating self-signatures at a given time: which keys are valid, and for what.
+//!
+//! Rules (RFC 9580 §5.2.3.3, §5.2.3.29, §10.1):
+//! - a signature counts at time `t` if it verifies, has a creation time no later than `t` and
+//!   no earlier than its key's, is not expired at `t`, and has no unknown critical subpacket;
+//! - the newest such binding signature decides flags and expiration;
+//! - a revocation with no reason or a "compromised"/unknown reason is *hard*: it applies at any
+//!   time; "superseded", "retired" and "user ID invalid" are *soft*: they apply from their
+//!   creation time on;
+//! - a signing-capable subkey needs a valid embedded primary-key binding (back-signature).
+
+use std::time::SystemTime;
+
+use crate::error::{Error, Result};
+use crate::key::cert::{Cert, SubkeyBinding};
+use crate::key::fingerprint::Fingerprint;
+use crate::key::sig::{self, Signed};
+use crate::key::{flags, to_timestamp};
+use crate::packet::key::PublicKeyPacket;
+use crate::packet::signature::{SignaturePacket, SignatureType};
+
+/// A key of a certificate that is valid at the evaluation time, with its properties.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ValidKey<'a> {
+    pub(crate) key: &'a PublicKeyPacket,
+    pub(crate) fingerprint: Fingerprint,
+    pub(crate) flags: u8,
+    /// The binding (or direct-key) signature that gave these properties.
+    pub(crate) binding: &'a SignaturePacket,
+    /// Index into `cert.subkeys`, `None` for the primary key.
+    pub(crate) subkey_index: Option<usize>,
+}
+
+/// Is `sig` alive at `t` (creation time ≤ t < expiration), made no earlier than `key_created`?
+pub(crate) fn alive_at(sig: &SignaturePacket, key_created: u32, t: u32) -> bool {
+    let Some(created) = sig.creation_time() else {
+        return false;
+    };
+    if created > t || created < key_created || sig.has_unknown_critical() {
+        return false;
+    }
+    match sig.signature_expiration() {
+        Some(0) | None => true,
+        Some(exp) => u64::from(t) < u64::from(created) + u64::from(exp),
+    }
+}
+
+/// Is a revocation signature hard (applies retroactively)?
+pub(crate) fn is_hard_revocation(sig: &SignaturePacket) -> bool {
+    // 1 = superseded, 3 = retired, 32 = user ID no longer valid are soft.
+    !matches!(sig.reason_for_revocation(), Some((1 | 3 | 32, _)))
+}
+
+/// Has `key` not expired at `t`, given the key-expiration value of its binding?
+fn key_alive(key: &PublicKeyPacket, binding: &SignaturePacket, t: u32) -> bool {
+    match binding.key_expiration() {
+        Some(0) | None => true,
+        Some(exp) => u64::from(t) < u64::from(key.creation_time) + u64::from(exp),
+    }
+}
+
+fn first_flags(sig: &SignaturePacket) -> u8 {
+    sig.key_flags().and_then(|f| f.first().copied()).unwrap_or(0)
+}
+
+/// Is any of `sigs` a valid revocation of `signed` at `t`?
+fn revoked(
+    primary: &PublicKeyPacket,
+    sigs: &[SignaturePacket],
+    sig_type: SignatureType,
+    signed: Signed<'_>,
+    t: u32,
+) -> bool {
+    sigs.iter().filter(|s| s.sig_type == sig_type).any(|s| {
+        let Some(created) = s.creation_time() else {
+            return false;
+        };
+        let applies = is_hard_revocation(s) || created <= t;
+        applies && !s.has_unknown_critical() && sig::verify(primary, s, signed).is_ok()
+    })
+}
+
+/// The newest signature among `sigs` of one of `types` that is alive at `t` and verifies.
+fn newest_valid<'a>(
+    sigs: &'a [SignaturePacket],
+    types: &[SignatureType],
+    key_created: u32,
+    t: u32,
+    verify: impl Fn(&SignaturePacket) -> bool,
+) -> Option<&'a SignaturePacket> {
+    let mut candidates: Vec<&SignaturePacket> = sigs
+        .iter()
+        .filter(|s| types.contains(&s.sig_type) && alive_at(s, key_created, t))
+        .collect();
+    // Newest first; the first that verifies wins.
+    candidates.sort_by_key(|s| std::cmp::Reverse(s.creation_time().unwrap_or(0)));
+    candidates.into_iter().find(|s| verify(s))
+}
+
+const CERTIFICATIONS: [SignatureType; 4] = [
+    SignatureType::PositiveCertification,
+    SignatureType::CasualCertification,
+    SignatureType::PersonaCertification,
+    SignatureType::GenericCertification,
+];
+
+impl Cert {
+    /// The signature that gives the primary key its properties at `t`: the newest valid
+    /// direct-key signature, else the newest valid self-certification of the primary user ID
+    /// (else of any user ID).
+    pub(crate) fn primary_binding_at(&self, t: u32) -> Option<&SignaturePacket> {
+        let primary = &self.primary;
+        let created = primary.creation_time;
+        if let Some(s) = newest_valid(&self.primary_sigs, &[SignatureType::DirectKey], created, t, |s| {
+            sig::verify(primary, s, Signed::Key(primary)).is_ok()
+        }) {
+            return Some(s);
+        }
+        let mut best: Option<&SignaturePacket> = None;
+        for u in &self.user_ids {
+            let signed = Signed::UserId(primary, u.user_id.as_bytes());
+            if revoked(primary, &u.sigs, SignatureType::CertificationRevocation, signed, t) {
+                continue;
+            }
+            let Some(s) = newest_valid(&u.sigs, &CERTIFICATIONS, created, t, |s| {
+                sig::verify(primary, s, signed).is_ok()
+            }) else {
+                continue;
+            };
+            let better = match best {
+                None => true,
+                Some(b) => (s.primary_user_id(), s.creation_time()) > (b.primary_user_id(), b.creation_time()),
+            };
+            if better {
+                best = Some(s);
+            }
+        }
+        best
+    }
+
+    /// Checks that the primary key is usable at `t`: self-signed, not revoked, not expired.
+    ///
+    /// # Errors
+    /// [`Error::KeyUnusable`] naming the reason.
+    pub fn check_valid_at(&self, t: SystemTime) -> Result<()> {
+        self.primary_at(to_timestamp(t)).map(|_| ())
+    }
+
+    /// The primary key as a [`ValidKey`] at `t`.
+    pub(crate) fn primary_at(&self, t: u32) -> Result<ValidKey<'_>> {
+        let primary = &self.primary;
+        if primary.creation_time > t {
+            return Err(Error::KeyUnusable("primary key created after the given time"));
+        }
+        if revoked(primary, &self.primary_sigs, SignatureType::KeyRevocation, Signed::Key(primary), t) {
+            return Err(Error::KeyUnusable("certificate is revoked"));
+        }
+        let binding = self
+            .primary_binding_at(t)
+            .ok_or(Error::KeyUnusable("certificate has no valid self-signature"))?;
+        if !key_alive(primary, binding, t) {
+            return Err(Error::KeyUnusable("certificate is expired"));
+        }
+        Ok(ValidKey {
+            key: primary,
+            fingerprint: self.fingerprint,
+            flags: first_flags(binding),
+            binding,
+            subkey_index: None,
+        })
+    }
+
+    /// A subkey as a [`ValidKey`] at `t`, if validly bound, unrevoked and unexpired.
+    fn subkey_at(&self, index: usize, sub: &SubkeyBinding, t: u32) -> Option<ValidKey<'_>> {
+        let primary = &self.primary;
+        let signed = Signed::Subkey(primary, &sub.key);
+        if sub.key.creation_time > t
+            || revoked(primary, &sub.sigs, SignatureType::SubkeyRevocation, signed, t)
+        {
+            return None;
+        }
+        let binding = newest_valid(&sub.sigs, &[SignatureType::SubkeyBinding], sub.key.creation_time, t, |s| {
+            sig::verify(primary, s, signed).is_ok() && back_signature_ok(s, primary, &sub.key, t)
+        })?;
+        if !key_alive(&sub.key, binding, t) {
+            return None;
+        }
+        Some(ValidKey {
+            key: &sub.key,
+            fingerprint: sub.fingerprint,
+            flags: first_flags(binding),
+            binding,
+            subkey_index: Some(index),
+        })
+    }
+
+    /// Every key (primary first) valid at `t`. Empty if the primary key itself is not.
+    pub(crate) fn valid_keys_at(&self, t: u32) -> Vec<ValidKey<'_>> {
+        let Ok(primary) = self.primary_at(t) else {
+            return Vec::new();
+        };
+        let mut out = vec![primary];
+        out.extend(self.subkeys.iter().enumerate().filter_map(|(i, s)| self.subkey_at(i, s, t)));
+        out
+    }
+
+    /// Keys valid at `t` with any of `wanted` flags.
+    pub(crate) fn keys_with_flags(&self, t: u32, wanted: u8) -> Vec<ValidKey<'_>> {
+        self.valid_keys_at(t).into_iter().filter(|k| k.flags & wanted != 0).collect()
+    }
+
+    /// Is there a key valid for encryption at `t`?
+    #[must_use]
+    pub fn can_encrypt_at(&self, t: SystemTime) -> bool {
+        !self
+            .keys_with_flags(to_timestamp(t), flags::ENCRYPT_COMMUNICATIONS | flags::ENCRYPT_STORAGE)
+            .is_empty()
+    }
+
+    /// Is there a key valid for signing at `t`?
+    #[must_use]
+    pub fn can_sign_at(&self, t: SystemTime) -> bool {
+        !self.keys_with_flags(to_timestamp(t), flags::SIGN).is_empty()
+    }
+
+    /// User IDs validly self-certified and not revoked at `t`.
+    pub fn valid_user_ids_at(&self, t: SystemTime) -> Vec<&[u8]> {
+        let t = to_timestamp(t);
+        let primary = &self.primary;
+        self.user_ids
+            .iter()
+            .filter(|u| {
+                let signed = Signed::UserId(primary, u.user_id.as_bytes());
+                !revoked(primary, &u.sigs, SignatureType::CertificationRevocation, signed, t)
+                    && newest_valid(&u.sigs, &CERTIFICATIONS, primary.creation_time, t, |s| {
+                        sig::verify(primary, s, signed).is_ok()
+                    })
+                    .is_some()
+            })
+            .map(|u| u.user_id.as_bytes())
+            .collect()
+    }
+}
+
+/// A subkey binding that grants signing needs a valid embedded primary-key binding made by the
+/// subkey (RFC 9580 §5.2.1, type 0x19).
+fn back_signature_ok(binding: &SignaturePacket, primary: &PublicKeyPacket, sub: &PublicKeyPacket, t: u32) -> bool {
+    if first_flags(binding) & flags::SIGN == 0 {
+        return true;
+    }
+    binding.embedded_signature().is_some_and(|back| {
+        back.sig_type == SignatureType::PrimaryKeyBinding
+            && alive_at(back, sub.creation_time, t)
+            && sig::verify(sub, back, Signed::Subkey(primary, sub)).is_ok()
+    })
+}

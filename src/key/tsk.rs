@@ -1,0 +1,315 @@
+//! Transferable secret keys (RFC 9580 §10.2) and their password protection (§5.5.3).
+//!
+//! <https://www.rfc-editor.org/rfc/rfc9580#section-5.5.3>
+
+use std::io::{BufRead, Write};
+
+use zeroize::Zeroizing;
+
+use crate::armor::ArmorKind;
+use crate::crypto::aead::AeadCipher;
+use crate::crypto::rng::Rng;
+use crate::crypto::secret::Password;
+use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm, hkdf, s2k};
+use crate::error::{Error, Result, Unsupported};
+use crate::key::cert::{Cert, armored};
+use crate::key::fingerprint::Fingerprint;
+use crate::key::parse::{self, Secrets};
+use crate::limits::Limits;
+use crate::packet::Packet;
+use crate::packet::header::Tag;
+use crate::packet::key::{EncryptedSecret, PublicKeyPacket, SecretKeyData, SecretKeyMaterial, SecretKeyPacket};
+use crate::packet::s2k::S2k;
+
+/// S2K usage octet for AEAD protection (RFC 9580 §3.7.2.1).
+const USAGE_AEAD: u8 = 253;
+
+/// Argon2 parameters for keys we lock: RFC 9580 §3.7.1.4's second recommended option
+/// (t = 3, p = 4, 64 MiB), which opens in well under a second.
+const LOCK_ARGON2: (u8, u8, u8) = (3, 4, 16);
+
+/// A transferable secret key: a certificate together with its secret key material, which may
+/// be locked with a password.
+///
+/// Secret material is wiped from memory when the `Tsk` is dropped and is never printed by
+/// `Debug`.
+#[derive(Debug)]
+pub struct Tsk {
+    pub(crate) cert: Cert,
+    pub(crate) secrets: Secrets,
+}
+
+impl Tsk {
+    /// Parses exactly one secret key, armored or binary.
+    ///
+    /// # Errors
+    /// `Malformed`/`Truncated` for broken input, `Unsupported` for a non-v6 key, and
+    /// `InvalidArgument` if the input holds a certificate without secrets, no key, or several.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        Self::from_reader(bytes)
+    }
+
+    /// Parses exactly one secret key, armored or binary, from a stream.
+    ///
+    /// # Errors
+    /// As [`Tsk::from_bytes`].
+    pub fn from_reader(reader: impl BufRead) -> Result<Self> {
+        let mut all = Self::read_all(reader)?;
+        match all.len() {
+            1 => all.pop().ok_or(Error::InvalidArgument("no secret key found")),
+            0 => Err(Error::InvalidArgument("no secret key found")),
+            _ => Err(Error::InvalidArgument("more than one secret key found")),
+        }
+    }
+
+    /// Parses every secret key in a stream.
+    ///
+    /// # Errors
+    /// As [`Tsk::from_bytes`]; a certificate without secret material is an error.
+    pub fn read_all(reader: impl BufRead) -> Result<Vec<Self>> {
+        Self::read_all_with_limits(reader, &Limits::default())
+    }
+
+    /// [`Tsk::read_all`] with explicit resource limits.
+    ///
+    /// # Errors
+    /// As [`Tsk::read_all`], and `LimitExceeded` when the input goes past `limits`.
+    pub fn read_all_with_limits(reader: impl BufRead, limits: &Limits) -> Result<Vec<Self>> {
+        parse::parse_keyring(reader, limits)?
+            .into_iter()
+            .map(|k| match k.secrets {
+                Some(secrets) => Ok(Self { cert: k.cert, secrets }),
+                None => Err(Error::InvalidArgument("a certificate is not a secret key")),
+            })
+            .collect()
+    }
+
+    /// The certificate part.
+    #[must_use]
+    pub fn cert(&self) -> &Cert {
+        &self.cert
+    }
+
+    /// The certificate, without any secret material.
+    #[must_use]
+    pub fn to_cert(&self) -> Cert {
+        self.cert.clone()
+    }
+
+    /// The primary key's fingerprint.
+    #[must_use]
+    pub fn fingerprint(&self) -> Fingerprint {
+        self.cert.fingerprint
+    }
+
+    fn all_secrets(&self) -> impl Iterator<Item = &SecretKeyData> + '_ {
+        std::iter::once(&self.secrets.primary).chain(self.secrets.subkeys.iter().flatten())
+    }
+
+    /// True if any secret key packet is password-protected.
+    #[must_use]
+    pub fn is_locked(&self) -> bool {
+        self.all_secrets().any(|s| matches!(s, SecretKeyData::Encrypted(_)))
+    }
+
+    /// Unlocks every locked secret key packet that `password` opens, in place, and returns how
+    /// many it opened. Packets it does not open stay locked; check [`Tsk::is_locked`].
+    ///
+    /// # Errors
+    /// `LimitExceeded` if a packet's S2K parameters exceed `limits` (checked before anything is
+    /// allocated), `Unsupported` for a protection this crate does not implement, `Malformed` if
+    /// the decrypted material does not match the public key.
+    pub fn unlock(&mut self, password: &Password, limits: &Limits) -> Result<usize> {
+        let mut opened = 0usize;
+        let primary_tag = Tag::SecretKey;
+        if let Some(m) = try_unlock(&self.cert.primary, primary_tag, &self.secrets.primary, password, limits)? {
+            self.secrets.primary = SecretKeyData::Plain(m);
+            opened = opened.saturating_add(1);
+        }
+        for (sub, secret) in self.cert.subkeys.iter().zip(self.secrets.subkeys.iter_mut()) {
+            let Some(data) = secret else { continue };
+            if let Some(m) = try_unlock(&sub.key, Tag::SecretSubkey, data, password, limits)? {
+                *data = SecretKeyData::Plain(m);
+                opened = opened.saturating_add(1);
+            }
+        }
+        Ok(opened)
+    }
+
+    /// Locks every unlocked secret key packet with `password` (AEAD protection with AES-256-OCB
+    /// and Argon2, RFC 9580 §3.7.2.1), using the operating system's random number generator.
+    ///
+    /// # Errors
+    /// `KeyLocked` if some packet is still locked (unlock it first: a key is locked with one
+    /// password only).
+    pub fn lock(&mut self, password: &Password) -> Result<()> {
+        self.lock_with_rng(password, &mut Rng::os())
+    }
+
+    pub(crate) fn lock_with_rng(&mut self, password: &Password, rng: &mut Rng) -> Result<()> {
+        if self.is_locked() {
+            return Err(Error::KeyLocked);
+        }
+        if let SecretKeyData::Plain(m) = &self.secrets.primary {
+            let enc = lock_one(&self.cert.primary, Tag::SecretKey, m, password, rng)?;
+            self.secrets.primary = SecretKeyData::Encrypted(enc);
+        }
+        for (sub, secret) in self.cert.subkeys.iter().zip(self.secrets.subkeys.iter_mut()) {
+            if let Some(SecretKeyData::Plain(m)) = secret {
+                let enc = lock_one(&sub.key, Tag::SecretSubkey, m, password, rng)?;
+                *secret = Some(SecretKeyData::Encrypted(enc));
+            }
+        }
+        Ok(())
+    }
+
+    /// The secret material of the key with `fingerprint`, if present and unlocked.
+    pub(crate) fn secret_for(&self, fingerprint: &Fingerprint) -> Result<&SecretKeyMaterial> {
+        let data = if *fingerprint == self.cert.fingerprint {
+            Some(&self.secrets.primary)
+        } else {
+            self.cert
+                .subkeys
+                .iter()
+                .zip(self.secrets.subkeys.iter())
+                .find(|(s, _)| s.fingerprint == *fingerprint)
+                .and_then(|(_, d)| d.as_ref())
+        };
+        match data {
+            Some(SecretKeyData::Plain(m)) => Ok(m),
+            Some(SecretKeyData::Encrypted(_)) => Err(Error::KeyLocked),
+            None => Err(Error::KeyUnusable("no secret material for this key")),
+        }
+    }
+
+    /// The packets of this key, in canonical order.
+    fn packets(&self) -> Vec<Packet> {
+        let mut out = vec![Packet::SecretKey(SecretKeyPacket {
+            public: self.cert.primary.clone(),
+            secret: self.secrets.primary.clone(),
+        })];
+        let mut secrets = self.secrets.subkeys.iter();
+        self.cert.push_components(&mut out, |s| match secrets.next().and_then(Option::as_ref) {
+            Some(secret) => Packet::SecretSubkey(SecretKeyPacket { public: s.key.clone(), secret: secret.clone() }),
+            None => Packet::PublicSubkey(s.key.clone()),
+        });
+        out
+    }
+
+    /// Writes the secret key in binary form.
+    ///
+    /// # Errors
+    /// Any I/O error of `w`.
+    pub fn write_to(&self, w: &mut (impl Write + ?Sized)) -> Result<()> {
+        for p in self.packets() {
+            p.write_to(w)?;
+        }
+        Ok(())
+    }
+
+    /// The secret key in binary form, in a buffer that is wiped on drop.
+    #[must_use]
+    pub fn to_vec(&self) -> Zeroizing<Vec<u8>> {
+        let mut out = Zeroizing::new(Vec::new());
+        // Writing to a Vec cannot fail.
+        let _ = self.write_to(&mut *out);
+        out
+    }
+
+    /// The secret key as an ASCII-armored `PGP PRIVATE KEY BLOCK`, in a buffer wiped on drop.
+    #[must_use]
+    pub fn to_armored(&self) -> Zeroizing<String> {
+        Zeroizing::new(armored(ArmorKind::PrivateKey, &self.to_vec()))
+    }
+}
+
+/// The packet type octet in OpenPGP format, as it enters the AEAD key derivation.
+fn tag_octet(tag: Tag) -> u8 {
+    0xc0 | u8::from(tag)
+}
+
+/// Derives the AEAD key-encryption key (RFC 9580 §3.7.2.1, usage 253):
+/// HKDF-SHA256(ikm = S2K output, salt = none, info = type octet ‖ version ‖ cipher ‖ AEAD).
+fn protection_kek(
+    tag: Tag,
+    symmetric: SymmetricAlgorithm,
+    aead: AeadAlgorithm,
+    s2k: &S2k,
+    password: &[u8],
+    limits: &Limits,
+) -> Result<Zeroizing<Vec<u8>>> {
+    let key_len = symmetric
+        .key_len()
+        .ok_or(Error::Unsupported(Unsupported::SymmetricAlgorithm(u8::from(symmetric))))?;
+    let ikm = s2k::derive(s2k, password, key_len, limits)?;
+    let info = [tag_octet(tag), 6, u8::from(symmetric), u8::from(aead)];
+    let mut kek = Zeroizing::new(vec![0u8; key_len]);
+    hkdf::sha256(&[], &ikm, &info, &mut kek)?;
+    Ok(kek)
+}
+
+/// Associated data: the type octet, then the public key packet body.
+fn protection_ad(public: &PublicKeyPacket, tag: Tag) -> Vec<u8> {
+    let mut ad = vec![tag_octet(tag)];
+    ad.extend_from_slice(&public.to_vec());
+    ad
+}
+
+/// Tries `password` on one secret key packet; `Ok(None)` if it is not locked or the password
+/// does not open it.
+fn try_unlock(
+    public: &PublicKeyPacket,
+    tag: Tag,
+    data: &SecretKeyData,
+    password: &Password,
+    limits: &Limits,
+) -> Result<Option<SecretKeyMaterial>> {
+    let SecretKeyData::Encrypted(enc) = data else {
+        return Ok(None);
+    };
+    let aead = match (enc.usage, enc.aead) {
+        (USAGE_AEAD, Some(aead)) => aead,
+        (usage, _) => return Err(Error::Unsupported(Unsupported::SecretKeyProtection(usage))),
+    };
+    let kek = protection_kek(tag, enc.symmetric, aead, &enc.s2k, password.as_bytes(), limits)?;
+    let cipher = AeadCipher::new(enc.symmetric, aead, &kek)?;
+    let split = enc
+        .ciphertext
+        .len()
+        .checked_sub(16)
+        .ok_or(Error::malformed("secret key: encrypted material shorter than its tag"))?;
+    let (ct, tag_bytes) = enc.ciphertext.split_at(split);
+    let tag_arr: [u8; 16] = tag_bytes.try_into().map_err(|_| Error::malformed("secret key: tag"))?;
+    let mut buf = Zeroizing::new(ct.to_vec());
+    if cipher.decrypt_in_place(&enc.iv, &protection_ad(public, tag), &mut buf, &tag_arr).is_err() {
+        return Ok(None);
+    }
+    let material = SecretKeyMaterial::parse(public.algorithm, &buf)?;
+    crate::key::generate::check_secret_matches(public, &material)?;
+    Ok(Some(material))
+}
+
+/// Encrypts one secret key packet's material with a fresh salt and nonce.
+fn lock_one(
+    public: &PublicKeyPacket,
+    tag: Tag,
+    material: &SecretKeyMaterial,
+    password: &Password,
+    rng: &mut Rng,
+) -> Result<EncryptedSecret> {
+    let symmetric = SymmetricAlgorithm::Aes256;
+    let aead = AeadAlgorithm::Ocb;
+    let mut salt = [0u8; 16];
+    rng.fill(&mut salt);
+    let (t, p, m) = LOCK_ARGON2;
+    let s2k = S2k::Argon2 { salt, t, p, m };
+    let kek = protection_kek(tag, symmetric, aead, &s2k, password.as_bytes(), &Limits::default())?;
+    let cipher = AeadCipher::new(symmetric, aead, &kek)?;
+    let mut iv = vec![0u8; aead.nonce_len().unwrap_or(15)];
+    rng.fill(&mut iv);
+    let mut buf = material.to_vec();
+    let tag_bytes = cipher.encrypt_in_place(&iv, &protection_ad(public, tag), &mut buf)?;
+    let mut ciphertext = buf.to_vec();
+    ciphertext.extend_from_slice(&tag_bytes);
+    Ok(EncryptedSecret { usage: USAGE_AEAD, symmetric, aead: Some(aead), s2k, iv, ciphertext })
+}
