@@ -28,12 +28,7 @@ pub enum ArmorKind {
 
 impl ArmorKind {
     /// Every kind, for matching a BEGIN line.
-    const ALL: [Self; 4] = [
-        Self::Message,
-        Self::PublicKey,
-        Self::PrivateKey,
-        Self::Signature,
-    ];
+    const ALL: [Self; 4] = [Self::Message, Self::PublicKey, Self::PrivateKey, Self::Signature];
 
     /// The label between `-----BEGIN ` / `-----END ` and `-----`.
     pub(crate) const fn label(self) -> &'static str {
@@ -47,9 +42,7 @@ impl ArmorKind {
 
     /// The kind whose label is exactly `label`.
     fn from_label(label: &[u8]) -> Option<Self> {
-        Self::ALL
-            .into_iter()
-            .find(|kind| kind.label().as_bytes() == label)
+        Self::ALL.into_iter().find(|kind| kind.label().as_bytes() == label)
     }
 }
 

@@ -12,10 +12,7 @@ use crate::packet::{Packet, read_raw_packet};
 ///
 /// # Panics
 /// Only if the round trip fails, which is a bug in the packet layer (this is the fuzz oracle).
-#[allow(
-    clippy::panic,
-    reason = "the fuzz oracle reports a round-trip bug by panicking"
-)]
+#[allow(clippy::panic, reason = "the fuzz oracle reports a round-trip bug by panicking")]
 pub fn packets(data: &[u8]) {
     let limits = Limits::default();
     let mut input = data;
@@ -29,34 +26,18 @@ pub fn packets(data: &[u8]) {
         if packet.write_body(&mut body).is_err() {
             panic!("a parsed {:?} packet cannot be serialized", raw.tag);
         }
-        assert_eq!(
-            body, raw.body,
-            "{:?} packet body changed in the round trip",
-            raw.tag
-        );
+        assert_eq!(body, raw.body, "{:?} packet body changed in the round trip", raw.tag);
         let bytes = packet.to_vec();
         let mut again = bytes.as_slice();
         let reparsed = match read_raw_packet(&mut again, &limits) {
             Ok(Some(raw2)) => Packet::from_raw(&raw2),
-            other => panic!(
-                "a serialized {:?} packet does not read back: {other:?}",
-                raw.tag
-            ),
+            other => panic!("a serialized {:?} packet does not read back: {other:?}", raw.tag),
         };
         match reparsed {
-            Ok(p) => assert_eq!(
-                p.to_vec(),
-                bytes,
-                "{:?} packet changed in the second round trip",
-                raw.tag
-            ),
+            Ok(p) => assert_eq!(p.to_vec(), bytes, "{:?} packet changed in the second round trip", raw.tag),
             Err(e) => panic!("a serialized {:?} packet does not parse back: {e}", raw.tag),
         }
-        assert!(
-            again.is_empty(),
-            "{:?} packet serialization has trailing octets",
-            raw.tag
-        );
+        assert!(again.is_empty(), "{:?} packet serialization has trailing octets", raw.tag);
     }
 }
 
@@ -65,30 +46,12 @@ mod tests {
     use proptest::prelude::*;
 
     const CORPUS: &[&[u8]] = &[
-        include_bytes!(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/fuzz/corpus/packet/a03-cert.bin"
-        )),
-        include_bytes!(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/fuzz/corpus/packet/a04-secret-key.bin"
-        )),
-        include_bytes!(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/fuzz/corpus/packet/a05-secret-key-locked.bin"
-        )),
-        include_bytes!(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/fuzz/corpus/packet/pqc-eddsa-sk.bin"
-        )),
-        include_bytes!(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/fuzz/corpus/packet/pqc-mldsa65-sk.bin"
-        )),
-        include_bytes!(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/fuzz/corpus/packet/pqc-mldsa65-signature.bin"
-        )),
+        include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/corpus/packet/a03-cert.bin")),
+        include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/corpus/packet/a04-secret-key.bin")),
+        include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/corpus/packet/a05-secret-key-locked.bin")),
+        include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/corpus/packet/pqc-eddsa-sk.bin")),
+        include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/corpus/packet/pqc-mldsa65-sk.bin")),
+        include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/corpus/packet/pqc-mldsa65-signature.bin")),
     ];
 
     #[test]

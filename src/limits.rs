@@ -97,10 +97,6 @@ limit_accessors! {
 impl Limits {
     /// Checks a count or size against a limit.
     pub(crate) fn check(value: u64, max: u64, which: Limit) -> Result<()> {
-        if value > max {
-            Err(Error::LimitExceeded(which))
-        } else {
-            Ok(())
-        }
+        if value > max { Err(Error::LimitExceeded(which)) } else { Ok(()) }
     }
 }

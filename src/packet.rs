@@ -48,9 +48,7 @@ pub(crate) fn read_raw_packet(r: &mut impl BufRead, limits: &Limits) -> Result<O
         return Ok(None);
     };
     if header.tag.is_data() {
-        return Err(Error::Unsupported(Unsupported::PacketType(u8::from(
-            header.tag,
-        ))));
+        return Err(Error::Unsupported(Unsupported::PacketType(u8::from(header.tag))));
     }
     // Header::read_from only allows partial lengths on data packets.
     let BodyLength::Fixed(len) = header.length else {
@@ -66,10 +64,7 @@ pub(crate) fn read_raw_packet(r: &mut impl BufRead, limits: &Limits) -> Result<O
     if u64::try_from(read).map_or(true, |read| read != u64::from(len)) {
         return Err(Error::Truncated("packet body"));
     }
-    Ok(Some(RawPacket {
-        tag: header.tag,
-        body,
-    }))
+    Ok(Some(RawPacket { tag: header.tag, body }))
 }
 
 /// A parsed non-data packet.
@@ -109,10 +104,7 @@ impl Packet {
                 let Marker = Marker::parse(body)?;
                 Self::Marker
             }
-            other => Self::Other {
-                tag: u8::from(other),
-                body: body.to_vec(),
-            },
+            other => Self::Other { tag: u8::from(other), body: body.to_vec() },
         })
     }
 
@@ -202,17 +194,12 @@ pub(crate) mod tests {
             .map(str::trim)
             .filter(|l| !l.is_empty() && !l.starts_with("-----") && !l.starts_with('='))
             .collect();
-        base64::engine::general_purpose::STANDARD
-            .decode(b64)
-            .unwrap()
+        base64::engine::general_purpose::STANDARD.decode(b64).unwrap()
     }
 
     macro_rules! vector {
         ($name:literal) => {
-            (
-                $name,
-                include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/", $name)),
-            )
+            ($name, include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/", $name)))
         };
     }
 
@@ -273,23 +260,11 @@ pub(crate) mod tests {
 
         let a03 = parse_all(&dearmor(VECTORS[0].1)).unwrap();
         let kinds: Vec<Tag> = a03.iter().map(|(_, p)| p.tag()).collect();
-        assert_eq!(
-            kinds,
-            [
-                Tag::PublicKey,
-                Tag::Signature,
-                Tag::PublicSubkey,
-                Tag::Signature
-            ]
-        );
-        let Packet::PublicKey(primary) = &a03[0].1 else {
-            panic!()
-        };
+        assert_eq!(kinds, [Tag::PublicKey, Tag::Signature, Tag::PublicSubkey, Tag::Signature]);
+        let Packet::PublicKey(primary) = &a03[0].1 else { panic!() };
         assert_eq!(primary.creation_time, 0x6387_7fe3);
         assert!(matches!(primary.material, PublicKeyMaterial::Ed25519(k) if k[0] == 0xf9));
-        let Packet::Signature(dks) = &a03[1].1 else {
-            panic!()
-        };
+        let Packet::Signature(dks) = &a03[1].1 else { panic!() };
         assert_eq!(dks.sig_type, SignatureType::DirectKey);
         assert_eq!(dks.creation_time(), Some(0x6387_7fe3));
         assert_eq!(dks.key_flags(), Some(&[0x03][..]));
@@ -303,54 +278,27 @@ pub(crate) mod tests {
         assert!(matches!(dks.material, SignatureMaterial::Ed25519(_)));
 
         let a04 = parse_all(&dearmor(VECTORS[1].1)).unwrap();
-        let Packet::SecretSubkey(sub) = &a04[2].1 else {
-            panic!()
-        };
-        let SecretKeyData::Plain(SecretKeyMaterial::X25519(secret)) = &sub.secret else {
-            panic!()
-        };
+        let Packet::SecretSubkey(sub) = &a04[2].1 else { panic!() };
+        let SecretKeyData::Plain(SecretKeyMaterial::X25519(secret)) = &sub.secret else { panic!() };
         assert_eq!(hex::encode(&secret.as_bytes()[..4]), "4d600a4f");
 
         let a05 = parse_all(&dearmor(VECTORS[2].1)).unwrap();
-        let Packet::SecretKey(locked) = &a05[0].1 else {
-            panic!()
-        };
-        let SecretKeyData::Encrypted(enc) = &locked.secret else {
-            panic!()
-        };
+        let Packet::SecretKey(locked) = &a05[0].1 else { panic!() };
+        let SecretKeyData::Encrypted(enc) = &locked.secret else { panic!() };
         assert_eq!(enc.usage, 253);
-        assert!(matches!(
-            enc.s2k,
-            S2k::Argon2 {
-                t: 1,
-                p: 4,
-                m: 21,
-                ..
-            }
-        ));
+        assert!(matches!(enc.s2k, S2k::Argon2 { t: 1, p: 4, m: 21, .. }));
         assert_eq!(enc.iv.len(), 15);
 
         let mldsa = parse_all(&dearmor(VECTORS[5].1)).unwrap();
-        let Packet::PublicKey(pq) = &mldsa[0].1 else {
-            panic!()
-        };
+        let Packet::PublicKey(pq) = &mldsa[0].1 else { panic!() };
         assert_eq!(pq.algorithm, PublicKeyAlgorithm::MlDsa65Ed25519);
-        let Packet::PublicSubkey(kem) = &mldsa[4].1 else {
-            panic!("{:?}", mldsa[4].1.tag())
-        };
-        assert!(matches!(
-            kem.material,
-            PublicKeyMaterial::MlKem768X25519 { .. }
-        ));
-        let Packet::UserId(uid) = &mldsa[2].1 else {
-            panic!()
-        };
+        let Packet::PublicSubkey(kem) = &mldsa[4].1 else { panic!("{:?}", mldsa[4].1.tag()) };
+        assert!(matches!(kem.material, PublicKeyMaterial::MlKem768X25519 { .. }));
+        let Packet::UserId(uid) = &mldsa[2].1 else { panic!() };
         assert_eq!(uid.0, b"PQC user (Test Key) <pqc-test-key@example.com>");
 
         let mldsa87 = parse_all(&dearmor(VECTORS[8].1)).unwrap();
-        let Packet::PublicKey(unknown) = &mldsa87[0].1 else {
-            panic!()
-        };
+        let Packet::PublicKey(unknown) = &mldsa87[0].1 else { panic!() };
         assert!(matches!(unknown.material, PublicKeyMaterial::Unknown(_)));
     }
 
@@ -362,81 +310,53 @@ pub(crate) mod tests {
         )));
         assert!(matches!(
             parse_all(&bytes),
-            Err(Error::Unsupported(Unsupported::PacketVersion {
-                packet: "public key",
-                version: 4
-            }))
+            Err(Error::Unsupported(Unsupported::PacketVersion { packet: "public key", version: 4 }))
         ));
     }
 
     fn read_one(bytes: &[u8]) -> Result<Option<Packet>> {
         let mut r = bytes;
-        read_raw_packet(&mut r, &Limits::default())?
-            .map(|raw| Packet::from_raw(&raw))
-            .transpose()
+        read_raw_packet(&mut r, &Limits::default())?.map(|raw| Packet::from_raw(&raw)).transpose()
     }
 
     #[test]
     fn hostile_inputs_give_typed_errors() {
         type Case<'a> = (&'a str, &'a [u8], fn(&Error) -> bool);
         let cases: &[Case<'_>] = &[
-            ("truncated header", &[0xc6], |e| {
-                matches!(e, Error::Truncated(_))
+            ("truncated header", &[0xc6], |e| matches!(e, Error::Truncated(_))),
+            ("truncated 5-octet length", &[0xc6, 0xff, 0, 0], |e| matches!(e, Error::Truncated(_))),
+            ("truncated 2-octet length", &[0xc6, 0xc0], |e| matches!(e, Error::Truncated(_))),
+            ("length past end", &[0xcd, 5, b'a'], |e| matches!(e, Error::Truncated("packet body"))),
+            ("huge declared length", &[0xcd, 0xff, 0xff, 0xff, 0xff, 0xff], |e| {
+                matches!(e, Error::LimitExceeded(Limit::PacketLength))
             }),
-            ("truncated 5-octet length", &[0xc6, 0xff, 0, 0], |e| {
-                matches!(e, Error::Truncated(_))
-            }),
-            ("truncated 2-octet length", &[0xc6, 0xc0], |e| {
-                matches!(e, Error::Truncated(_))
-            }),
-            ("length past end", &[0xcd, 5, b'a'], |e| {
-                matches!(e, Error::Truncated("packet body"))
-            }),
-            (
-                "huge declared length",
-                &[0xcd, 0xff, 0xff, 0xff, 0xff, 0xff],
-                |e| matches!(e, Error::LimitExceeded(Limit::PacketLength)),
-            ),
             ("data packet", &[0xcb, 0x01, 0x62], |e| {
                 matches!(e, Error::Unsupported(Unsupported::PacketType(11)))
             }),
-            ("partial length on non-data", &[0xcd, 0xe9], |e| {
-                matches!(e, Error::Malformed(_))
-            }),
+            ("partial length on non-data", &[0xcd, 0xe9], |e| matches!(e, Error::Malformed(_))),
             ("legacy header", &[0x99, 0, 1, 0], |e| {
                 matches!(e, Error::Unsupported(Unsupported::LegacyPacketFormat))
             }),
-            ("bad marker", &[0xca, 3, b'P', b'G', b'Q'], |e| {
-                matches!(e, Error::Malformed(_))
-            }),
-            ("empty public key", &[0xc6, 0], |e| {
-                matches!(e, Error::Truncated(_))
-            }),
+            ("bad marker", &[0xca, 3, b'P', b'G', b'Q'], |e| matches!(e, Error::Malformed(_))),
+            ("empty public key", &[0xc6, 0], |e| matches!(e, Error::Truncated(_))),
             (
                 "X25519 material 31 octets",
                 &[
-                    0xce, 41, 6, 0, 0, 0, 0, 25, 0, 0, 0, 31, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0xce, 41, 6, 0, 0, 0, 0, 25, 0, 0, 0, 31, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                 ],
                 |e| matches!(e, Error::Malformed(_)),
             ),
-            (
-                "signature with subpacket length 0",
-                &[0xc2, 11, 6, 0, 27, 8, 0, 0, 0, 1, 0, 0, 0],
-                |e| matches!(e, Error::Malformed(_)),
-            ),
-            (
-                "subpacket length past area end",
-                &[0xc2, 12, 6, 0, 27, 8, 0, 0, 0, 2, 5, 2, 0, 0],
-                |e| matches!(e, Error::Truncated(_)),
-            ),
+            ("signature with subpacket length 0", &[0xc2, 11, 6, 0, 27, 8, 0, 0, 0, 1, 0, 0, 0], |e| {
+                matches!(e, Error::Malformed(_))
+            }),
+            ("subpacket length past area end", &[0xc2, 12, 6, 0, 27, 8, 0, 0, 0, 2, 5, 2, 0, 0], |e| {
+                matches!(e, Error::Truncated(_))
+            }),
             ("v5 signature", &[0xc2, 1, 5], |e| {
                 matches!(
                     e,
-                    Error::Unsupported(Unsupported::PacketVersion {
-                        packet: "signature",
-                        version: 5
-                    })
+                    Error::Unsupported(Unsupported::PacketVersion { packet: "signature", version: 5 })
                 )
             }),
         ];
@@ -454,16 +374,10 @@ pub(crate) mod tests {
         let bytes = [0xcd, 4, b'a', b'b', b'c', b'd'];
         let mut r = &bytes[..];
         let limits = Limits::default().max_packet_len(3);
-        assert!(matches!(
-            read_raw_packet(&mut r, &limits),
-            Err(Error::LimitExceeded(Limit::PacketLength))
-        ));
+        assert!(matches!(read_raw_packet(&mut r, &limits), Err(Error::LimitExceeded(Limit::PacketLength))));
         let mut r = &bytes[..];
         let limits = Limits::default().max_packet_len(4);
-        assert_eq!(
-            read_raw_packet(&mut r, &limits).unwrap().unwrap().body,
-            b"abcd"
-        );
+        assert_eq!(read_raw_packet(&mut r, &limits).unwrap().unwrap().body, b"abcd");
     }
 
     #[test]
@@ -488,13 +402,9 @@ pub(crate) mod tests {
             arb_secret_key().prop_map(Packet::SecretSubkey),
             arb_signature(true).prop_map(Packet::Signature),
             proptest::collection::vec(any::<u8>(), 0..300).prop_map(|b| Packet::UserId(UserId(b))),
-            proptest::collection::vec(any::<u8>(), 0..300)
-                .prop_map(|b| Packet::Padding(Padding(b))),
+            proptest::collection::vec(any::<u8>(), 0..300).prop_map(|b| Packet::Padding(Padding(b))),
             Just(()).prop_map(|()| Packet::Marker),
-            (
-                prop_oneof![Just(12u8), Just(17), 22..64u8],
-                proptest::collection::vec(any::<u8>(), 0..300)
-            )
+            (prop_oneof![Just(12u8), Just(17), 22..64u8], proptest::collection::vec(any::<u8>(), 0..300))
                 .prop_map(|(tag, body)| Packet::Other { tag, body }),
         ]
     }

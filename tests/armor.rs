@@ -10,23 +10,14 @@ use sixpgp::{ArmorKind, ArmorReader, ArmorWriter, Error, Limit, Limits, Unsuppor
 
 macro_rules! data {
     ($name:literal) => {
-        (
-            $name,
-            include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/", $name)),
-        )
+        ($name, include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/", $name)))
     };
 }
 
 /// Every armored vector except the cleartext signed message, with its kind.
 const VECTORS: &[((&str, &str), ArmorKind)] = &[
-    (
-        data!("a01-v4-ed25519legacy-public-key.asc"),
-        ArmorKind::PublicKey,
-    ),
-    (
-        data!("a02-v4-ed25519legacy-signature.asc"),
-        ArmorKind::Signature,
-    ),
+    (data!("a01-v4-ed25519legacy-public-key.asc"), ArmorKind::PublicKey),
+    (data!("a02-v4-ed25519legacy-signature.asc"), ArmorKind::Signature),
     (data!("a03-v6-certificate.asc"), ArmorKind::PublicKey),
     (data!("a04-v6-secret-key.asc"), ArmorKind::PrivateKey),
     (data!("a05-v6-secret-key-locked.asc"), ArmorKind::PrivateKey),
@@ -43,10 +34,7 @@ const VECTORS: &[((&str, &str), ArmorKind)] = &[
     (data!("v6-eddsa-sample-sk.asc"), ArmorKind::PrivateKey),
     (data!("v6-mldsa-65-sample-message.asc"), ArmorKind::Message),
     (data!("v6-mldsa-65-sample-pk.asc"), ArmorKind::PublicKey),
-    (
-        data!("v6-mldsa-65-sample-signature.asc"),
-        ArmorKind::Signature,
-    ),
+    (data!("v6-mldsa-65-sample-signature.asc"), ArmorKind::Signature),
     (data!("v6-mldsa-65-sample-sk.asc"), ArmorKind::PrivateKey),
 ];
 
@@ -128,11 +116,7 @@ fn vectors_without_headers_rearmor_identically() {
             continue;
         }
         let (_, data) = dearmor(text.as_bytes()).unwrap();
-        assert_eq!(
-            String::from_utf8(armor(&data, *kind)).unwrap(),
-            *text,
-            "{name}"
-        );
+        assert_eq!(String::from_utf8(armor(&data, *kind)).unwrap(), *text, "{name}");
     }
 }
 
@@ -166,15 +150,8 @@ fn comment_headers_are_skipped() {
     }
     // Other headers too.
     let (_, text) = data!("a10-aead-ocb-message.asc");
-    let with_headers = text.replacen(
-        "-----\n\n",
-        "-----\nVersion: 1\nHash: SHA512\nX-Unknown: x:y\n\n",
-        1,
-    );
-    assert_eq!(
-        dearmor(with_headers.as_bytes()).unwrap(),
-        dearmor(text.as_bytes()).unwrap()
-    );
+    let with_headers = text.replacen("-----\n\n", "-----\nVersion: 1\nHash: SHA512\nX-Unknown: x:y\n\n", 1);
+    assert_eq!(dearmor(with_headers.as_bytes()).unwrap(), dearmor(text.as_bytes()).unwrap());
 }
 
 #[test]
@@ -182,9 +159,7 @@ fn cleartext_signature_framework_is_unsupported() {
     let (_, text) = data!("a06-cleartext-signed-message.asc");
     assert!(matches!(
         dearmor(text.as_bytes()),
-        Err(Error::Unsupported(Unsupported::Feature(
-            "cleartext signature framework"
-        )))
+        Err(Error::Unsupported(Unsupported::Feature("cleartext signature framework")))
     ));
 }
 
@@ -194,25 +169,13 @@ fn crlf_and_trailing_whitespace() {
         let expected = dearmor(text.as_bytes()).unwrap();
         let crlf = text.replace('\n', "\r\n");
         assert_eq!(dearmor(crlf.as_bytes()).unwrap(), expected, "{name} CRLF");
-        assert_eq!(
-            dearmor_bytewise(crlf.as_bytes()).unwrap(),
-            expected.1,
-            "{name} CRLF"
-        );
+        assert_eq!(dearmor_bytewise(crlf.as_bytes()).unwrap(), expected.1, "{name} CRLF");
         let spaces = text.replace('\n', " \t \n");
-        assert_eq!(
-            dearmor(spaces.as_bytes()).unwrap(),
-            expected,
-            "{name} spaces"
-        );
+        assert_eq!(dearmor(spaces.as_bytes()).unwrap(), expected, "{name} spaces");
         let both = text.replace('\n', "  \r\n");
         assert_eq!(dearmor(both.as_bytes()).unwrap(), expected, "{name} both");
         let leading = format!("\n\r\n  \t\n{text}");
-        assert_eq!(
-            dearmor(leading.as_bytes()).unwrap(),
-            expected,
-            "{name} leading"
-        );
+        assert_eq!(dearmor(leading.as_bytes()).unwrap(), expected, "{name} leading");
     }
 }
 
@@ -222,20 +185,11 @@ fn any_line_length() {
     let expected = dearmor(text.as_bytes()).unwrap();
     let body = STANDARD.encode(&expected.1);
     for width in [1, 3, 4, 5, 63, 76, 77, 1000, body.len()] {
-        let lines: Vec<String> = body
-            .as_bytes()
-            .chunks(width)
-            .map(|c| String::from_utf8(c.to_vec()).unwrap())
-            .collect();
-        let armored = format!(
-            "-----BEGIN PGP MESSAGE-----\n\n{}\n-----END PGP MESSAGE-----\n",
-            lines.join("\n")
-        );
-        assert_eq!(
-            dearmor(armored.as_bytes()).unwrap(),
-            expected,
-            "width {width}"
-        );
+        let lines: Vec<String> =
+            body.as_bytes().chunks(width).map(|c| String::from_utf8(c.to_vec()).unwrap()).collect();
+        let armored =
+            format!("-----BEGIN PGP MESSAGE-----\n\n{}\n-----END PGP MESSAGE-----\n", lines.join("\n"));
+        assert_eq!(dearmor(armored.as_bytes()).unwrap(), expected, "width {width}");
         assert_eq!(dearmor_bytewise(armored.as_bytes()).unwrap(), expected.1);
     }
     // Padding split from its quad, blank lines and inner whitespace in the body.
@@ -260,19 +214,14 @@ fn checksum_right_wrong_or_absent() {
     let (_, text) = data!("a03-v6-certificate.asc");
     for bad in ["=AAA", "=AAAAA", "=AA=A", "=", "=AAAA x"] {
         let with = insert_before_end(text, bad);
-        assert!(
-            matches!(dearmor(with.as_bytes()), Err(Error::Malformed(_))),
-            "{bad}"
-        );
+        assert!(matches!(dearmor(with.as_bytes()), Err(Error::Malformed(_))), "{bad}");
     }
 }
 
 #[test]
 fn writer_output_shape() {
     for len in [0, 1, 2, 3, 47, 48, 49, 96, 1000, 100_000] {
-        let data: Vec<u8> = (0..len)
-            .map(|i: u32| u8::try_from(i % 253).unwrap())
-            .collect();
+        let data: Vec<u8> = (0..len).map(|i: u32| u8::try_from(i % 253).unwrap()).collect();
         let text = String::from_utf8(armor(&data, ArmorKind::Message)).unwrap();
         assert!(text.starts_with("-----BEGIN PGP MESSAGE-----\n\n"));
         assert!(text.ends_with("\n-----END PGP MESSAGE-----\n"));
@@ -281,10 +230,7 @@ fn writer_output_shape() {
             assert!(line.len() <= 76);
             assert!(!line.starts_with('='), "checksum line written");
         }
-        assert_eq!(
-            dearmor(text.as_bytes()).unwrap(),
-            (Some(ArmorKind::Message), data)
-        );
+        assert_eq!(dearmor(text.as_bytes()).unwrap(), (Some(ArmorKind::Message), data));
     }
     assert_eq!(
         dearmor(&armor(b"", ArmorKind::PrivateKey)).unwrap(),
@@ -330,19 +276,13 @@ fn truncation_is_an_error() {
         // The whole text minus its final LF still has a complete END line.
         for cut in 0..text.len() - 1 {
             let result = dearmor(&text[..cut]);
-            assert!(
-                matches!(result, Err(Error::Truncated("armor"))),
-                "{name} cut at {cut}: {result:?}"
-            );
+            assert!(matches!(result, Err(Error::Truncated("armor"))), "{name} cut at {cut}: {result:?}");
         }
     }
     let (_, text) = data!("a03-v6-certificate.asc");
     let with_crc = insert_before_end(text, "=AAAA");
     let cut = with_crc.find("=AAAA").unwrap() + 5;
-    assert!(matches!(
-        dearmor(&with_crc.as_bytes()[..cut]),
-        Err(Error::Truncated(_))
-    ));
+    assert!(matches!(dearmor(&with_crc.as_bytes()[..cut]), Err(Error::Truncated(_))));
 }
 
 #[test]
@@ -351,76 +291,37 @@ fn malformed_input_is_rejected() {
     let body_start = text.find("\n\n").unwrap() + 2;
     let cases: Vec<(String, &str)> = vec![
         (format!("junk\n{text}"), "text before BEGIN"),
-        (
-            text.replacen("PUBLIC KEY BLOCK", "PUBLIC KEY", 1),
-            "unknown label",
-        ),
-        (
-            text.replacen("-----BEGIN PGP", "-----BEGIN  PGP", 1),
-            "BEGIN line",
-        ),
-        (
-            text.replace("-----END PGP PUBLIC KEY BLOCK", "-----END PGP MESSAGE"),
-            "END label",
-        ),
-        (
-            text.replace("-----END PGP PUBLIC KEY BLOCK-----", "-----END PGP"),
-            "END line",
-        ),
-        (
-            text.replacen("\n\n", "\nno colon here\n\n", 1),
-            "header line",
-        ),
+        (text.replacen("PUBLIC KEY BLOCK", "PUBLIC KEY", 1), "unknown label"),
+        (text.replacen("-----BEGIN PGP", "-----BEGIN  PGP", 1), "BEGIN line"),
+        (text.replace("-----END PGP PUBLIC KEY BLOCK", "-----END PGP MESSAGE"), "END label"),
+        (text.replace("-----END PGP PUBLIC KEY BLOCK-----", "-----END PGP"), "END line"),
+        (text.replacen("\n\n", "\nno colon here\n\n", 1), "header line"),
         (text.replacen("\n\n", "\n", 1), "missing blank line"),
-        (
-            format!("{}*{}", &text[..body_start], &text[body_start..]),
-            "bad char",
-        ),
-        (
-            format!("{}-{}", &text[..body_start + 5], &text[body_start + 5..]),
-            "bad char",
-        ),
+        (format!("{}*{}", &text[..body_start], &text[body_start..]), "bad char"),
+        (format!("{}-{}", &text[..body_start + 5], &text[body_start + 5..]), "bad char"),
         (insert_before_end(text, "AAA"), "incomplete quad"),
         (insert_before_end(text, "A==="), "bad padding"),
         (insert_before_end(text, "AAAAA"), "incomplete quad"),
-        (
-            text.replacen("\n\n", "\n\nAA==AAAA\n", 1),
-            "data after padding",
-        ),
-        (
-            text.replacen("\n\n", "\n\nAA==\n==\n", 1),
-            "too much padding",
-        ),
+        (text.replacen("\n\n", "\n\nAA==AAAA\n", 1), "data after padding"),
+        (text.replacen("\n\n", "\n\nAA==\n==\n", 1), "too much padding"),
         (text.replacen("\n\n", "\n\nAB==\n", 1), "non-canonical bits"),
     ];
     for (input, what) in &cases {
         let result = dearmor(input.as_bytes());
-        assert!(
-            matches!(result, Err(Error::Malformed(_))),
-            "{what}: {result:?}"
-        );
+        assert!(matches!(result, Err(Error::Malformed(_))), "{what}: {result:?}");
         let result = dearmor_bytewise(input.as_bytes());
-        assert!(
-            matches!(result, Err(Error::Malformed(_))),
-            "{what} bytewise: {result:?}"
-        );
+        assert!(matches!(result, Err(Error::Malformed(_))), "{what} bytewise: {result:?}");
     }
     // Errors keep their type through io::Error and are returned again on later reads.
     let mut r = ArmorReader::new(cases[0].0.as_bytes());
     let err = r.read(&mut [0; 16]).unwrap_err();
     assert_eq!(err.kind(), io::ErrorKind::InvalidData);
     assert!(matches!(Error::from_io(err), Error::Malformed(_)));
-    assert!(matches!(
-        Error::from_io(r.read(&mut [0; 16]).unwrap_err()),
-        Error::Malformed(_)
-    ));
+    assert!(matches!(Error::from_io(r.read(&mut [0; 16]).unwrap_err()), Error::Malformed(_)));
     assert!(matches!(r.detect(), Err(Error::Malformed(_))));
     // Empty or whitespace-only input.
     assert!(matches!(dearmor(b""), Err(Error::Truncated("armor"))));
-    assert!(matches!(
-        dearmor(b" \r\n\n"),
-        Err(Error::Truncated("armor"))
-    ));
+    assert!(matches!(dearmor(b" \r\n\n"), Err(Error::Truncated("armor"))));
 }
 
 #[test]
@@ -428,29 +329,16 @@ fn header_overflow() {
     let (_, text) = data!("a12-1-argon2-aes128-message.asc");
     let comment = format!("Comment: {}\n", "x".repeat(70));
     let many = text.replacen("\n\n", &format!("\n{}\n", comment.repeat(60)), 1);
-    assert!(matches!(
-        dearmor(many.as_bytes()),
-        Err(Error::LimitExceeded(Limit::ArmorHeaders))
-    ));
+    assert!(matches!(dearmor(many.as_bytes()), Err(Error::LimitExceeded(Limit::ArmorHeaders))));
     let long = text.replacen("\n\n", &format!("\nComment: {}\n\n", "y".repeat(5000)), 1);
-    assert!(matches!(
-        dearmor(long.as_bytes()),
-        Err(Error::LimitExceeded(Limit::ArmorHeaders))
-    ));
+    assert!(matches!(dearmor(long.as_bytes()), Err(Error::LimitExceeded(Limit::ArmorHeaders))));
     // A custom limit: the two A.12 comments (102 octets with the blank line) fit exactly.
     let limits = Limits::default().max_armor_header_len(102);
     let mut out = Vec::new();
-    let _ = ArmorReader::with_limits(text.as_bytes(), &limits)
-        .read_to_end(&mut out)
-        .unwrap();
+    let _ = ArmorReader::with_limits(text.as_bytes(), &limits).read_to_end(&mut out).unwrap();
     let limits = Limits::default().max_armor_header_len(101);
-    let err = ArmorReader::with_limits(text.as_bytes(), &limits)
-        .read_to_end(&mut out)
-        .unwrap_err();
-    assert!(matches!(
-        Error::from_io(err),
-        Error::LimitExceeded(Limit::ArmorHeaders)
-    ));
+    let err = ArmorReader::with_limits(text.as_bytes(), &limits).read_to_end(&mut out).unwrap_err();
+    assert!(matches!(Error::from_io(err), Error::LimitExceeded(Limit::ArmorHeaders)));
 }
 
 proptest! {

@@ -198,15 +198,16 @@ fn signing_only_and_expiring_keys() {
         .unwrap();
     assert!(tsk.cert().can_encrypt_at(created + Duration::from_secs(3600)));
     assert!(!tsk.cert().can_encrypt_at(created + Duration::from_secs(86_400 * 2)));
-    assert!(matches!(tsk.cert().check_valid_at(created + Duration::from_secs(86_400 * 2)), Err(Error::KeyUnusable(_))));
+    assert!(matches!(
+        tsk.cert().check_valid_at(created + Duration::from_secs(86_400 * 2)),
+        Err(Error::KeyUnusable(_))
+    ));
 }
 
 #[test]
 fn lock_unlock_and_change_password() {
-    let mut tsk = KeyBuilder::new(Profile::PqcEncryption)
-        .password(Password::from("first"))
-        .generate()
-        .unwrap();
+    let mut tsk =
+        KeyBuilder::new(Profile::PqcEncryption).password(Password::from("first")).generate().unwrap();
     assert!(tsk.is_locked());
     let locked = tsk.to_vec();
     assert!(matches!(tsk.lock(&Password::from("second")), Err(Error::KeyLocked)));

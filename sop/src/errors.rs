@@ -7,9 +7,9 @@ use sixpgp::{Error, Unsupported};
 pub(crate) fn to_sop(err: Error) -> sop::Error {
     eprintln!("sixsop: {err}");
     match err {
-        Error::Unsupported(
-            Unsupported::PublicKeyAlgorithm(_) | Unsupported::HashAlgorithm(_),
-        ) => sop::Error::UnsupportedAsymmetricAlgo,
+        Error::Unsupported(Unsupported::PublicKeyAlgorithm(_) | Unsupported::HashAlgorithm(_)) => {
+            sop::Error::UnsupportedAsymmetricAlgo
+        }
         Error::Malformed(_)
         | Error::Truncated(_)
         | Error::Unsupported(_)

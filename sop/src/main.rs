@@ -10,8 +10,8 @@ mod objects;
 
 use sop::ops::{
     Armor, CertifyUserID, ChangeKeyPassword, Dearmor, Decrypt, Encrypt, ExtractCert, GenerateKey,
-    InlineDetach, InlineSign, InlineVerify, MergeCerts, RevokeKey, Sign, UpdateKey, ValidateUserID,
-    Verify, Version,
+    InlineDetach, InlineSign, InlineVerify, MergeCerts, RevokeKey, Sign, UpdateKey, ValidateUserID, Verify,
+    Version,
 };
 
 pub(crate) use objects::{Certs, Keys, Sigs};
@@ -57,7 +57,9 @@ impl<'s> sop::SOP<'s> for SixSop {
         Err(sop::Error::NotImplemented)
     }
 
-    fn certify_userid(&'s self) -> sop::Result<Box<dyn CertifyUserID<'s, Self, Self::Certs, Self::Keys> + 's>> {
+    fn certify_userid(
+        &'s self,
+    ) -> sop::Result<Box<dyn CertifyUserID<'s, Self, Self::Certs, Self::Keys> + 's>> {
         Err(sop::Error::NotImplemented)
     }
 

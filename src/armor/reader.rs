@@ -196,10 +196,7 @@ impl<R: BufRead> ArmorReader<R> {
             if buf.is_empty() {
                 return Err(Error::Truncated("armor"));
             }
-            let found = buf
-                .iter()
-                .position(|b| !is_whitespace(*b))
-                .and_then(|i| Some((i, *buf.get(i)?)));
+            let found = buf.iter().position(|b| !is_whitespace(*b)).and_then(|i| Some((i, *buf.get(i)?)));
             let skip = found.map_or(buf.len(), |(i, _)| i);
             self.inner.consume(skip);
             if let Some((_, first)) = found {
@@ -232,12 +229,9 @@ impl<R: BufRead> ArmorReader<R> {
             .and_then(|rest| rest.strip_suffix(DASHES))
             .ok_or(Error::malformed("armor: BEGIN line"))?;
         if label == b"PGP SIGNED MESSAGE" {
-            return Err(Error::Unsupported(Unsupported::Feature(
-                "cleartext signature framework",
-            )));
+            return Err(Error::Unsupported(Unsupported::Feature("cleartext signature framework")));
         }
-        let kind =
-            ArmorKind::from_label(label).ok_or(Error::malformed("armor: unknown BEGIN label"))?;
+        let kind = ArmorKind::from_label(label).ok_or(Error::malformed("armor: unknown BEGIN label"))?;
 
         // Armor headers, `Key: Value` lines, up to a blank line (RFC 9580 §6.2.2). They carry
         // nothing we use, so they are checked for shape and skipped.
@@ -315,18 +309,14 @@ impl<R: BufRead> ArmorReader<R> {
                 }
                 self.at_line_start = false;
             }
-            let run_len = rest
-                .iter()
-                .position(|b| !is_base64(*b))
-                .unwrap_or(rest.len());
+            let run_len = rest.iter().position(|b| !is_base64(*b)).unwrap_or(rest.len());
             if run_len > 0 {
                 let room = B64_CAP.saturating_sub(self.b64.len());
                 if room == 0 {
                     break;
                 }
-                let (run, tail) = rest
-                    .split_at_checked(run_len.min(room))
-                    .ok_or(Error::malformed("armor: scanner"))?;
+                let (run, tail) =
+                    rest.split_at_checked(run_len.min(room)).ok_or(Error::malformed("armor: scanner"))?;
                 push_run(&mut self.b64, &mut self.padded, run)?;
                 rest = tail;
                 continue;
@@ -351,9 +341,7 @@ impl<R: BufRead> ArmorReader<R> {
         }
         let quads = self.b64.get(..whole).unwrap_or_default();
         let out = self.out.get_mut(self.out_len..).unwrap_or_default();
-        let n = STANDARD
-            .decode_slice(quads, out)
-            .map_err(|_| Error::malformed("armor: invalid base64"))?;
+        let n = STANDARD.decode_slice(quads, out).map_err(|_| Error::malformed("armor: invalid base64"))?;
         self.out_len = self.out_len.saturating_add(n);
         let left = self.b64.len().saturating_sub(whole);
         self.b64.copy_within(whole.., 0);
@@ -377,19 +365,13 @@ impl<R: BufRead> ArmorReader<R> {
         let valid = crc
             .strip_prefix(b"=")
             .is_some_and(|c| c.len() == 4 && c.iter().all(|b| *b != b'=' && is_base64(*b)));
-        if valid {
-            Ok(())
-        } else {
-            Err(Error::malformed("armor: checksum line"))
-        }
+        if valid { Ok(()) } else { Err(Error::malformed("armor: checksum line")) }
     }
 
     /// Reads the END line (skipping blank lines before it) and checks its label.
     fn read_end_line(&mut self) -> Result<()> {
         if !self.b64.is_empty() {
-            return Err(Error::malformed(
-                "armor: base64 length is not a multiple of 4",
-            ));
+            return Err(Error::malformed("armor: base64 length is not a multiple of 4"));
         }
         let expected = self.kind.map(ArmorKind::label).unwrap_or_default();
         loop {
@@ -406,15 +388,11 @@ impl<R: BufRead> ArmorReader<R> {
                 }
                 continue;
             }
-            let label = line
-                .strip_prefix(b"-----END ")
-                .and_then(|rest| rest.strip_suffix(DASHES));
+            let label = line.strip_prefix(b"-----END ").and_then(|rest| rest.strip_suffix(DASHES));
             let Some(label) = label else {
                 // An END line cut short by the end of the input is truncation.
                 let cut_short = end == LineEnd::Eof
-                    && [&b"-----END "[..], expected.as_bytes(), DASHES]
-                        .concat()
-                        .starts_with(line);
+                    && [&b"-----END "[..], expected.as_bytes(), DASHES].concat().starts_with(line);
                 return Err(if cut_short {
                     Error::Truncated("armor")
                 } else {
@@ -422,9 +400,7 @@ impl<R: BufRead> ArmorReader<R> {
                 });
             };
             if label != expected.as_bytes() {
-                return Err(Error::malformed(
-                    "armor: END line does not match the BEGIN line",
-                ));
+                return Err(Error::malformed("armor: END line does not match the BEGIN line"));
             }
             self.state = State::Done;
             return Ok(());
@@ -493,10 +469,7 @@ impl<R: BufRead> fmt::Debug for ArmorReader<R> {
             State::Done => "done",
             State::Failed(_) => "failed",
         };
-        f.debug_struct("ArmorReader")
-            .field("state", &state)
-            .field("kind", &self.kind)
-            .finish_non_exhaustive()
+        f.debug_struct("ArmorReader").field("state", &state).field("kind", &self.kind).finish_non_exhaustive()
     }
 }
 
@@ -518,12 +491,7 @@ fn fill_buf<R: BufRead>(inner: &mut R) -> Result<&[u8]> {
 /// # Errors
 ///
 /// `too_long`, or the source's error.
-fn read_line<R: BufRead>(
-    inner: &mut R,
-    line: &mut Vec<u8>,
-    cap: usize,
-    too_long: Error,
-) -> Result<LineEnd> {
+fn read_line<R: BufRead>(inner: &mut R, line: &mut Vec<u8>, cap: usize, too_long: Error) -> Result<LineEnd> {
     line.clear();
     loop {
         let buf = fill_buf(inner)?;

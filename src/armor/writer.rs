@@ -91,8 +91,7 @@ impl<W: Write> ArmorWriter<W> {
             let n = STANDARD
                 .encode_slice(rest, &mut line)
                 .map_err(|_| io::Error::other("armor: line buffer too small"))?;
-            self.out
-                .extend_from_slice(line.get(..n).unwrap_or_default());
+            self.out.extend_from_slice(line.get(..n).unwrap_or_default());
             self.out.push(b'\n');
             self.partial_len = 0;
         }
@@ -104,9 +103,7 @@ impl<W: Write> ArmorWriter<W> {
 
     fn check_poisoned(&self) -> io::Result<()> {
         if self.poisoned {
-            Err(io::Error::from(Error::InvalidArgument(
-                "armor writer used after an error",
-            )))
+            Err(io::Error::from(Error::InvalidArgument("armor writer used after an error")))
         } else {
             Ok(())
         }
@@ -184,10 +181,7 @@ impl<W: Write> Write for ArmorWriter<W> {
     /// buffered until [`finish`](ArmorWriter::finish).
     fn flush(&mut self) -> io::Result<()> {
         self.check_poisoned()?;
-        let result = self
-            .inner
-            .write_all(&self.out)
-            .and_then(|()| self.inner.flush());
+        let result = self.inner.write_all(&self.out).and_then(|()| self.inner.flush());
         match result {
             Ok(()) => {
                 self.out.clear();

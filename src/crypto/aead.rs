@@ -50,9 +50,7 @@ pub(crate) struct AeadCipher {
 
 impl std::fmt::Debug for AeadCipher {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AeadCipher")
-            .field("aead", &self.aead)
-            .finish_non_exhaustive()
+        f.debug_struct("AeadCipher").field("aead", &self.aead).finish_non_exhaustive()
     }
 }
 
@@ -119,33 +117,15 @@ impl AeadCipher {
     pub(crate) fn new(sym: SymmetricAlgorithm, aead: AeadAlgorithm, key: &[u8]) -> Result<Self> {
         let unsupported_aead = || Error::Unsupported(Unsupported::AeadAlgorithm(aead.into()));
         let inner = match (sym, aead) {
-            (SymmetricAlgorithm::Aes128, AeadAlgorithm::Eax) => {
-                Inner::Aes128Eax(Box::new(key_init(key)?))
-            }
-            (SymmetricAlgorithm::Aes192, AeadAlgorithm::Eax) => {
-                Inner::Aes192Eax(Box::new(key_init(key)?))
-            }
-            (SymmetricAlgorithm::Aes256, AeadAlgorithm::Eax) => {
-                Inner::Aes256Eax(Box::new(key_init(key)?))
-            }
-            (SymmetricAlgorithm::Aes128, AeadAlgorithm::Ocb) => {
-                Inner::Aes128Ocb(Box::new(key_init(key)?))
-            }
-            (SymmetricAlgorithm::Aes192, AeadAlgorithm::Ocb) => {
-                Inner::Aes192Ocb(Box::new(key_init(key)?))
-            }
-            (SymmetricAlgorithm::Aes256, AeadAlgorithm::Ocb) => {
-                Inner::Aes256Ocb(Box::new(key_init(key)?))
-            }
-            (SymmetricAlgorithm::Aes128, AeadAlgorithm::Gcm) => {
-                Inner::Aes128Gcm(Box::new(key_init(key)?))
-            }
-            (SymmetricAlgorithm::Aes192, AeadAlgorithm::Gcm) => {
-                Inner::Aes192Gcm(Box::new(key_init(key)?))
-            }
-            (SymmetricAlgorithm::Aes256, AeadAlgorithm::Gcm) => {
-                Inner::Aes256Gcm(Box::new(key_init(key)?))
-            }
+            (SymmetricAlgorithm::Aes128, AeadAlgorithm::Eax) => Inner::Aes128Eax(Box::new(key_init(key)?)),
+            (SymmetricAlgorithm::Aes192, AeadAlgorithm::Eax) => Inner::Aes192Eax(Box::new(key_init(key)?)),
+            (SymmetricAlgorithm::Aes256, AeadAlgorithm::Eax) => Inner::Aes256Eax(Box::new(key_init(key)?)),
+            (SymmetricAlgorithm::Aes128, AeadAlgorithm::Ocb) => Inner::Aes128Ocb(Box::new(key_init(key)?)),
+            (SymmetricAlgorithm::Aes192, AeadAlgorithm::Ocb) => Inner::Aes192Ocb(Box::new(key_init(key)?)),
+            (SymmetricAlgorithm::Aes256, AeadAlgorithm::Ocb) => Inner::Aes256Ocb(Box::new(key_init(key)?)),
+            (SymmetricAlgorithm::Aes128, AeadAlgorithm::Gcm) => Inner::Aes128Gcm(Box::new(key_init(key)?)),
+            (SymmetricAlgorithm::Aes192, AeadAlgorithm::Gcm) => Inner::Aes192Gcm(Box::new(key_init(key)?)),
+            (SymmetricAlgorithm::Aes256, AeadAlgorithm::Gcm) => Inner::Aes256Gcm(Box::new(key_init(key)?)),
             (SymmetricAlgorithm::Unknown(s), _) => {
                 return Err(Error::Unsupported(Unsupported::SymmetricAlgorithm(s)));
             }
@@ -159,12 +139,7 @@ impl AeadCipher {
     /// # Errors
     /// `InvalidArgument` if `nonce` does not have the mode's nonce length or the input is longer
     /// than the mode allows.
-    pub(crate) fn encrypt_in_place(
-        &self,
-        nonce: &[u8],
-        ad: &[u8],
-        buf: &mut [u8],
-    ) -> Result<[u8; TAG_LEN]> {
+    pub(crate) fn encrypt_in_place(&self, nonce: &[u8], ad: &[u8], buf: &mut [u8]) -> Result<[u8; TAG_LEN]> {
         dispatch!(self, a => seal(&**a, nonce, ad, buf))
     }
 
@@ -198,24 +173,14 @@ mod tests {
         let key = h("000102030405060708090a0b0c0d0e0f");
         let ocb: Ocb3<Aes128, U12, U16> = key_init(&key).unwrap();
         let cases = [
-            (
-                "bbaa99887766554433221100",
-                "",
-                "",
-                "785407bfffc8ad9edcc5520ac9111ee6",
-            ),
+            ("bbaa99887766554433221100", "", "", "785407bfffc8ad9edcc5520ac9111ee6"),
             (
                 "bbaa99887766554433221101",
                 "0001020304050607",
                 "0001020304050607",
                 "6820b3657b6f615a5725bda0d3b4eb3a257c9af1f8f03009",
             ),
-            (
-                "bbaa99887766554433221102",
-                "0001020304050607",
-                "",
-                "81017f8203f081277152fade694a0a00",
-            ),
+            ("bbaa99887766554433221102", "0001020304050607", "", "81017f8203f081277152fade694a0a00"),
             (
                 "bbaa99887766554433221103",
                 "",
@@ -277,9 +242,7 @@ mod tests {
             let (body, tag) = ct.split_at(16);
             let tag: [u8; 16] = tag.try_into().unwrap();
             let mut buf = body.to_vec();
-            cipher
-                .decrypt_in_place(&h(nonce), &ad, &mut buf, &tag)
-                .unwrap();
+            cipher.decrypt_in_place(&h(nonce), &ad, &mut buf, &tag).unwrap();
             assert_eq!(buf, h(sk));
             let again = cipher.encrypt_in_place(&h(nonce), &ad, &mut buf).unwrap();
             assert_eq!(buf, body);
@@ -300,10 +263,7 @@ mod tests {
                 let mut buf = *b"attack at dawn!!!";
                 let mut tag = c.encrypt_in_place(&nonce, b"ad", &mut buf).unwrap();
                 tag[3] ^= 1;
-                assert!(matches!(
-                    c.decrypt_in_place(&nonce, b"ad", &mut buf, &tag),
-                    Err(Error::Decrypt)
-                ));
+                assert!(matches!(c.decrypt_in_place(&nonce, b"ad", &mut buf, &tag), Err(Error::Decrypt)));
                 assert_eq!(buf, [0u8; 17]);
                 assert!(matches!(
                     c.decrypt_in_place(&nonce[1..], b"ad", &mut buf, &tag),
@@ -321,11 +281,7 @@ mod tests {
             Err(Error::Unsupported(Unsupported::SymmetricAlgorithm(2)))
         ));
         assert!(matches!(
-            AeadCipher::new(
-                SymmetricAlgorithm::Aes128,
-                AeadAlgorithm::Unknown(9),
-                &[0; 16]
-            ),
+            AeadCipher::new(SymmetricAlgorithm::Aes128, AeadAlgorithm::Unknown(9), &[0; 16]),
             Err(Error::Unsupported(Unsupported::AeadAlgorithm(9)))
         ));
     }

@@ -21,10 +21,8 @@ pub(crate) fn wrap(kek: &[u8], key: &[u8]) -> Result<Vec<u8>> {
     if !key.len().is_multiple_of(SEMIBLOCK) || key.len() < 2 * SEMIBLOCK {
         return Err(Error::InvalidArgument("AES key wrap: key length"));
     }
-    let out_len = key
-        .len()
-        .checked_add(SEMIBLOCK)
-        .ok_or(Error::InvalidArgument("AES key wrap: key length"))?;
+    let out_len =
+        key.len().checked_add(SEMIBLOCK).ok_or(Error::InvalidArgument("AES key wrap: key length"))?;
     let mut out = vec![0u8; out_len];
     let res = match kek.len() {
         16 => aes_kw::KwAes128::new_from_slice(kek)
@@ -53,10 +51,8 @@ pub(crate) fn unwrap(kek: &[u8], wrapped: &[u8]) -> Result<Zeroizing<Vec<u8>>> {
     if !wrapped.len().is_multiple_of(SEMIBLOCK) || wrapped.len() < 3 * SEMIBLOCK {
         return Err(Error::malformed("AES key wrap: wrapped key length"));
     }
-    let out_len = wrapped
-        .len()
-        .checked_sub(SEMIBLOCK)
-        .ok_or(Error::malformed("AES key wrap: wrapped key length"))?;
+    let out_len =
+        wrapped.len().checked_sub(SEMIBLOCK).ok_or(Error::malformed("AES key wrap: wrapped key length"))?;
     let mut out = Zeroizing::new(vec![0u8; out_len]);
     // RFC 3394 §2.2.3: "If A == IV, return P, else return an error" — opaque on purpose.
     let res = match kek.len() {
@@ -87,11 +83,7 @@ mod tests {
         (16, 16, "1fa68b0a8112b447aef34bd8fb5a7b829d3e862371d2cfe5"),
         (24, 16, "96778b25ae6ca435f92b5b97c050aed2468ab8a17ad84e5d"),
         (32, 16, "64e8c3f9ce0f5ba263e9777905818a2a93c8191e7d6e8ae7"),
-        (
-            32,
-            32,
-            "28c9f404c4b810f4cbccb35cfb87f8263f5786e2d80ed326cbc7f0e71a99f43bfb988b9b7a02dd21",
-        ),
+        (32, 32, "28c9f404c4b810f4cbccb35cfb87f8263f5786e2d80ed326cbc7f0e71a99f43bfb988b9b7a02dd21"),
     ];
 
     #[test]
@@ -118,21 +110,9 @@ mod tests {
         }
         assert!(matches!(unwrap(&kek, &ct[..16]), Err(Error::Malformed(_))));
         assert!(matches!(unwrap(&kek, &ct[..23]), Err(Error::Malformed(_))));
-        assert!(matches!(
-            unwrap(&kek[..15], &ct),
-            Err(Error::InvalidArgument(_))
-        ));
-        assert!(matches!(
-            wrap(&kek, &[0; 12]),
-            Err(Error::InvalidArgument(_))
-        ));
-        assert!(matches!(
-            wrap(&kek, &[0; 8]),
-            Err(Error::InvalidArgument(_))
-        ));
-        assert!(matches!(
-            wrap(&kek[..8], &[0; 16]),
-            Err(Error::InvalidArgument(_))
-        ));
+        assert!(matches!(unwrap(&kek[..15], &ct), Err(Error::InvalidArgument(_))));
+        assert!(matches!(wrap(&kek, &[0; 12]), Err(Error::InvalidArgument(_))));
+        assert!(matches!(wrap(&kek, &[0; 8]), Err(Error::InvalidArgument(_))));
+        assert!(matches!(wrap(&kek[..8], &[0; 16]), Err(Error::InvalidArgument(_))));
     }
 }

@@ -38,8 +38,7 @@ pub(crate) fn sign(secret: &Curve25519Secret, msg: &[u8]) -> [u8; 64] {
 /// `BadSignature("Ed25519")` if the public key does not decode or the signature does not verify.
 pub(crate) fn verify(public: &[u8; 32], msg: &[u8], sig: &[u8; 64]) -> Result<()> {
     let key = VerifyingKey::from_bytes(public).map_err(|_| Error::BadSignature("Ed25519"))?;
-    key.verify_strict(msg, &Signature::from_bytes(sig))
-        .map_err(|_| Error::BadSignature("Ed25519"))
+    key.verify_strict(msg, &Signature::from_bytes(sig)).map_err(|_| Error::BadSignature("Ed25519"))
 }
 
 #[cfg(test)]
@@ -82,23 +81,14 @@ mod tests {
         let public = public_key(&secret);
         let mut sig = sign(&secret, b"digest");
         verify(&public, b"digest", &sig).unwrap();
-        assert!(matches!(
-            verify(&public, b"digesT", &sig),
-            Err(Error::BadSignature("Ed25519"))
-        ));
+        assert!(matches!(verify(&public, b"digesT", &sig), Err(Error::BadSignature("Ed25519"))));
         sig[40] ^= 1;
-        assert!(matches!(
-            verify(&public, b"digest", &sig),
-            Err(Error::BadSignature("Ed25519"))
-        ));
+        assert!(matches!(verify(&public, b"digest", &sig), Err(Error::BadSignature("Ed25519"))));
         sig[40] ^= 1;
         // The identity point (small order) as public key: rejected by the strict check.
         let mut identity = [0u8; 32];
         identity[0] = 1;
-        assert!(matches!(
-            verify(&identity, b"digest", &sig),
-            Err(Error::BadSignature(_))
-        ));
+        assert!(matches!(verify(&identity, b"digest", &sig), Err(Error::BadSignature(_))));
         // A y coordinate that is not on the curve does not decode.
         let mut bad = [0xffu8; 32];
         bad[31] = 0x7f;

@@ -115,14 +115,8 @@ mod tests {
     #[test]
     fn abc_digests() {
         let cases: [(HashAlgorithm, &str); 6] = [
-            (
-                HashAlgorithm::Sha224,
-                "23097d223405d8228642a477bda255b32aadbce4bda0b3f7e36c9da7",
-            ),
-            (
-                HashAlgorithm::Sha256,
-                "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
-            ),
+            (HashAlgorithm::Sha224, "23097d223405d8228642a477bda255b32aadbce4bda0b3f7e36c9da7"),
+            (HashAlgorithm::Sha256, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
             (
                 HashAlgorithm::Sha384,
                 "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7",
@@ -131,10 +125,7 @@ mod tests {
                 HashAlgorithm::Sha512,
                 "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f",
             ),
-            (
-                HashAlgorithm::Sha3_256,
-                "3a985da74fe225b2045c172d6bd390bd855f086e3e9d525b46bfe24511431532",
-            ),
+            (HashAlgorithm::Sha3_256, "3a985da74fe225b2045c172d6bd390bd855f086e3e9d525b46bfe24511431532"),
             (
                 HashAlgorithm::Sha3_512,
                 "b751850b1a57168a5693cd924b6b096e08f621827444f70d884f5d0240d2712e10e116e9192af3c91a7ec57647e3934057340b4cf408d5a56592f8274eec53f0",

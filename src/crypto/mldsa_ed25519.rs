@@ -7,9 +7,7 @@
 //! (§5.1.1) and ML-DSA-65 as pure, hedged `ML-DSA.Sign` with an empty context (§5.1.2, FIPS 204
 //! Algorithm 2). A signature is valid only if both components verify (§5.2.3).
 
-use ml_dsa::{
-    EncodedSignature, EncodedVerifyingKey, ExpandedSigningKey, MlDsa65, Signature, VerifyingKey,
-};
+use ml_dsa::{EncodedSignature, EncodedVerifyingKey, ExpandedSigningKey, MlDsa65, Signature, VerifyingKey};
 
 use crate::crypto::ed25519;
 use crate::crypto::rng::Rng;
@@ -92,11 +90,7 @@ pub(crate) fn verify(
     let vk = VerifyingKey::<MlDsa65>::decode(&EncodedVerifyingKey::<MlDsa65>::from(*mldsa_pub));
     let sig = Signature::<MlDsa65>::decode(&EncodedSignature::<MlDsa65>::from(*mldsa_sig))
         .ok_or(Error::BadSignature("ML-DSA-65"))?;
-    if vk.verify_with_context(digest, CONTEXT, &sig) {
-        Ok(())
-    } else {
-        Err(Error::BadSignature("ML-DSA-65"))
-    }
+    if vk.verify_with_context(digest, CONTEXT, &sig) { Ok(()) } else { Err(Error::BadSignature("ML-DSA-65")) }
 }
 
 #[cfg(test)]
@@ -107,18 +101,12 @@ mod tests {
     use crate::crypto::mlkem_x25519::test_util::{dearmor, packet};
     use crate::crypto::rng::test_util::deterministic;
 
-    const SK: &str = include_str!(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/v6-mldsa-65-sample-sk.asc"
-    ));
-    const PK: &str = include_str!(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/v6-mldsa-65-sample-pk.asc"
-    ));
-    const SIG: &str = include_str!(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/v6-mldsa-65-sample-signature.asc"
-    ));
+    const SK: &str =
+        include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/v6-mldsa-65-sample-sk.asc"));
+    const PK: &str =
+        include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/v6-mldsa-65-sample-pk.asc"));
+    const SIG: &str =
+        include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/v6-mldsa-65-sample-signature.asc"));
 
     /// The public key halves of the sample primary key (tag 6): version, created (4),
     /// algorithm 30, key material length (4), Ed25519 public (32), ML-DSA-65 public (1952).
@@ -127,10 +115,7 @@ mod tests {
         let primary = packet(&pk, 6);
         assert_eq!((primary[0], primary[5]), (6, 30));
         assert_eq!(&primary[6..10], &1984u32.to_be_bytes());
-        (
-            primary[10..42].try_into().unwrap(),
-            primary[42..1994].try_into().unwrap(),
-        )
+        (primary[10..42].try_into().unwrap(), primary[42..1994].try_into().unwrap())
     }
 
     /// The secret key halves of the sample primary key (tag 5): public part, S2K usage 0,
@@ -159,8 +144,7 @@ mod tests {
         assert_eq!(&body[..4], &[6, 1, 30, 8]);
         let hashed_len = u32::from_be_bytes(body[4..8].try_into().unwrap()) as usize;
         let hashed_end = 8 + hashed_len;
-        let unhashed_len =
-            u32::from_be_bytes(body[hashed_end..hashed_end + 4].try_into().unwrap()) as usize;
+        let unhashed_len = u32::from_be_bytes(body[hashed_end..hashed_end + 4].try_into().unwrap()) as usize;
         let mut i = hashed_end + 4 + unhashed_len;
         let left16 = &body[i..i + 2];
         let salt_len = usize::from(body[i + 2]);

@@ -106,17 +106,14 @@ pub(crate) fn pkesk_encrypt(
     rng: &mut Rng,
 ) -> Result<PkeskFields> {
     if !matches!(session_key.len(), 16 | 24 | 32) {
-        return Err(Error::InvalidArgument(
-            "ML-KEM-768+X25519: session key length",
-        ));
+        return Err(Error::InvalidArgument("ML-KEM-768+X25519: session key length"));
     }
     // 1. (ecdhCipherText, ecdhKeyShare) = ECDH-KEM.Encaps(ecdhPublicKey) (§4.1.1.1):
     //    v random, V = X25519(v, 9), ecdhKeyShare = X25519(v, R).
     let v = x25519::generate(rng)?;
     let ecdh_ct = x25519::public_key(&v);
-    let ecdh_share = x25519::shared_point(&v, x_pub).ok_or(Error::malformed(
-        "ML-KEM-768+X25519: X25519 public key has low order",
-    ))?;
+    let ecdh_share = x25519::shared_point(&v, x_pub)
+        .ok_or(Error::malformed("ML-KEM-768+X25519: X25519 public key has low order"))?;
     // 2. (mlkemCipherText, mlkemKeyShare) = ML-KEM.Encaps(mlkemPublicKey) (FIPS 203 Alg. 20,
     //    including the encapsulation-key check of §7.2).
     let ek = EncapsulationKey::new(&Array::from(*mlkem_pub))
@@ -184,11 +181,9 @@ pub(crate) mod test_util {
             let (len, hdr) = match first {
                 0..192 => (first, 2),
                 192..224 => (((first - 192) << 8) + usize::from(data[i + 2]) + 192, 3),
-                255 => (
-                    usize::try_from(u32::from_be_bytes(data[i + 2..i + 6].try_into().unwrap()))
-                        .unwrap(),
-                    6,
-                ),
+                255 => {
+                    (usize::try_from(u32::from_be_bytes(data[i + 2..i + 6].try_into().unwrap())).unwrap(), 6)
+                }
                 _ => break,
             };
             out.push((tag, &data[i + hdr..i + hdr + len]));
@@ -199,11 +194,7 @@ pub(crate) mod test_util {
 
     /// The first packet with `tag`.
     pub(crate) fn packet(data: &[u8], tag: u8) -> &[u8] {
-        packets(data)
-            .into_iter()
-            .find(|(t, _)| *t == tag)
-            .unwrap()
-            .1
+        packets(data).into_iter().find(|(t, _)| *t == tag).unwrap().1
     }
 }
 
@@ -214,10 +205,7 @@ mod tests {
     use crate::crypto::rng::test_util::deterministic;
 
     fn hex32(v: &serde_json::Value) -> [u8; 32] {
-        hex::decode(v.as_str().unwrap())
-            .unwrap()
-            .try_into()
-            .unwrap()
+        hex::decode(v.as_str().unwrap()).unwrap().try_into().unwrap()
     }
 
     /// Decrypts the sample message's PKESK with the sample secret subkey and checks every
@@ -256,23 +244,17 @@ mod tests {
         assert_eq!(pkesk[1156], 40);
         let wrapped = &pkesk[1157..];
         assert_eq!(ecdh_ct, hex32(&parsed["ecdhCipherText"]));
-        assert_eq!(
-            hex::encode(wrapped),
-            parsed["wrapped_session_key_C"].as_str().unwrap()
-        );
+        assert_eq!(hex::encode(wrapped), parsed["wrapped_session_key_C"].as_str().unwrap());
 
         // Each step against the published intermediates.
         let ecdh_share = x25519::shared_point(&x_secret, &ecdh_ct).unwrap();
         assert_eq!(ecdh_share.0, hex32(&inter["ecdhKeyShare"]));
-        let mlkem_share: [u8; 32] = decapsulation_key(&seed)
-            .decapsulate(&Array::from(mlkem_ct))
-            .into();
+        let mlkem_share: [u8; 32] = decapsulation_key(&seed).decapsulate(&Array::from(mlkem_ct)).into();
         assert_eq!(mlkem_share, hex32(&inter["mlkemKeyShare"]));
         let kek = combine(&mlkem_share, &ecdh_share.0, &ecdh_ct, &x_pub, 35);
         assert_eq!(kek.0, hex32(&inter["multiKeyCombine_output_KEK"]));
 
-        let session_key =
-            pkesk_decrypt(&x_secret, &x_pub, &seed, &ecdh_ct, &mlkem_ct, wrapped).unwrap();
+        let session_key = pkesk_decrypt(&x_secret, &x_pub, &seed, &ecdh_ct, &mlkem_ct, wrapped).unwrap();
         assert_eq!(session_key.as_bytes(), hex32(&inter["session_key"]));
 
         // A modified ML-KEM ciphertext is implicitly rejected, then fails the unwrap.
@@ -285,36 +267,18 @@ mod tests {
     #[test]
     fn pqc_sample_eddsa_message() {
         check_sample(
-            include_str!(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/tests/data/v6-eddsa-sample-sk.asc"
-            )),
-            include_str!(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/tests/data/v6-eddsa-sample-message.asc"
-            )),
-            include_str!(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/tests/data/v6-eddsa-sample-message.json"
-            )),
+            include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/v6-eddsa-sample-sk.asc")),
+            include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/v6-eddsa-sample-message.asc")),
+            include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/v6-eddsa-sample-message.json")),
         );
     }
 
     #[test]
     fn pqc_sample_mldsa_message() {
         check_sample(
-            include_str!(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/tests/data/v6-mldsa-65-sample-sk.asc"
-            )),
-            include_str!(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/tests/data/v6-mldsa-65-sample-message.asc"
-            )),
-            include_str!(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/tests/data/v6-mldsa-65-sample-message.json"
-            )),
+            include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/v6-mldsa-65-sample-sk.asc")),
+            include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/v6-mldsa-65-sample-message.asc")),
+            include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/v6-mldsa-65-sample-message.json")),
         );
     }
 
@@ -324,8 +288,7 @@ mod tests {
         let (x, seed) = generate(&mut rng).unwrap();
         let (x_pub, mlkem_pub) = public_key(&x, &seed);
         let key = [7u8; 32];
-        let (ecdh_ct, mlkem_ct, wrapped) =
-            pkesk_encrypt(&x_pub, &mlkem_pub, &key, &mut rng).unwrap();
+        let (ecdh_ct, mlkem_ct, wrapped) = pkesk_encrypt(&x_pub, &mlkem_pub, &key, &mut rng).unwrap();
         assert_eq!(wrapped.len(), 40);
         let sk = pkesk_decrypt(&x, &x_pub, &seed, &ecdh_ct, &mlkem_ct, &wrapped).unwrap();
         assert_eq!(sk.as_bytes(), key);

@@ -46,26 +46,18 @@ impl fmt::Debug for Rng {
 }
 
 fn rng_error() -> Error {
-    Error::Io(io::Error::other(
-        "operating system random number generator failed",
-    ))
+    Error::Io(io::Error::other("operating system random number generator failed"))
 }
 
 impl Rng {
     /// The operating system's RNG (`getrandom`).
     pub(crate) fn os() -> Self {
-        Self {
-            source: Source::Os,
-            failed: false,
-        }
+        Self { source: Source::Os, failed: false }
     }
 
     /// A caller-supplied generator.
     pub(crate) fn from_boxed(rng: Box<dyn CryptoRng + Send>) -> Self {
-        Self {
-            source: Source::Boxed(rng),
-            failed: false,
-        }
+        Self { source: Source::Boxed(rng), failed: false }
     }
 
     /// Fills `buf` with random octets.
@@ -97,11 +89,7 @@ impl Rng {
     /// # Errors
     /// `Error::Io` if the OS RNG has failed.
     pub(crate) fn check(&self) -> Result<()> {
-        if self.failed {
-            Err(rng_error())
-        } else {
-            Ok(())
-        }
+        if self.failed { Err(rng_error()) } else { Ok(()) }
     }
 }
 

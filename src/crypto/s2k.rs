@@ -43,9 +43,7 @@ pub(crate) fn derive(
             let params = Argon2Params::check(*t, *p, *m, limits)?;
             argon2id(password, salt, &params, key_len)
         }
-        S2k::Other(spec) => Err(Error::Unsupported(Unsupported::S2k(
-            spec.first().copied().unwrap_or(0),
-        ))),
+        S2k::Other(spec) => Err(Error::Unsupported(Unsupported::S2k(spec.first().copied().unwrap_or(0)))),
     }
 }
 
@@ -66,13 +64,10 @@ fn iterated_salted(
     // "the salt and the passphrase are repeatedly hashed until count octets have been hashed";
     // "If the count is less than the size of the salt plus passphrase, the full salt plus
     // passphrase are hashed" once.
-    let mut unit = Zeroizing::new(Vec::with_capacity(
-        salt.len().saturating_add(password.len()),
-    ));
+    let mut unit = Zeroizing::new(Vec::with_capacity(salt.len().saturating_add(password.len())));
     unit.extend_from_slice(salt);
     unit.extend_from_slice(password);
-    let unit_len =
-        u64::try_from(unit.len()).map_err(|_| Error::InvalidArgument("S2K: password"))?;
+    let unit_len = u64::try_from(unit.len()).map_err(|_| Error::InvalidArgument("S2K: password"))?;
     let total = octets.max(unit_len);
 
     // A buffer of whole repetitions so the hash sees large updates (8 KiB or one unit).
@@ -103,9 +98,7 @@ fn iterated_salted(
         let digest = Zeroizing::new(h.finish());
         let need = key_len.saturating_sub(key.len()).min(digest.len());
         key.extend_from_slice(digest.get(..need).ok_or(Error::InvalidArgument("S2K"))?);
-        preload = preload
-            .checked_add(1)
-            .ok_or(Error::InvalidArgument("S2K"))?;
+        preload = preload.checked_add(1).ok_or(Error::InvalidArgument("S2K"))?;
     }
     Ok(key)
 }
@@ -126,21 +119,9 @@ impl Argon2Params {
         // Memory 2^m KiB, computed without overflow.
         let memory_kib = 1u64.checked_shl(u32::from(m)).filter(|_| m < 64);
         let memory_kib = memory_kib.ok_or(Error::LimitExceeded(Limit::Argon2Memory))?;
-        Limits::check(
-            memory_kib,
-            limits.max_argon2_memory_kib(),
-            Limit::Argon2Memory,
-        )?;
-        Limits::check(
-            u64::from(t),
-            u64::from(limits.max_argon2_passes()),
-            Limit::Argon2Passes,
-        )?;
-        Limits::check(
-            u64::from(p),
-            u64::from(limits.max_argon2_parallelism()),
-            Limit::Argon2Parallelism,
-        )?;
+        Limits::check(memory_kib, limits.max_argon2_memory_kib(), Limit::Argon2Memory)?;
+        Limits::check(u64::from(t), u64::from(limits.max_argon2_passes()), Limit::Argon2Passes)?;
+        Limits::check(u64::from(p), u64::from(limits.max_argon2_parallelism()), Limit::Argon2Parallelism)?;
         // "The number of passes t and the degree of parallelism p MUST be non-zero. The memory
         // size m ... MUST be a value from 3+ceil(log2(p)) to 31", i.e. 2^m ≥ 8p.
         if t == 0 {
@@ -169,18 +150,12 @@ fn argon2id(
 ) -> Result<Zeroizing<Vec<u8>>> {
     let argon_params = argon2::Params::new(params.memory_kib, params.t, params.p, Some(key_len))
         .map_err(|_| Error::InvalidArgument("S2K: Argon2 parameters"))?;
-    let ctx = argon2::Argon2::new(
-        argon2::Algorithm::Argon2id,
-        argon2::Version::V0x13,
-        argon_params,
-    );
+    let ctx = argon2::Argon2::new(argon2::Algorithm::Argon2id, argon2::Version::V0x13, argon_params);
     // The memory is allocated fallibly (no abort on failure) only after the limit checks, and
     // wiped when dropped: it is derived from the password.
     let blocks = ctx.params().block_count();
     let mut memory: Zeroizing<Vec<argon2::Block>> = Zeroizing::new(Vec::new());
-    memory
-        .try_reserve_exact(blocks)
-        .map_err(|_| Error::LimitExceeded(Limit::Argon2Memory))?;
+    memory.try_reserve_exact(blocks).map_err(|_| Error::LimitExceeded(Limit::Argon2Memory))?;
     memory.resize(blocks, argon2::Block::new());
     let mut key = Zeroizing::new(vec![0u8; key_len]);
     ctx.hash_password_into_with_memory(password, salt, &mut key, memory.as_mut_slice())
@@ -201,32 +176,16 @@ mod tests {
     #[test]
     fn iterated_salted_rfc9580_vectors() {
         let files = [
-            include_str!(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/tests/data/a09-aead-eax.json"
-            )),
-            include_str!(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/tests/data/a10-aead-ocb.json"
-            )),
+            include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/a09-aead-eax.json")),
+            include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/a10-aead-ocb.json")),
         ];
         for text in files {
             let v = json(text);
-            let salt: [u8; 8] = hex::decode(v["s2k_salt"].as_str().unwrap())
-                .unwrap()
-                .try_into()
-                .unwrap();
-            let s2k = S2k::IteratedSalted {
-                hash: HashAlgorithm::Sha256,
-                salt,
-                count: 0xff,
-            };
+            let salt: [u8; 8] = hex::decode(v["s2k_salt"].as_str().unwrap()).unwrap().try_into().unwrap();
+            let s2k = S2k::IteratedSalted { hash: HashAlgorithm::Sha256, salt, count: 0xff };
             let pw = v["password"].as_str().unwrap().as_bytes();
             let key = derive(&s2k, pw, 16, &Limits::default()).unwrap();
-            assert_eq!(
-                hex::encode(key.as_slice()),
-                v["s2k_derived_key"].as_str().unwrap()
-            );
+            assert_eq!(hex::encode(key.as_slice()), v["s2k_derived_key"].as_str().unwrap());
         }
         assert_eq!(decode_count(0xff), 65_011_712);
         assert_eq!(decode_count(0), 1024);
@@ -236,11 +195,7 @@ mod tests {
     #[test]
     fn iterated_salted_rules() {
         let salt = [1, 2, 3, 4, 5, 6, 7, 8];
-        let s2k = S2k::IteratedSalted {
-            hash: HashAlgorithm::Sha256,
-            salt,
-            count: 0,
-        };
+        let s2k = S2k::IteratedSalted { hash: HashAlgorithm::Sha256, salt, count: 0 };
         // 1024 octets of (salt ‖ "pw") repeated, truncated: 102 full units and 4 octets.
         let mut stream = Vec::new();
         while stream.len() < 1024 {
@@ -266,21 +221,10 @@ mod tests {
 
     #[test]
     fn iterated_salted_limits_and_errors() {
-        let s2k = S2k::IteratedSalted {
-            hash: HashAlgorithm::Sha256,
-            salt: [0; 8],
-            count: 0xff,
-        };
+        let s2k = S2k::IteratedSalted { hash: HashAlgorithm::Sha256, salt: [0; 8], count: 0xff };
         let limits = Limits::default().s2k_max_iterations(1 << 20);
-        assert!(matches!(
-            derive(&s2k, b"pw", 16, &limits),
-            Err(Error::LimitExceeded(Limit::S2kIterations))
-        ));
-        let s2k = S2k::IteratedSalted {
-            hash: HashAlgorithm::Unknown(1),
-            salt: [0; 8],
-            count: 0,
-        };
+        assert!(matches!(derive(&s2k, b"pw", 16, &limits), Err(Error::LimitExceeded(Limit::S2kIterations))));
+        let s2k = S2k::IteratedSalted { hash: HashAlgorithm::Unknown(1), salt: [0; 8], count: 0 };
         assert!(matches!(
             derive(&s2k, b"pw", 16, &Limits::default()),
             Err(Error::Unsupported(Unsupported::HashAlgorithm(1)))
@@ -290,10 +234,7 @@ mod tests {
             derive(&other, b"pw", 16, &Limits::default()),
             Err(Error::Unsupported(Unsupported::S2k(1)))
         ));
-        assert!(matches!(
-            derive(&s2k, b"pw", 0, &Limits::default()),
-            Err(Error::InvalidArgument(_))
-        ));
+        assert!(matches!(derive(&s2k, b"pw", 0, &Limits::default()), Err(Error::InvalidArgument(_))));
     }
 
     /// The Argon2 reference implementation's Argon2id v0x13 vectors (phc-winner-argon2
@@ -301,14 +242,8 @@ mod tests {
     #[test]
     fn argon2id_reference_vectors() {
         let cases = [
-            (
-                1,
-                "9dfeb910e80bad0311fee20f9c0e2b12c17987b4cac90c2ef54d5b3021c68bfe",
-            ),
-            (
-                2,
-                "6d093c501fd5999645e0ea3bf620d7b8be7fd2db59c20d9fff9539da2bf57037",
-            ),
+            (1, "9dfeb910e80bad0311fee20f9c0e2b12c17987b4cac90c2ef54d5b3021c68bfe"),
+            (2, "6d093c501fd5999645e0ea3bf620d7b8be7fd2db59c20d9fff9539da2bf57037"),
         ];
         for (p, want) in cases {
             let params = Argon2Params::check(2, p, 8, &Limits::default()).unwrap();
@@ -319,63 +254,31 @@ mod tests {
 
     #[test]
     fn argon2_limits_are_checked_first() {
-        let derive_with = |t, p, m, limits: &Limits| {
-            derive(
-                &S2k::Argon2 {
-                    salt: [0; 16],
-                    t,
-                    p,
-                    m,
-                },
-                b"pw",
-                32,
-                limits,
-            )
-        };
+        let derive_with =
+            |t, p, m, limits: &Limits| derive(&S2k::Argon2 { salt: [0; 16], t, p, m }, b"pw", 32, limits);
         let limits = Limits::default();
         // 2^31 KiB = 2 TiB: refused by the limit check, before any allocation.
-        assert!(matches!(
-            derive_with(1, 4, 31, &limits),
-            Err(Error::LimitExceeded(Limit::Argon2Memory))
-        ));
+        assert!(matches!(derive_with(1, 4, 31, &limits), Err(Error::LimitExceeded(Limit::Argon2Memory))));
         for m in [32, 63, 64, 200, 255] {
-            assert!(matches!(
-                derive_with(1, 4, m, &limits),
-                Err(Error::LimitExceeded(Limit::Argon2Memory))
-            ));
+            assert!(matches!(derive_with(1, 4, m, &limits), Err(Error::LimitExceeded(Limit::Argon2Memory))));
         }
         assert!(matches!(
             derive_with(1, 4, 16, &limits.argon2_max_memory_kib(1 << 15)),
             Err(Error::LimitExceeded(Limit::Argon2Memory))
         ));
-        assert!(matches!(
-            derive_with(17, 1, 10, &limits),
-            Err(Error::LimitExceeded(Limit::Argon2Passes))
-        ));
+        assert!(matches!(derive_with(17, 1, 10, &limits), Err(Error::LimitExceeded(Limit::Argon2Passes))));
         assert!(matches!(
             derive_with(1, 65, 16, &limits),
             Err(Error::LimitExceeded(Limit::Argon2Parallelism))
         ));
         // RFC 9580 bounds: non-zero t and p, 2^m ≥ 8p.
-        assert!(matches!(
-            derive_with(0, 1, 10, &limits),
-            Err(Error::Malformed(_))
-        ));
-        assert!(matches!(
-            derive_with(1, 0, 10, &limits),
-            Err(Error::Malformed(_))
-        ));
-        assert!(matches!(
-            derive_with(1, 4, 4, &limits),
-            Err(Error::Malformed(_))
-        ));
+        assert!(matches!(derive_with(0, 1, 10, &limits), Err(Error::Malformed(_))));
+        assert!(matches!(derive_with(1, 0, 10, &limits), Err(Error::Malformed(_))));
+        assert!(matches!(derive_with(1, 4, 4, &limits), Err(Error::Malformed(_))));
         assert!(derive_with(1, 4, 5, &limits).is_ok());
         // A 2^31 KiB limit lets m = 32 past the limit check, but not past the RFC bound.
         let huge = limits.argon2_max_memory_kib(u64::MAX);
-        assert!(matches!(
-            derive_with(1, 1, 32, &huge),
-            Err(Error::Malformed(_))
-        ));
+        assert!(matches!(derive_with(1, 1, 32, &huge), Err(Error::Malformed(_))));
     }
 
     /// RFC 9580 A.5: Argon2id with t = 1, p = 4, m = 21 (2 GiB), the primary key's S2K output.
@@ -389,20 +292,10 @@ mod tests {
         )));
         let parsed = &v["parsed_from_packets_not_listed_in_rfc_text"];
         let pw = v["passphrase"].as_str().unwrap().as_bytes();
-        let salt: [u8; 16] = hex::decode(parsed["primary_argon2_salt"].as_str().unwrap())
-            .unwrap()
-            .try_into()
-            .unwrap();
-        let s2k = S2k::Argon2 {
-            salt,
-            t: 1,
-            p: 4,
-            m: 21,
-        };
+        let salt: [u8; 16] =
+            hex::decode(parsed["primary_argon2_salt"].as_str().unwrap()).unwrap().try_into().unwrap();
+        let s2k = S2k::Argon2 { salt, t: 1, p: 4, m: 21 };
         let out = derive(&s2k, pw, 32, &Limits::default()).unwrap();
-        assert_eq!(
-            hex::encode(out.as_slice()),
-            v["primary"]["s2k_derived_key"].as_str().unwrap()
-        );
+        assert_eq!(hex::encode(out.as_slice()), v["primary"]["s2k_derived_key"].as_str().unwrap());
     }
 }

@@ -56,9 +56,7 @@ impl SessionKey {
     /// Wraps key octets. The caller's copy is not wiped; prefer passing an owned buffer.
     #[must_use]
     pub fn from_bytes(bytes: &[u8]) -> Self {
-        Self {
-            bytes: bytes.to_vec(),
-        }
+        Self { bytes: bytes.to_vec() }
     }
 
     /// The key octets.
@@ -90,9 +88,7 @@ impl Password {
 
 impl From<&str> for Password {
     fn from(s: &str) -> Self {
-        Self {
-            bytes: s.as_bytes().to_vec(),
-        }
+        Self { bytes: s.as_bytes().to_vec() }
     }
 }
 
@@ -110,9 +106,7 @@ impl From<Vec<u8>> for Password {
 
 impl From<String> for Password {
     fn from(s: String) -> Self {
-        Self {
-            bytes: s.into_bytes(),
-        }
+        Self { bytes: s.into_bytes() }
     }
 }
 

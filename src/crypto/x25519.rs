@@ -41,20 +41,12 @@ pub(crate) fn shared_point(secret: &Curve25519Secret, public: &[u8; 32]) -> Opti
     let secret = StaticSecret::from(secret.0);
     let shared = secret.diffie_hellman(&PublicKey::from(*public));
     // RFC 7748 §6.1: "check whether the resulting shared secret is the all-zero value and abort".
-    if shared.was_contributory() {
-        Some(Secret32(shared.to_bytes()))
-    } else {
-        None
-    }
+    if shared.was_contributory() { Some(Secret32(shared.to_bytes())) } else { None }
 }
 
 /// The KEK of RFC 9580 §5.1.6:
 /// `HKDF-SHA256(salt = none, ikm = ephemeral ‖ recipient public ‖ shared point, info = "OpenPGP X25519")`.
-fn kek(
-    ephemeral: &[u8; 32],
-    recipient: &[u8; 32],
-    shared: &Secret32,
-) -> Result<Zeroizing<[u8; KEK_LEN]>> {
+fn kek(ephemeral: &[u8; 32], recipient: &[u8; 32], shared: &Secret32) -> Result<Zeroizing<[u8; KEK_LEN]>> {
     let mut ikm = Zeroizing::new([0u8; 96]);
     let (e, rest) = ikm.split_at_mut(32);
     let (r, s) = rest.split_at_mut(32);
@@ -96,9 +88,8 @@ pub(crate) fn pkesk_encrypt_with_ephemeral(
     // 1. Generate an ephemeral key pair {v, V=vG}.
     let ephemeral_public = public_key(ephemeral_secret);
     // 2. Compute the shared point S = vR (all zero → the recipient key is unusable).
-    let shared = shared_point(ephemeral_secret, recipient).ok_or(Error::malformed(
-        "X25519: recipient public key has low order",
-    ))?;
+    let shared = shared_point(ephemeral_secret, recipient)
+        .ok_or(Error::malformed("X25519: recipient public key has low order"))?;
     // 3. KEK = HKDF-SHA256(V ‖ R ‖ S, info "OpenPGP X25519"), 16 octets.
     let kek = kek(&ephemeral_public, recipient, &shared)?;
     // 4. C = AES-128 key wrap (RFC 3394) of the session key under the KEK.
@@ -140,10 +131,7 @@ mod tests {
     }
 
     fn field<const N: usize>(v: &serde_json::Value, name: &str) -> [u8; N] {
-        hex::decode(v[name].as_str().unwrap())
-            .unwrap()
-            .try_into()
-            .unwrap()
+        hex::decode(v[name].as_str().unwrap()).unwrap().try_into().unwrap()
     }
 
     /// RFC 9580 Appendix A.8: every intermediate, both directions.
@@ -189,29 +177,17 @@ mod tests {
         assert_eq!(sk.as_bytes(), key);
 
         wrapped[3] ^= 0x80;
-        assert!(matches!(
-            pkesk_decrypt(&secret, &public, &eph, &wrapped),
-            Err(Error::Decrypt)
-        ));
+        assert!(matches!(pkesk_decrypt(&secret, &public, &eph, &wrapped), Err(Error::Decrypt)));
         wrapped[3] ^= 0x80;
         // A wrong recipient secret fails opaquely.
         let other = generate(&mut rng).unwrap();
-        assert!(matches!(
-            pkesk_decrypt(&other, &public, &eph, &wrapped),
-            Err(Error::Decrypt)
-        ));
+        assert!(matches!(pkesk_decrypt(&other, &public, &eph, &wrapped), Err(Error::Decrypt)));
         // Low-order points (RFC 7748 §6.1): the zero point and the point of order 8 with u = 1.
         let mut one = [0u8; 32];
         one[0] = 1;
         for low in [[0u8; 32], one] {
-            assert!(matches!(
-                pkesk_decrypt(&secret, &public, &low, &wrapped),
-                Err(Error::Decrypt)
-            ));
-            assert!(matches!(
-                pkesk_encrypt_with_ephemeral(&low, &key, &secret),
-                Err(Error::Malformed(_))
-            ));
+            assert!(matches!(pkesk_decrypt(&secret, &public, &low, &wrapped), Err(Error::Decrypt)));
+            assert!(matches!(pkesk_encrypt_with_ephemeral(&low, &key, &secret), Err(Error::Malformed(_))));
         }
         assert!(matches!(
             pkesk_encrypt_with_ephemeral(&public, &[0u8; 17], &secret),

@@ -1,6 +1,6 @@
 //! Certificates (transferable public keys, RFC 9580 §10.1).
 
-use std::io::{BufRead, Write};
+use std::io::{self, BufRead, Write};
 use std::time::SystemTime;
 
 use crate::armor::{ArmorKind, ArmorWriter};
@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::key::fingerprint::{Fingerprint, KeyId};
 use crate::key::parse;
 use crate::limits::Limits;
-use crate::packet::Packet;
+use crate::packet::header::{Header, Tag};
 use crate::packet::key::PublicKeyPacket;
 use crate::packet::signature::SignaturePacket;
 use crate::packet::user_id::UserId;
@@ -130,29 +130,23 @@ impl Cert {
         self.subkeys.iter().map(|s| s.fingerprint)
     }
 
-    /// The packets of this certificate, in canonical order.
-    pub(crate) fn packets(&self) -> Vec<Packet> {
-        let mut out = Vec::new();
-        out.push(Packet::PublicKey(self.primary.clone()));
-        self.push_components(&mut out, |s| Packet::PublicSubkey(s.key.clone()));
-        out
-    }
-
-    /// Pushes the primary signatures, user IDs and subkeys (made by `subkey_packet`).
-    pub(crate) fn push_components(
+    /// Writes the primary signatures, user IDs and subkeys in canonical order; each subkey
+    /// packet is written by `subkey_packet` (public or secret), given its index.
+    pub(crate) fn write_components<W: Write + ?Sized>(
         &self,
-        out: &mut Vec<Packet>,
-        mut subkey_packet: impl FnMut(&SubkeyBinding) -> Packet,
-    ) {
-        out.extend(self.primary_sigs.iter().cloned().map(Packet::Signature));
+        w: &mut W,
+        mut subkey_packet: impl FnMut(usize, &SubkeyBinding, &mut W) -> io::Result<()>,
+    ) -> io::Result<()> {
+        write_sigs(&self.primary_sigs, w)?;
         for u in &self.user_ids {
-            out.push(Packet::UserId(u.user_id.clone()));
-            out.extend(u.sigs.iter().cloned().map(Packet::Signature));
+            write_packet(Tag::UserId, u.user_id.encoded_len(), w, |w| u.user_id.write_to(w))?;
+            write_sigs(&u.sigs, w)?;
         }
-        for s in &self.subkeys {
-            out.push(subkey_packet(s));
-            out.extend(s.sigs.iter().cloned().map(Packet::Signature));
+        for (i, s) in self.subkeys.iter().enumerate() {
+            subkey_packet(i, s, w)?;
+            write_sigs(&s.sigs, w)?;
         }
+        Ok(())
     }
 
     /// Writes the certificate in binary form.
@@ -160,9 +154,11 @@ impl Cert {
     /// # Errors
     /// Any I/O error of `w`.
     pub fn write_to(&self, w: &mut (impl Write + ?Sized)) -> Result<()> {
-        for p in self.packets() {
-            p.write_to(w)?;
-        }
+        let p = &self.primary;
+        write_packet(Tag::PublicKey, p.encoded_len(), w, |w| p.write_to(w))?;
+        self.write_components(w, |_, s, w| {
+            write_packet(Tag::PublicSubkey, s.key.encoded_len(), w, |w| s.key.write_to(w))
+        })?;
         Ok(())
     }
 
@@ -180,6 +176,24 @@ impl Cert {
     pub fn to_armored(&self) -> String {
         armored(ArmorKind::PublicKey, &self.to_vec())
     }
+}
+
+/// Writes one packet: a header for `len` octets, then the body `body` writes.
+pub(crate) fn write_packet<W: Write + ?Sized>(
+    tag: Tag,
+    len: usize,
+    w: &mut W,
+    body: impl FnOnce(&mut W) -> io::Result<()>,
+) -> io::Result<()> {
+    Header::fixed(tag, len).map_err(io::Error::from)?.write_to(w)?;
+    body(w)
+}
+
+fn write_sigs(sigs: &[SignaturePacket], w: &mut (impl Write + ?Sized)) -> io::Result<()> {
+    for sig in sigs {
+        write_packet(Tag::Signature, sig.encoded_len(), w, |w| sig.write_to(w))?;
+    }
+    Ok(())
 }
 
 /// Armors `bytes` as `kind`.

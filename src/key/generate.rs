@@ -4,7 +4,9 @@ use std::time::{Duration, SystemTime};
 
 use crate::crypto::rng::Rng;
 use crate::crypto::secret::Password;
-use crate::crypto::{HashAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm, ed25519, mldsa_ed25519, mlkem_x25519, x25519};
+use crate::crypto::{
+    HashAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm, ed25519, mldsa_ed25519, mlkem_x25519, x25519,
+};
 use crate::error::{Error, Result, Unsupported};
 use crate::key::cert::{Cert, SubkeyBinding, UserIdBinding};
 use crate::key::fingerprint::Fingerprint;
@@ -111,8 +113,8 @@ impl KeyBuilder {
 
         let (primary, primary_secret) = new_key(self.profile.primary_algorithm(), created, &mut rng)?;
         let fingerprint = Fingerprint::of(&primary);
-        let pqc = !self.signing_only
-            && self.profile.encryption_algorithm() == PublicKeyAlgorithm::MlKem768X25519;
+        let pqc =
+            !self.signing_only && self.profile.encryption_algorithm() == PublicKeyAlgorithm::MlKem768X25519;
 
         // Properties of the whole key go on the direct-key signature (RFC 9580 §5.2.3.10); the
         // same preferences are repeated on user ID self-signatures for older readers.
@@ -141,7 +143,10 @@ impl KeyBuilder {
         let base = |extra: &[Subpacket]| -> Vec<Subpacket> {
             let mut v = vec![
                 critical(SubpacketData::SignatureCreationTime(created)),
-                sub(SubpacketData::IssuerFingerprint { version: 6, fingerprint: fingerprint.as_bytes().to_vec() }),
+                sub(SubpacketData::IssuerFingerprint {
+                    version: 6,
+                    fingerprint: fingerprint.as_bytes().to_vec(),
+                }),
             ];
             v.extend_from_slice(extra);
             v
@@ -170,7 +175,8 @@ impl KeyBuilder {
                 Signed::UserId(&primary, uid.as_bytes()),
                 &mut rng,
             )?;
-            user_ids.push(UserIdBinding { user_id: UserId::from(uid.as_bytes().to_vec()), sigs: vec![cert_sig] });
+            user_ids
+                .push(UserIdBinding { user_id: UserId::from(uid.as_bytes().to_vec()), sigs: vec![cert_sig] });
         }
 
         let mut subkeys = Vec::new();
@@ -218,18 +224,22 @@ fn symmetric_prefs(pqc: bool) -> Vec<u8> {
 }
 
 /// Generates a key pair of `algorithm`.
-fn new_key(algorithm: PublicKeyAlgorithm, created: u32, rng: &mut Rng) -> Result<(PublicKeyPacket, SecretKeyMaterial)> {
+fn new_key(
+    algorithm: PublicKeyAlgorithm,
+    created: u32,
+    rng: &mut Rng,
+) -> Result<(PublicKeyPacket, SecretKeyMaterial)> {
     let (material, secret) = match algorithm {
         PublicKeyAlgorithm::Ed25519 => {
-            let sk = ed25519::generate(rng);
+            let sk = ed25519::generate(rng)?;
             (PublicKeyMaterial::Ed25519(ed25519::public_key(&sk)), SecretKeyMaterial::Ed25519(sk))
         }
         PublicKeyAlgorithm::X25519 => {
-            let sk = x25519::generate(rng);
+            let sk = x25519::generate(rng)?;
             (PublicKeyMaterial::X25519(x25519::public_key(&sk)), SecretKeyMaterial::X25519(sk))
         }
         PublicKeyAlgorithm::MlDsa65Ed25519 => {
-            let (ed, seed) = mldsa_ed25519::generate(rng);
+            let (ed, seed) = mldsa_ed25519::generate(rng)?;
             let (ed_pub, ml_pub) = mldsa_ed25519::public_key(&ed, &seed);
             (
                 PublicKeyMaterial::MlDsa65Ed25519 { ed25519: ed_pub, mldsa: ml_pub },
@@ -237,7 +247,7 @@ fn new_key(algorithm: PublicKeyAlgorithm, created: u32, rng: &mut Rng) -> Result
             )
         }
         PublicKeyAlgorithm::MlKem768X25519 => {
-            let (x, seed) = mlkem_x25519::generate(rng);
+            let (x, seed) = mlkem_x25519::generate(rng)?;
             let (x_pub, ml_pub) = mlkem_x25519::public_key(&x, &seed);
             (
                 PublicKeyMaterial::MlKem768X25519 { x25519: x_pub, mlkem: ml_pub },
@@ -271,10 +281,5 @@ pub(crate) fn check_secret_matches(public: &PublicKeyPacket, secret: &SecretKeyM
         }
         _ => false,
     };
-    if ok {
-        Ok(())
-    } else {
-        Err(Error::malformed("secret key material does not match the public key"))
-    }
+    if ok { Ok(()) } else { Err(Error::malformed("secret key material does not match the public key")) }
 }
-

@@ -88,10 +88,8 @@ fn newest_valid<'a>(
     t: u32,
     verify: impl Fn(&SignaturePacket) -> bool,
 ) -> Option<&'a SignaturePacket> {
-    let mut candidates: Vec<&SignaturePacket> = sigs
-        .iter()
-        .filter(|s| types.contains(&s.sig_type) && alive_at(s, key_created, t))
-        .collect();
+    let mut candidates: Vec<&SignaturePacket> =
+        sigs.iter().filter(|s| types.contains(&s.sig_type) && alive_at(s, key_created, t)).collect();
     // Newest first; the first that verifies wins.
     candidates.sort_by_key(|s| std::cmp::Reverse(s.creation_time().unwrap_or(0)));
     candidates.into_iter().find(|s| verify(s))
@@ -129,7 +127,9 @@ impl Cert {
             };
             let better = match best {
                 None => true,
-                Some(b) => (s.primary_user_id(), s.creation_time()) > (b.primary_user_id(), b.creation_time()),
+                Some(b) => {
+                    (s.primary_user_id(), s.creation_time()) > (b.primary_user_id(), b.creation_time())
+                }
             };
             if better {
                 best = Some(s);
@@ -171,7 +171,7 @@ impl Cert {
     }
 
     /// A subkey as a [`ValidKey`] at `t`, if validly bound, unrevoked and unexpired.
-    fn subkey_at(&self, index: usize, sub: &SubkeyBinding, t: u32) -> Option<ValidKey<'_>> {
+    fn subkey_at<'a>(&'a self, index: usize, sub: &'a SubkeyBinding, t: u32) -> Option<ValidKey<'a>> {
         let primary = &self.primary;
         let signed = Signed::Subkey(primary, &sub.key);
         if sub.key.creation_time > t
@@ -179,9 +179,10 @@ impl Cert {
         {
             return None;
         }
-        let binding = newest_valid(&sub.sigs, &[SignatureType::SubkeyBinding], sub.key.creation_time, t, |s| {
-            sig::verify(primary, s, signed).is_ok() && back_signature_ok(s, primary, &sub.key, t)
-        })?;
+        let binding =
+            newest_valid(&sub.sigs, &[SignatureType::SubkeyBinding], sub.key.creation_time, t, |s| {
+                sig::verify(primary, s, signed).is_ok() && back_signature_ok(s, primary, &sub.key, t)
+            })?;
         if !key_alive(&sub.key, binding, t) {
             return None;
         }
@@ -244,7 +245,12 @@ impl Cert {
 
 /// A subkey binding that grants signing needs a valid embedded primary-key binding made by the
 /// subkey (RFC 9580 §5.2.1, type 0x19).
-fn back_signature_ok(binding: &SignaturePacket, primary: &PublicKeyPacket, sub: &PublicKeyPacket, t: u32) -> bool {
+fn back_signature_ok(
+    binding: &SignaturePacket,
+    primary: &PublicKeyPacket,
+    sub: &PublicKeyPacket,
+    t: u32,
+) -> bool {
     if first_flags(binding) & flags::SIGN == 0 {
         return true;
     }

@@ -86,9 +86,9 @@ pub(crate) fn verify_digest(key: &PublicKeyPacket, sig: &SignaturePacket, digest
             PublicKeyMaterial::MlDsa65Ed25519 { ed25519: ed_pub, mldsa: ml_pub },
             SignatureMaterial::MlDsa65Ed25519 { ed25519: ed_sig, mldsa: ml_sig },
         ) => mldsa_ed25519::verify(ed_pub, ml_pub, digest, ed_sig, ml_sig),
-        (PublicKeyMaterial::Unknown(_), _) | (_, SignatureMaterial::Unknown(_)) => Err(
-            Error::Unsupported(Unsupported::PublicKeyAlgorithm(u8::from(sig.pk_algorithm))),
-        ),
+        (PublicKeyMaterial::Unknown(_), _) | (_, SignatureMaterial::Unknown(_)) => {
+            Err(Error::Unsupported(Unsupported::PublicKeyAlgorithm(u8::from(sig.pk_algorithm))))
+        }
         _ => Err(Error::BadSignature("key cannot make signatures")),
     }
 }
@@ -118,11 +118,10 @@ pub(crate) fn make(
     rng: &mut Rng,
     feed: impl FnOnce(&mut Hasher),
 ) -> Result<SignaturePacket> {
-    let salt_len = hash
-        .v6_salt_len()
-        .ok_or(Error::Unsupported(Unsupported::HashAlgorithm(u8::from(hash))))?;
+    let salt_len =
+        hash.v6_salt_len().ok_or(Error::Unsupported(Unsupported::HashAlgorithm(u8::from(hash))))?;
     let mut salt = vec![0u8; salt_len];
-    rng.fill(&mut salt);
+    rng.fill(&mut salt)?;
     let mut sig = SignaturePacket {
         sig_type,
         pk_algorithm: key.algorithm,

@@ -12,13 +12,14 @@ use crate::crypto::rng::Rng;
 use crate::crypto::secret::Password;
 use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm, hkdf, s2k};
 use crate::error::{Error, Result, Unsupported};
-use crate::key::cert::{Cert, armored};
+use crate::key::cert::{Cert, armored, write_packet};
 use crate::key::fingerprint::Fingerprint;
 use crate::key::parse::{self, Secrets};
 use crate::limits::Limits;
-use crate::packet::Packet;
 use crate::packet::header::Tag;
-use crate::packet::key::{EncryptedSecret, PublicKeyPacket, SecretKeyData, SecretKeyMaterial, SecretKeyPacket};
+use crate::packet::key::{
+    EncryptedSecret, PublicKeyPacket, SecretKeyData, SecretKeyMaterial, secret_key_len, write_secret_key,
+};
 use crate::packet::s2k::S2k;
 
 /// S2K usage octet for AEAD protection (RFC 9580 §3.7.2.1).
@@ -122,7 +123,8 @@ impl Tsk {
     pub fn unlock(&mut self, password: &Password, limits: &Limits) -> Result<usize> {
         let mut opened = 0usize;
         let primary_tag = Tag::SecretKey;
-        if let Some(m) = try_unlock(&self.cert.primary, primary_tag, &self.secrets.primary, password, limits)? {
+        if let Some(m) = try_unlock(&self.cert.primary, primary_tag, &self.secrets.primary, password, limits)?
+        {
             self.secrets.primary = SecretKeyData::Plain(m);
             opened = opened.saturating_add(1);
         }
@@ -182,28 +184,21 @@ impl Tsk {
         }
     }
 
-    /// The packets of this key, in canonical order.
-    fn packets(&self) -> Vec<Packet> {
-        let mut out = vec![Packet::SecretKey(SecretKeyPacket {
-            public: self.cert.primary.clone(),
-            secret: self.secrets.primary.clone(),
-        })];
-        let mut secrets = self.secrets.subkeys.iter();
-        self.cert.push_components(&mut out, |s| match secrets.next().and_then(Option::as_ref) {
-            Some(secret) => Packet::SecretSubkey(SecretKeyPacket { public: s.key.clone(), secret: secret.clone() }),
-            None => Packet::PublicSubkey(s.key.clone()),
-        });
-        out
-    }
-
     /// Writes the secret key in binary form.
     ///
     /// # Errors
     /// Any I/O error of `w`.
     pub fn write_to(&self, w: &mut (impl Write + ?Sized)) -> Result<()> {
-        for p in self.packets() {
-            p.write_to(w)?;
-        }
+        let (p, ps) = (&self.cert.primary, &self.secrets.primary);
+        write_packet(Tag::SecretKey, secret_key_len(p, ps), w, |w| write_secret_key(p, ps, w))?;
+        self.cert.write_components(w, |i, s, w| {
+            match self.secrets.subkeys.get(i).and_then(Option::as_ref) {
+                Some(secret) => write_packet(Tag::SecretSubkey, secret_key_len(&s.key, secret), w, |w| {
+                    write_secret_key(&s.key, secret, w)
+                }),
+                None => write_packet(Tag::PublicSubkey, s.key.encoded_len(), w, |w| s.key.write_to(w)),
+            }
+        })?;
         Ok(())
     }
 
@@ -300,14 +295,15 @@ fn lock_one(
     let symmetric = SymmetricAlgorithm::Aes256;
     let aead = AeadAlgorithm::Ocb;
     let mut salt = [0u8; 16];
-    rng.fill(&mut salt);
+    rng.fill(&mut salt)?;
     let (t, p, m) = LOCK_ARGON2;
     let s2k = S2k::Argon2 { salt, t, p, m };
     let kek = protection_kek(tag, symmetric, aead, &s2k, password.as_bytes(), &Limits::default())?;
     let cipher = AeadCipher::new(symmetric, aead, &kek)?;
     let mut iv = vec![0u8; aead.nonce_len().unwrap_or(15)];
-    rng.fill(&mut iv);
-    let mut buf = material.to_vec();
+    rng.fill(&mut iv)?;
+    let mut buf = Zeroizing::new(Vec::with_capacity(material.encoded_len()));
+    material.write_to(&mut *buf)?;
     let tag_bytes = cipher.encrypt_in_place(&iv, &protection_ad(public, tag), &mut buf)?;
     let mut ciphertext = buf.to_vec();
     ciphertext.extend_from_slice(&tag_bytes);

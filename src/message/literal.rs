@@ -66,8 +66,7 @@ impl<R: BufRead> LiteralReader<R> {
     /// # Errors
     /// `Malformed` if the next packet is not Literal Data; `Truncated` if the input ends early.
     pub(crate) fn new(mut inner: R) -> Result<Self> {
-        let header =
-            Header::read_from(&mut inner)?.ok_or(Error::Truncated("literal data packet"))?;
+        let header = Header::read_from(&mut inner)?.ok_or(Error::Truncated("literal data packet"))?;
         if header.tag != Tag::LiteralData {
             return Err(Error::malformed("expected a literal data packet"));
         }
@@ -76,23 +75,11 @@ impl<R: BufRead> LiteralReader<R> {
         let (head, rest) = fields.split_at_mut(2);
         read_full(&mut body, head)?;
         let name_len = usize::from(head.get(1).copied().unwrap_or(0));
-        let tail_len = name_len
-            .checked_add(4)
-            .ok_or(Error::malformed("literal header"))?;
-        read_full(
-            &mut body,
-            rest.get_mut(..tail_len)
-                .ok_or(Error::malformed("literal header"))?,
-        )?;
-        let used = tail_len
-            .checked_add(2)
-            .ok_or(Error::malformed("literal header"))?;
-        let mut r = Reader::new(
-            fields
-                .get(..used)
-                .ok_or(Error::malformed("literal header"))?,
-            "literal data header",
-        );
+        let tail_len = name_len.checked_add(4).ok_or(Error::malformed("literal header"))?;
+        read_full(&mut body, rest.get_mut(..tail_len).ok_or(Error::malformed("literal header"))?)?;
+        let used = tail_len.checked_add(2).ok_or(Error::malformed("literal header"))?;
+        let mut r =
+            Reader::new(fields.get(..used).ok_or(Error::malformed("literal header"))?, "literal data header");
         let header = LiteralHeader::parse(&mut r)?;
         r.finish()?;
         Ok(Self { body, header })
@@ -111,9 +98,7 @@ impl<R: BufRead> LiteralReader<R> {
 
 fn read_full(r: &mut impl Read, buf: &mut [u8]) -> Result<()> {
     r.read_exact(buf).map_err(|e| match Error::from_io(e) {
-        Error::Io(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
-            Error::Truncated("literal data header")
-        }
+        Error::Io(e) if e.kind() == io::ErrorKind::UnexpectedEof => Error::Truncated("literal data header"),
         other => other,
     })
 }
@@ -179,20 +164,11 @@ mod tests {
 
     #[test]
     fn rejects() {
-        assert!(matches!(
-            LiteralReader::new(&b"\xcd\x01a"[..]),
-            Err(Error::Malformed(_))
-        ));
-        assert!(matches!(
-            LiteralReader::new(&b""[..]),
-            Err(Error::Truncated(_))
-        ));
+        assert!(matches!(LiteralReader::new(&b"\xcd\x01a"[..]), Err(Error::Malformed(_))));
+        assert!(matches!(LiteralReader::new(&b""[..]), Err(Error::Truncated(_))));
         let bytes = hex::decode("cb1362000000000048656c6c6f2c20776f726c6421").unwrap();
         for cut in 1..8 {
-            assert!(
-                matches!(LiteralReader::new(&bytes[..cut]), Err(Error::Truncated(_))),
-                "cut {cut}"
-            );
+            assert!(matches!(LiteralReader::new(&bytes[..cut]), Err(Error::Truncated(_))), "cut {cut}");
         }
         let mut r = LiteralReader::new(&bytes[..bytes.len() - 1]).unwrap();
         assert!(r.read_to_end(&mut Vec::new()).is_err());

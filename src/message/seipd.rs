@@ -34,35 +34,20 @@ const INDEX_LEN: usize = 8;
 ///
 /// # Errors
 /// `Unsupported` for an unknown cipher or AEAD mode.
-pub(crate) fn derive_keys(
-    session_key: &[u8],
-    header: &SeipdHeader,
-) -> Result<(Zeroizing<Vec<u8>>, usize)> {
+pub(crate) fn derive_keys(session_key: &[u8], header: &SeipdHeader) -> Result<(Zeroizing<Vec<u8>>, usize)> {
     let key_len =
-        header
-            .sym
-            .key_len()
-            .ok_or(Error::Unsupported(Unsupported::SymmetricAlgorithm(
-                header.sym.into(),
-            )))?;
+        header.sym.key_len().ok_or(Error::Unsupported(Unsupported::SymmetricAlgorithm(header.sym.into())))?;
     let iv_len = header
         .aead
         .nonce_len()
         .and_then(|n| n.checked_sub(INDEX_LEN))
-        .ok_or(Error::Unsupported(Unsupported::AeadAlgorithm(
-            header.aead.into(),
-        )))?;
+        .ok_or(Error::Unsupported(Unsupported::AeadAlgorithm(header.aead.into())))?;
     let okm_len = key_len
         .checked_add(iv_len)
         .filter(|&n| n <= MAX_OKM_LEN)
         .ok_or(Error::InvalidArgument("HKDF length"))?;
     let mut okm = Zeroizing::new(vec![0u8; okm_len]);
-    hkdf::sha256(
-        &header.salt,
-        session_key,
-        &header.associated_data(),
-        &mut okm,
-    )?;
+    hkdf::sha256(&header.salt, session_key, &header.associated_data(), &mut okm)?;
     Ok((okm, key_len))
 }
 
@@ -85,38 +70,20 @@ impl ChunkCipher {
     /// `Unsupported` for an unknown cipher or AEAD mode; `InvalidArgument` if the session key
     /// does not have the cipher's key length.
     pub(crate) fn new(session_key: &SessionKey, header: &SeipdHeader) -> Result<Self> {
-        if header.sym.key_len() != Some(session_key.as_bytes().len())
-            && header.sym.key_len().is_some()
-        {
-            return Err(Error::InvalidArgument(
-                "session key length does not match the cipher",
-            ));
+        if header.sym.key_len() != Some(session_key.as_bytes().len()) && header.sym.key_len().is_some() {
+            return Err(Error::InvalidArgument("session key length does not match the cipher"));
         }
         let (okm, key_len) = derive_keys(session_key.as_bytes(), header)?;
-        let (message_key, iv_part) = okm
-            .split_at_checked(key_len)
-            .ok_or(Error::InvalidArgument("HKDF length"))?;
+        let (message_key, iv_part) =
+            okm.split_at_checked(key_len).ok_or(Error::InvalidArgument("HKDF length"))?;
         let cipher = AeadCipher::new(header.sym, header.aead, message_key)?;
         let mut iv = [0u8; 16];
-        iv.get_mut(..iv_part.len())
-            .ok_or(Error::InvalidArgument("IV length"))?
-            .copy_from_slice(iv_part);
-        let nonce_len = iv_part
-            .len()
-            .checked_add(INDEX_LEN)
-            .ok_or(Error::InvalidArgument("IV length"))?;
+        iv.get_mut(..iv_part.len()).ok_or(Error::InvalidArgument("IV length"))?.copy_from_slice(iv_part);
+        let nonce_len = iv_part.len().checked_add(INDEX_LEN).ok_or(Error::InvalidArgument("IV length"))?;
         let mut ad = [0u8; 13];
-        let (head, _) = ad
-            .split_first_chunk_mut::<5>()
-            .ok_or(Error::InvalidArgument("AD length"))?;
+        let (head, _) = ad.split_first_chunk_mut::<5>().ok_or(Error::InvalidArgument("AD length"))?;
         *head = header.associated_data();
-        Ok(Self {
-            cipher,
-            iv,
-            nonce_len,
-            ad,
-            chunk_size: header.chunk_size(),
-        })
+        Ok(Self { cipher, iv, nonce_len, ad, chunk_size: header.chunk_size() })
     }
 
     /// The chunk size in octets.
@@ -127,10 +94,7 @@ impl ChunkCipher {
     /// The nonce for `index`: IV ‖ index as a big-endian u64 (RFC 9580 §5.13.2).
     fn nonce(&self, index: u64) -> Result<[u8; 16]> {
         let mut nonce = self.iv;
-        let iv_len = self
-            .nonce_len
-            .checked_sub(INDEX_LEN)
-            .ok_or(Error::InvalidArgument("nonce length"))?;
+        let iv_len = self.nonce_len.checked_sub(INDEX_LEN).ok_or(Error::InvalidArgument("nonce length"))?;
         nonce
             .get_mut(iv_len..self.nonce_len)
             .ok_or(Error::InvalidArgument("nonce length"))?
@@ -139,9 +103,7 @@ impl ChunkCipher {
     }
 
     fn nonce_slice(nonce: &[u8; 16], len: usize) -> Result<&[u8]> {
-        nonce
-            .get(..len)
-            .ok_or(Error::InvalidArgument("nonce length"))
+        nonce.get(..len).ok_or(Error::InvalidArgument("nonce length"))
     }
 
     fn chunk_ad(&self) -> &[u8] {
@@ -165,30 +127,16 @@ impl ChunkCipher {
             return Err(Error::InvalidArgument("chunk too long"));
         }
         let nonce = self.nonce(index)?;
-        self.cipher.encrypt_in_place(
-            Self::nonce_slice(&nonce, self.nonce_len)?,
-            self.chunk_ad(),
-            buf,
-        )
+        self.cipher.encrypt_in_place(Self::nonce_slice(&nonce, self.nonce_len)?, self.chunk_ad(), buf)
     }
 
     /// Decrypts chunk number `index` in place after checking `tag`; `buf` is wiped on failure.
     ///
     /// # Errors
     /// `Decrypt` if the tag does not verify.
-    pub(crate) fn decrypt_chunk(
-        &self,
-        index: u64,
-        buf: &mut [u8],
-        tag: &[u8; TAG_LEN],
-    ) -> Result<()> {
+    pub(crate) fn decrypt_chunk(&self, index: u64, buf: &mut [u8], tag: &[u8; TAG_LEN]) -> Result<()> {
         let nonce = self.nonce(index)?;
-        self.cipher.decrypt_in_place(
-            Self::nonce_slice(&nonce, self.nonce_len)?,
-            self.chunk_ad(),
-            buf,
-            tag,
-        )
+        self.cipher.decrypt_in_place(Self::nonce_slice(&nonce, self.nonce_len)?, self.chunk_ad(), buf, tag)
     }
 
     /// The final tag: the AEAD of the empty string with the nonce for `chunk_count` and
@@ -209,12 +157,7 @@ impl ChunkCipher {
     ///
     /// # Errors
     /// `Decrypt` if it does not verify.
-    pub(crate) fn verify_final_tag(
-        &self,
-        chunk_count: u64,
-        total: u64,
-        tag: &[u8; TAG_LEN],
-    ) -> Result<()> {
+    pub(crate) fn verify_final_tag(&self, chunk_count: u64, total: u64, tag: &[u8; TAG_LEN]) -> Result<()> {
         let nonce = self.nonce(chunk_count)?;
         self.cipher.decrypt_in_place(
             Self::nonce_slice(&nonce, self.nonce_len)?,
@@ -266,17 +209,10 @@ impl<W: Write> SeipdWriter<W> {
         if chunk_size_octet > crate::packet::seipd::MAX_CHUNK_SIZE_OCTET {
             return Err(Error::InvalidArgument("chunk size octet above 16"));
         }
-        let header = SeipdHeader {
-            sym,
-            aead,
-            chunk_size_octet,
-            salt,
-        };
+        let header = SeipdHeader { sym, aead, chunk_size_octet, salt };
         let cipher = ChunkCipher::new(session_key, &header)?;
-        let capacity = cipher
-            .chunk_size()
-            .checked_add(TAG_LEN)
-            .ok_or(Error::InvalidArgument("chunk size"))?;
+        let capacity =
+            cipher.chunk_size().checked_add(TAG_LEN).ok_or(Error::InvalidArgument("chunk size"))?;
         header.write_to(&mut inner)?;
         Ok(Self {
             inner,
@@ -290,30 +226,22 @@ impl<W: Write> SeipdWriter<W> {
 
     /// Encrypts the buffered plaintext as chunk `chunk_index` and writes it with its tag.
     fn write_chunk(&mut self) -> Result<()> {
-        let len =
-            u64::try_from(self.buf.len()).map_err(|_| Error::InvalidArgument("chunk size"))?;
+        let len = u64::try_from(self.buf.len()).map_err(|_| Error::InvalidArgument("chunk size"))?;
         let tag = self.cipher.encrypt_chunk(self.chunk_index, &mut self.buf)?;
         // Within capacity: the buffer holds at most one chunk and has room for the tag.
         self.buf.extend_from_slice(&tag);
         self.inner.write_all(&self.buf)?;
         self.buf.clear();
-        self.chunk_index = self
-            .chunk_index
-            .checked_add(1)
-            .ok_or(Error::InvalidArgument("too many chunks"))?;
-        self.total = self
-            .total
-            .checked_add(len)
-            .ok_or(Error::InvalidArgument("message too long"))?;
+        self.chunk_index =
+            self.chunk_index.checked_add(1).ok_or(Error::InvalidArgument("too many chunks"))?;
+        self.total = self.total.checked_add(len).ok_or(Error::InvalidArgument("message too long"))?;
         Ok(())
     }
 
     fn write_inner(&mut self, data: &[u8]) -> Result<usize> {
         let space = self.cipher.chunk_size().saturating_sub(self.buf.len());
         let n = space.min(data.len());
-        let (head, _) = data
-            .split_at_checked(n)
-            .ok_or(Error::InvalidArgument("write length"))?;
+        let (head, _) = data.split_at_checked(n).ok_or(Error::InvalidArgument("write length"))?;
         self.buf.extend_from_slice(head);
         if self.buf.len() >= self.cipher.chunk_size() {
             self.write_chunk()?;
@@ -410,10 +338,8 @@ impl<R: Read> SeipdReader<R> {
             Error::InvalidArgument(_) => Error::Decrypt,
             other => other,
         })?;
-        let size = cipher
-            .chunk_size()
-            .checked_add(2 * TAG_LEN)
-            .ok_or(Error::InvalidArgument("chunk size"))?;
+        let size =
+            cipher.chunk_size().checked_add(2 * TAG_LEN).ok_or(Error::InvalidArgument("chunk size"))?;
         Ok(Self {
             inner,
             cipher,
@@ -445,14 +371,9 @@ impl<R: Read> SeipdReader<R> {
     /// Counts a decrypted chunk of `len` octets.
     fn advance(&mut self, len: usize) -> Result<()> {
         let len = u64::try_from(len).map_err(|_| Self::bounds())?;
-        self.chunk_index = self
-            .chunk_index
-            .checked_add(1)
-            .ok_or(Error::malformed("SEIPD: too many chunks"))?;
-        self.total = self
-            .total
-            .checked_add(len)
-            .ok_or(Error::malformed("SEIPD: too long"))?;
+        self.chunk_index =
+            self.chunk_index.checked_add(1).ok_or(Error::malformed("SEIPD: too many chunks"))?;
+        self.total = self.total.checked_add(len).ok_or(Error::malformed("SEIPD: too long"))?;
         Ok(())
     }
 
@@ -484,10 +405,7 @@ impl<R: Read> SeipdReader<R> {
                 return Err(Self::bounds());
             }
             self.buf.copy_within(self.consumed..self.filled, 0);
-            self.filled = self
-                .filled
-                .checked_sub(self.consumed)
-                .ok_or_else(Self::bounds)?;
+            self.filled = self.filled.checked_sub(self.consumed).ok_or_else(Self::bounds)?;
             self.consumed = 0;
         }
         let eof = self.fill()?;
@@ -495,10 +413,7 @@ impl<R: Read> SeipdReader<R> {
         if !eof {
             // A full chunk and its tag, with at least a tag after them: not the last chunk
             // decision yet, but certainly a full one.
-            let (ct, rest) = self
-                .buf
-                .split_at_mut_checked(chunk_size)
-                .ok_or_else(Self::bounds)?;
+            let (ct, rest) = self.buf.split_at_mut_checked(chunk_size).ok_or_else(Self::bounds)?;
             let tag = *rest.first_chunk::<TAG_LEN>().ok_or_else(Self::bounds)?;
             self.cipher.decrypt_chunk(self.chunk_index, ct, &tag)?;
             self.advance(chunk_size)?;
@@ -514,31 +429,20 @@ impl<R: Read> SeipdReader<R> {
         }
         if n == TAG_LEN {
             let tag = *self.buf.first_chunk::<TAG_LEN>().ok_or_else(Self::bounds)?;
-            self.cipher
-                .verify_final_tag(self.chunk_index, self.total, &tag)?;
+            self.cipher.verify_final_tag(self.chunk_index, self.total, &tag)?;
             self.pos = 0;
             self.end = 0;
             self.state = State::Done;
             return Ok(());
         }
-        let len = n
-            .checked_sub(2 * TAG_LEN)
-            .filter(|&l| l > 0)
-            .ok_or(Error::malformed("SEIPD: empty chunk"))?;
-        let (ct, rest) = self
-            .buf
-            .split_at_mut_checked(len)
-            .ok_or_else(Self::bounds)?;
-        let (tag, rest) = rest
-            .split_first_chunk::<TAG_LEN>()
-            .ok_or_else(Self::bounds)?;
+        let len =
+            n.checked_sub(2 * TAG_LEN).filter(|&l| l > 0).ok_or(Error::malformed("SEIPD: empty chunk"))?;
+        let (ct, rest) = self.buf.split_at_mut_checked(len).ok_or_else(Self::bounds)?;
+        let (tag, rest) = rest.split_first_chunk::<TAG_LEN>().ok_or_else(Self::bounds)?;
         let final_tag = *rest.first_chunk::<TAG_LEN>().ok_or_else(Self::bounds)?;
         self.cipher.decrypt_chunk(self.chunk_index, ct, tag)?;
         self.advance(len)?;
-        if let Err(e) = self
-            .cipher
-            .verify_final_tag(self.chunk_index, self.total, &final_tag)
-        {
+        if let Err(e) = self.cipher.verify_final_tag(self.chunk_index, self.total, &final_tag) {
             // Do not leave the authenticated-but-unfinished last chunk in the buffer.
             if let Some(pt) = self.buf.get_mut(..len) {
                 zeroize::Zeroize::zeroize(pt);
@@ -568,9 +472,7 @@ impl<R: Read> BufRead for SeipdReader<R> {
                 }
             }
         }
-        self.buf
-            .get(self.pos..self.end)
-            .ok_or_else(|| Self::bounds().into())
+        self.buf.get(self.pos..self.end).ok_or_else(|| Self::bounds().into())
     }
 
     fn consume(&mut self, amt: usize) {
@@ -607,13 +509,7 @@ mod tests {
     }
 
     /// Encrypts into a SEIPD body (fields + chunks + final tag), writing in pieces of `split`.
-    fn encrypt(
-        sym: SymmetricAlgorithm,
-        aead: AeadAlgorithm,
-        c: u8,
-        data: &[u8],
-        split: usize,
-    ) -> Vec<u8> {
+    fn encrypt(sym: SymmetricAlgorithm, aead: AeadAlgorithm, c: u8, data: &[u8], split: usize) -> Vec<u8> {
         let mut w = SeipdWriter::new(Vec::new(), &key(sym), sym, aead, c, SALT).unwrap();
         for piece in data.chunks(split.max(1)) {
             w.write_all(piece).unwrap();
@@ -646,9 +542,7 @@ mod tests {
     }
 
     fn data(len: usize) -> Vec<u8> {
-        (0..len)
-            .map(|i| (i.wrapping_mul(31) >> 3).to_le_bytes()[0])
-            .collect()
+        (0..len).map(|i| (i.wrapping_mul(31) >> 3).to_le_bytes()[0]).collect()
     }
 
     const MODES: [(SymmetricAlgorithm, AeadAlgorithm); 4] = [
@@ -663,32 +557,13 @@ mod tests {
         for (sym, aead) in MODES {
             for c in 0..=4u8 {
                 let chunk = 1usize << (c + 6);
-                for len in [
-                    0,
-                    1,
-                    15,
-                    16,
-                    17,
-                    chunk - 1,
-                    chunk,
-                    chunk + 1,
-                    2 * chunk,
-                    3 * chunk + 5,
-                ] {
+                for len in [0, 1, 15, 16, 17, chunk - 1, chunk, chunk + 1, 2 * chunk, 3 * chunk + 5] {
                     let plain = data(len);
                     let body = encrypt(sym, aead, c, &plain, 7);
                     // fields + chunks + one tag per chunk + the final tag
                     let chunks = len.div_ceil(chunk);
-                    assert_eq!(
-                        body.len(),
-                        36 + len + 16 * chunks + 16,
-                        "{aead:?} c={c} len={len}"
-                    );
-                    assert_eq!(
-                        decrypt(sym, &body).unwrap(),
-                        plain,
-                        "{aead:?} c={c} len={len}"
-                    );
+                    assert_eq!(body.len(), 36 + len + 16 * chunks + 16, "{aead:?} c={c} len={len}");
+                    assert_eq!(decrypt(sym, &body).unwrap(), plain, "{aead:?} c={c} len={len}");
                 }
             }
         }
@@ -736,12 +611,7 @@ mod tests {
     #[test]
     fn short_tails_never_panic_and_are_classified() {
         for (sym, aead) in MODES {
-            let header = SeipdHeader {
-                sym,
-                aead,
-                chunk_size_octet: 0,
-                salt: SALT,
-            };
+            let header = SeipdHeader { sym, aead, chunk_size_octet: 0, salt: SALT };
             let mut fields = Vec::new();
             header.write_to(&mut fields).unwrap();
             for n in 0..=2 * TAG_LEN + 1 {
@@ -772,28 +642,13 @@ mod tests {
         assert!(r.read(&mut buf).is_err());
         assert_eq!(buf, [0; 10], "no unauthenticated plaintext released");
         let wrong = SessionKey::from_bytes(&[0x43; 16]);
-        assert!(matches!(
-            decrypt_with(&body, &wrong, false),
-            Err(Error::Decrypt)
-        ));
+        assert!(matches!(decrypt_with(&body, &wrong, false), Err(Error::Decrypt)));
         let short = SessionKey::from_bytes(&[0x42; 15]);
-        assert!(matches!(
-            decrypt_with(&body, &short, false),
-            Err(Error::Decrypt)
-        ));
+        assert!(matches!(decrypt_with(&body, &short, false), Err(Error::Decrypt)));
         assert!(SeipdWriter::new(Vec::new(), &short, sym, AeadAlgorithm::Ocb, 0, SALT).is_err());
-        assert!(
-            SeipdWriter::new(Vec::new(), &key(sym), sym, AeadAlgorithm::Ocb, 17, SALT).is_err()
-        );
+        assert!(SeipdWriter::new(Vec::new(), &key(sym), sym, AeadAlgorithm::Ocb, 17, SALT).is_err());
         assert!(matches!(
-            SeipdWriter::new(
-                Vec::new(),
-                &key(sym),
-                sym,
-                AeadAlgorithm::Unknown(7),
-                0,
-                SALT
-            ),
+            SeipdWriter::new(Vec::new(), &key(sym), sym, AeadAlgorithm::Unknown(7), 0, SALT),
             Err(Error::Unsupported(_))
         ));
     }
@@ -818,9 +673,7 @@ mod tests {
             .skip(1)
             .take_while(|l| !l.starts_with("-----END") && !l.starts_with('='))
             .collect();
-        base64::engine::general_purpose::STANDARD
-            .decode(b64)
-            .unwrap()
+        base64::engine::general_purpose::STANDARD.decode(b64).unwrap()
     }
 
     /// Reads packets from a whole message; returns (tag, body) pairs.
@@ -856,14 +709,8 @@ mod tests {
         // Nonces and the final AD.
         let cipher = ChunkCipher::new(&session_key, &header).unwrap();
         let nonce_len = header.aead.nonce_len().unwrap();
-        assert_eq!(
-            cipher.nonce(0).unwrap()[..nonce_len],
-            hexf(v, "chunk0_nonce")
-        );
-        assert_eq!(
-            cipher.nonce(1).unwrap()[..nonce_len],
-            hexf(v, "final_nonce")
-        );
+        assert_eq!(cipher.nonce(0).unwrap()[..nonce_len], hexf(v, "chunk0_nonce"));
+        assert_eq!(cipher.nonce(1).unwrap()[..nonce_len], hexf(v, "final_nonce"));
         let plaintext = [hexf(v, "literal_data_packet"), hexf(v, "padding_packet")].concat();
         let total = u64::try_from(plaintext.len()).unwrap();
         assert_eq!(cipher.final_ad(total).to_vec(), hexf(v, "final_aad"));
@@ -885,41 +732,27 @@ mod tests {
 
         // The streaming writer, framed, reproduces the packet byte for byte.
         let w = PartialBodyWriter::new(Vec::new(), Tag::Seipd);
-        let mut w = SeipdWriter::new(
-            w,
-            &session_key,
-            header.sym,
-            header.aead,
-            header.chunk_size_octet,
-            header.salt,
-        )
-        .unwrap();
+        let mut w =
+            SeipdWriter::new(w, &session_key, header.sym, header.aead, header.chunk_size_octet, header.salt)
+                .unwrap();
         w.write_all(&plaintext).unwrap();
         assert_eq!(w.finish().unwrap().finish().unwrap(), seipd_packet);
     }
 
     #[test]
     fn rfc9580_a8_x25519_ocb() {
-        let v = json(include_str!(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/data/a08-x25519-aead-ocb.json"
-        )));
+        let v =
+            json(include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/a08-x25519-aead-ocb.json")));
         check_seipd_vector(&v);
         let msg = dearmor(include_str!(concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/tests/data/a08-x25519-aead-ocb-message.asc"
         )));
         let pk = packets(&msg);
-        assert_eq!(
-            pk.iter().map(|p| p.0).collect::<Vec<_>>(),
-            [Tag::Pkesk, Tag::Seipd]
-        );
+        assert_eq!(pk.iter().map(|p| p.0).collect::<Vec<_>>(), [Tag::Pkesk, Tag::Seipd]);
         let session_key = SessionKey::from_bytes(&hexf(&v, "session_key"));
         let plain = decrypt_with(&pk[1].1, &session_key, false).unwrap();
-        assert_eq!(
-            plain,
-            [hexf(&v, "literal_data_packet"), hexf(&v, "padding_packet")].concat()
-        );
+        assert_eq!(plain, [hexf(&v, "literal_data_packet"), hexf(&v, "padding_packet")].concat());
     }
 
     /// A.9 (EAX), A.10 (OCB), A.11 (GCM): SKESK → session key → SEIPD → literal packet.
@@ -927,48 +760,26 @@ mod tests {
     fn rfc9580_a9_a10_a11_skesk_messages() {
         let cases = [
             (
-                include_str!(concat!(
-                    env!("CARGO_MANIFEST_DIR"),
-                    "/tests/data/a09-aead-eax.json"
-                )),
-                include_str!(concat!(
-                    env!("CARGO_MANIFEST_DIR"),
-                    "/tests/data/a09-aead-eax-message.asc"
-                )),
+                include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/a09-aead-eax.json")),
+                include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/a09-aead-eax-message.asc")),
             ),
             (
-                include_str!(concat!(
-                    env!("CARGO_MANIFEST_DIR"),
-                    "/tests/data/a10-aead-ocb.json"
-                )),
-                include_str!(concat!(
-                    env!("CARGO_MANIFEST_DIR"),
-                    "/tests/data/a10-aead-ocb-message.asc"
-                )),
+                include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/a10-aead-ocb.json")),
+                include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/a10-aead-ocb-message.asc")),
             ),
             (
-                include_str!(concat!(
-                    env!("CARGO_MANIFEST_DIR"),
-                    "/tests/data/a11-aead-gcm.json"
-                )),
-                include_str!(concat!(
-                    env!("CARGO_MANIFEST_DIR"),
-                    "/tests/data/a11-aead-gcm-message.asc"
-                )),
+                include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/a11-aead-gcm.json")),
+                include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/a11-aead-gcm-message.asc")),
             ),
         ];
         for (json_text, armored) in cases {
             let v = json(json_text);
             check_seipd_vector(&v);
             let pk = packets(&dearmor(armored));
-            assert_eq!(
-                pk.iter().map(|p| p.0).collect::<Vec<_>>(),
-                [Tag::Skesk, Tag::Seipd]
-            );
+            assert_eq!(pk.iter().map(|p| p.0).collect::<Vec<_>>(), [Tag::Skesk, Tag::Seipd]);
             let skesk = crate::packet::skesk::Skesk::from_bytes(&pk[0].1).unwrap();
             let session_key =
-                crate::message::skesk::decrypt_session_key(&skesk, &hexf(&v, "s2k_derived_key"))
-                    .unwrap();
+                crate::message::skesk::decrypt_session_key(&skesk, &hexf(&v, "s2k_derived_key")).unwrap();
             assert_eq!(session_key.as_bytes(), hexf(&v, "session_key"));
             let plain = decrypt_with(&pk[1].1, &session_key, false).unwrap();
             let mut lit = crate::message::literal::LiteralReader::new(&plain[..]).unwrap();

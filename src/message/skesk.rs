@@ -30,11 +30,7 @@ pub(crate) fn derive_kek(
     sym: SymmetricAlgorithm,
     aead: AeadAlgorithm,
 ) -> Result<Zeroizing<Vec<u8>>> {
-    let key_len = sym
-        .key_len()
-        .ok_or(Error::Unsupported(Unsupported::SymmetricAlgorithm(
-            sym.into(),
-        )))?;
+    let key_len = sym.key_len().ok_or(Error::Unsupported(Unsupported::SymmetricAlgorithm(sym.into())))?;
     let mut kek = Zeroizing::new(vec![0u8; key_len]);
     hkdf::sha256(&[], s2k_key, &info(sym, aead), &mut kek)?;
     Ok(kek)
@@ -54,12 +50,7 @@ pub(crate) fn decrypt_session_key(skesk: &Skesk, s2k_key: &[u8]) -> Result<Sessi
     let kek = derive_kek(s2k_key, skesk.sym, skesk.aead)?;
     let cipher = AeadCipher::new(skesk.sym, skesk.aead, &kek)?;
     let mut key = Zeroizing::new(skesk.encrypted_key.clone());
-    cipher.decrypt_in_place(
-        &skesk.iv,
-        &info(skesk.sym, skesk.aead),
-        &mut key,
-        &skesk.tag,
-    )?;
+    cipher.decrypt_in_place(&skesk.iv, &info(skesk.sym, skesk.aead), &mut key, &skesk.tag)?;
     if skesk.sym.key_len() != Some(key.len()) {
         return Err(Error::Decrypt);
     }
@@ -81,9 +72,7 @@ pub(crate) fn encrypt_session_key(
     iv: Vec<u8>,
 ) -> Result<Skesk> {
     if sym.key_len() != Some(session_key.as_bytes().len()) {
-        return Err(Error::InvalidArgument(
-            "session key length does not match the cipher",
-        ));
+        return Err(Error::InvalidArgument("session key length does not match the cipher"));
     }
     if aead.nonce_len() != Some(iv.len()) {
         return Err(Error::InvalidArgument("SKESK IV length"));
@@ -93,14 +82,7 @@ pub(crate) fn encrypt_session_key(
     // The encrypted key is not secret, but it starts as a copy of the session key.
     let mut encrypted_key = session_key.as_bytes().to_vec();
     let tag = cipher.encrypt_in_place(&iv, &info(sym, aead), &mut encrypted_key)?;
-    Ok(Skesk {
-        sym,
-        aead,
-        s2k,
-        iv,
-        encrypted_key,
-        tag,
-    })
+    Ok(Skesk { sym, aead, s2k, iv, encrypted_key, tag })
 }
 
 #[cfg(test)]
@@ -117,38 +99,23 @@ mod tests {
     #[test]
     fn rfc9580_skesk_vectors() {
         for text in [
-            include_str!(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/tests/data/a09-aead-eax.json"
-            )),
-            include_str!(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/tests/data/a10-aead-ocb.json"
-            )),
-            include_str!(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/tests/data/a11-aead-gcm.json"
-            )),
+            include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/a09-aead-eax.json")),
+            include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/a10-aead-ocb.json")),
+            include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/a11-aead-gcm.json")),
         ] {
             let json: serde_json::Value = serde_json::from_str(text).unwrap();
             let packet = hex::decode(field(&json, "skesk_packet")).unwrap();
             let mut src = &packet[..];
             let _ = Header::read_from(&mut src).unwrap().unwrap();
             let skesk = Skesk::from_bytes(src).unwrap();
-            assert_eq!(
-                hex::encode(info(skesk.sym, skesk.aead)),
-                field(&json, "skesk_hkdf_info")
-            );
+            assert_eq!(hex::encode(info(skesk.sym, skesk.aead)), field(&json, "skesk_hkdf_info"));
             assert_eq!(field(&json, "skesk_aad"), field(&json, "skesk_hkdf_info"));
             assert_eq!(hex::encode(&skesk.iv), field(&json, "skesk_nonce"));
             let s2k_key = hex::decode(field(&json, "s2k_derived_key")).unwrap();
             let kek = derive_kek(&s2k_key, skesk.sym, skesk.aead).unwrap();
             assert_eq!(hex::encode(&*kek), field(&json, "skesk_hkdf_output"));
             let session_key = decrypt_session_key(&skesk, &s2k_key).unwrap();
-            assert_eq!(
-                hex::encode(session_key.as_bytes()),
-                field(&json, "session_key")
-            );
+            assert_eq!(hex::encode(session_key.as_bytes()), field(&json, "session_key"));
 
             let again = encrypt_session_key(
                 &session_key,
@@ -166,10 +133,7 @@ mod tests {
             // A wrong password (S2K output) fails opaquely.
             let mut wrong = s2k_key.clone();
             wrong[0] ^= 1;
-            assert!(matches!(
-                decrypt_session_key(&skesk, &wrong),
-                Err(Error::Decrypt)
-            ));
+            assert!(matches!(decrypt_session_key(&skesk, &wrong), Err(Error::Decrypt)));
         }
     }
 }

@@ -119,9 +119,8 @@ impl fmt::Debug for SecretKeyMaterial {
 /// # Errors
 /// `InvalidInput` if the length does not fit in 32 bits; the writer's errors.
 pub(crate) fn write_u32_len(len: usize, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
-    let len = u32::try_from(len).map_err(|_| {
-        io::Error::new(io::ErrorKind::InvalidInput, "field longer than 2^32 octets")
-    })?;
+    let len = u32::try_from(len)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "field longer than 2^32 octets"))?;
     w.write_all(&len.to_be_bytes())
 }
 
@@ -139,9 +138,7 @@ impl PublicKeyMaterial {
         let mut r = Reader::new(bytes, "public key material");
         let material = match algorithm {
             // RFC 9580 §5.5.5.7, §5.5.5.9: 32 octets of native public key.
-            PublicKeyAlgorithm::X25519 => {
-                Self::X25519(r.array().map_err(|_| Error::malformed(WRONG_SIZE))?)
-            }
+            PublicKeyAlgorithm::X25519 => Self::X25519(r.array().map_err(|_| Error::malformed(WRONG_SIZE))?),
             PublicKeyAlgorithm::Ed25519 => {
                 Self::Ed25519(r.array().map_err(|_| Error::malformed(WRONG_SIZE))?)
             }
@@ -217,20 +214,13 @@ impl PublicKeyPacket {
         // <https://www.rfc-editor.org/rfc/rfc9580#section-5.5.2.3>
         let version = r.u8()?;
         if version != KEY_VERSION {
-            return Err(Error::Unsupported(Unsupported::PacketVersion {
-                packet: "public key",
-                version,
-            }));
+            return Err(Error::Unsupported(Unsupported::PacketVersion { packet: "public key", version }));
         }
         let creation_time = r.be_u32()?;
         let algorithm = PublicKeyAlgorithm::from(r.u8()?);
         let len = usize::try_from(r.be_u32()?).map_err(|_| Error::Truncated("public key"))?;
         let material = PublicKeyMaterial::parse(algorithm, r.take(len)?)?;
-        Ok(Self {
-            creation_time,
-            algorithm,
-            material,
-        })
+        Ok(Self { creation_time, algorithm, material })
     }
 
     /// Writes the packet body.
@@ -292,9 +282,7 @@ impl SecretKeyMaterial {
             PublicKeyAlgorithm::Unknown(_) => Self::Unknown(Zeroizing::new(r.rest().to_vec())),
         };
         if !r.is_empty() {
-            return Err(Error::malformed(
-                "secret key: key material length does not match the algorithm",
-            ));
+            return Err(Error::malformed("secret key: key material length does not match the algorithm"));
         }
         Ok(material)
     }
@@ -306,10 +294,7 @@ impl SecretKeyMaterial {
     pub(crate) fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
         match self {
             Self::X25519(k) | Self::Ed25519(k) => w.write_all(k.as_bytes()),
-            Self::MlDsa65Ed25519 {
-                ed25519,
-                mldsa_seed,
-            } => {
+            Self::MlDsa65Ed25519 { ed25519, mldsa_seed } => {
                 w.write_all(ed25519.as_bytes())?;
                 w.write_all(mldsa_seed.as_bytes())
             }
@@ -334,11 +319,7 @@ impl SecretKeyMaterial {
 
 /// The IV length a protected v6 secret key must carry, if the algorithms are known
 /// (RFC 9580 §5.5.3).
-fn expected_iv_len(
-    usage: u8,
-    symmetric: SymmetricAlgorithm,
-    aead: Option<AeadAlgorithm>,
-) -> Option<usize> {
+fn expected_iv_len(usage: u8, symmetric: SymmetricAlgorithm, aead: Option<AeadAlgorithm>) -> Option<usize> {
     match (usage, aead) {
         (USAGE_AEAD, Some(aead)) => aead.nonce_len(),
         // Every cipher this crate knows is AES, with a 16-octet block.
@@ -361,39 +342,23 @@ impl EncryptedSecret {
         let count = r.u8()?;
         let mut fields = r.sub(usize::from(count), "secret key protection fields")?;
         let symmetric = SymmetricAlgorithm::from(fields.u8()?);
-        let aead = if usage == USAGE_AEAD {
-            Some(AeadAlgorithm::from(fields.u8()?))
-        } else {
-            None
-        };
+        let aead = if usage == USAGE_AEAD { Some(AeadAlgorithm::from(fields.u8()?)) } else { None };
         let s2k_len = fields.u8()?;
         let s2k = S2k::parse(fields.take(usize::from(s2k_len))?)?;
         // The IV fills the rest of the counted fields; when its size is known, the count must
         // account for exactly that many octets.
         let iv = fields.rest();
         if expected_iv_len(usage, symmetric, aead).is_some_and(|want| iv.len() != want) {
-            return Err(Error::malformed(
-                "secret key: protection field count does not match the IV length",
-            ));
+            return Err(Error::malformed("secret key: protection field count does not match the IV length"));
         }
-        Ok(Self {
-            usage,
-            symmetric,
-            aead,
-            s2k,
-            iv: iv.to_vec(),
-            ciphertext: r.rest().to_vec(),
-        })
+        Ok(Self { usage, symmetric, aead, s2k, iv: iv.to_vec(), ciphertext: r.rest().to_vec() })
     }
 
     /// Octets of the conditional fields counted by the count octet.
     fn fields_len(&self) -> usize {
         let aead_len = usize::from(self.aead.is_some() && self.usage == USAGE_AEAD);
         // symmetric algorithm + S2K length octet + optional AEAD algorithm + S2K + IV.
-        2usize
-            .saturating_add(aead_len)
-            .saturating_add(self.s2k.encoded_len())
-            .saturating_add(self.iv.len())
+        2usize.saturating_add(aead_len).saturating_add(self.s2k.encoded_len()).saturating_add(self.iv.len())
     }
 
     /// Writes the fields from the usage octet on.
@@ -403,10 +368,7 @@ impl EncryptedSecret {
         w.write_all(&[u8::from(self.symmetric)])?;
         if self.usage == USAGE_AEAD {
             let aead = self.aead.ok_or_else(|| {
-                io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    "AEAD-protected key without an AEAD algorithm",
-                )
+                io::Error::new(io::ErrorKind::InvalidInput, "AEAD-protected key without an AEAD algorithm")
             })?;
             w.write_all(&[u8::from(aead)])?;
         }
@@ -418,10 +380,37 @@ impl EncryptedSecret {
 
     /// Octets [`EncryptedSecret::write_to`] writes, usage octet included.
     fn encoded_len(&self) -> usize {
-        self.fields_len()
-            .saturating_add(2)
-            .saturating_add(self.ciphertext.len())
+        self.fields_len().saturating_add(2).saturating_add(self.ciphertext.len())
     }
+}
+
+/// Writes a secret key packet body from its parts, without owning them (secret material is
+/// deliberately not `Clone`).
+///
+/// # Errors
+/// The writer's errors, or `InvalidInput` if a protection field does not fit its length octet.
+pub(crate) fn write_secret_key(
+    public: &PublicKeyPacket,
+    secret: &SecretKeyData,
+    w: &mut (impl Write + ?Sized),
+) -> io::Result<()> {
+    public.write_to(w)?;
+    match secret {
+        SecretKeyData::Plain(material) => {
+            w.write_all(&[USAGE_PLAIN])?;
+            material.write_to(w)
+        }
+        SecretKeyData::Encrypted(enc) => enc.write_to(w),
+    }
+}
+
+/// Octets [`write_secret_key`] writes.
+pub(crate) fn secret_key_len(public: &PublicKeyPacket, secret: &SecretKeyData) -> usize {
+    let secret = match secret {
+        SecretKeyData::Plain(material) => material.encoded_len().saturating_add(1),
+        SecretKeyData::Encrypted(enc) => enc.encoded_len(),
+    };
+    public.encoded_len().saturating_add(secret)
 }
 
 impl SecretKeyPacket {
@@ -438,12 +427,8 @@ impl SecretKeyPacket {
         // other non-zero values (a bare cipher ID) are legacy.
         let usage = r.u8()?;
         let secret = match usage {
-            USAGE_PLAIN => {
-                SecretKeyData::Plain(SecretKeyMaterial::parse(public.algorithm, r.rest())?)
-            }
-            USAGE_AEAD | USAGE_CFB => {
-                SecretKeyData::Encrypted(EncryptedSecret::parse_from(usage, &mut r)?)
-            }
+            USAGE_PLAIN => SecretKeyData::Plain(SecretKeyMaterial::parse(public.algorithm, r.rest())?),
+            USAGE_AEAD | USAGE_CFB => SecretKeyData::Encrypted(EncryptedSecret::parse_from(usage, &mut r)?),
             other => return Err(Error::Unsupported(Unsupported::SecretKeyProtection(other))),
         };
         r.finish()?;
@@ -455,23 +440,12 @@ impl SecretKeyPacket {
     /// # Errors
     /// The writer's errors, or `InvalidInput` if a protection field does not fit its length octet.
     pub(crate) fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
-        self.public.write_to(w)?;
-        match &self.secret {
-            SecretKeyData::Plain(material) => {
-                w.write_all(&[USAGE_PLAIN])?;
-                material.write_to(w)
-            }
-            SecretKeyData::Encrypted(enc) => enc.write_to(w),
-        }
+        write_secret_key(&self.public, &self.secret, w)
     }
 
     /// Octets [`SecretKeyPacket::write_to`] writes.
     pub(crate) fn encoded_len(&self) -> usize {
-        let secret = match &self.secret {
-            SecretKeyData::Plain(material) => material.encoded_len().saturating_add(1),
-            SecretKeyData::Encrypted(enc) => enc.encoded_len(),
-        };
-        self.public.encoded_len().saturating_add(secret)
+        secret_key_len(&self.public, &self.secret)
     }
 
     /// The serialized body. Holds secret octets: the buffer is wiped on drop.
@@ -501,39 +475,28 @@ pub(crate) mod tests {
     /// A consistent (algorithm, material) pair.
     pub(crate) fn arb_public_key() -> impl Strategy<Value = PublicKeyPacket> {
         let material = prop_oneof![
-            any::<[u8; 32]>()
-                .prop_map(|k| (PublicKeyAlgorithm::X25519, PublicKeyMaterial::X25519(k))),
-            any::<[u8; 32]>()
-                .prop_map(|k| (PublicKeyAlgorithm::Ed25519, PublicKeyMaterial::Ed25519(k))),
+            any::<[u8; 32]>().prop_map(|k| (PublicKeyAlgorithm::X25519, PublicKeyMaterial::X25519(k))),
+            any::<[u8; 32]>().prop_map(|k| (PublicKeyAlgorithm::Ed25519, PublicKeyMaterial::Ed25519(k))),
             (any::<[u8; 32]>(), any::<u8>()).prop_map(|(ed25519, s)| (
                 PublicKeyAlgorithm::MlDsa65Ed25519,
-                PublicKeyMaterial::MlDsa65Ed25519 {
-                    ed25519,
-                    mldsa: boxed(s)
-                }
+                PublicKeyMaterial::MlDsa65Ed25519 { ed25519, mldsa: boxed(s) }
             )),
             (any::<[u8; 32]>(), any::<u8>()).prop_map(|(x25519, s)| (
                 PublicKeyAlgorithm::MlKem768X25519,
-                PublicKeyMaterial::MlKem768X25519 {
-                    x25519,
-                    mlkem: boxed(s)
-                }
+                PublicKeyMaterial::MlKem768X25519 { x25519, mlkem: boxed(s) }
             )),
             (any::<u8>(), proptest::collection::vec(any::<u8>(), 0..100)).prop_filter_map(
                 "known algorithm",
                 |(a, bytes)| match PublicKeyAlgorithm::from(a) {
-                    alg @ PublicKeyAlgorithm::Unknown(_) =>
-                        Some((alg, PublicKeyMaterial::Unknown(bytes))),
+                    alg @ PublicKeyAlgorithm::Unknown(_) => Some((alg, PublicKeyMaterial::Unknown(bytes))),
                     _ => None,
                 }
             ),
         ];
-        (any::<u32>(), material).prop_map(|(creation_time, (algorithm, material))| {
-            PublicKeyPacket {
-                creation_time,
-                algorithm,
-                material,
-            }
+        (any::<u32>(), material).prop_map(|(creation_time, (algorithm, material))| PublicKeyPacket {
+            creation_time,
+            algorithm,
+            material,
         })
     }
 
@@ -560,27 +523,15 @@ pub(crate) mod tests {
                 let symmetric = SymmetricAlgorithm::from(sym);
                 let aead = (usage == USAGE_AEAD).then(|| AeadAlgorithm::from(aead));
                 let iv_len = expected_iv_len(usage, symmetric, aead).unwrap_or(7);
-                EncryptedSecret {
-                    usage,
-                    symmetric,
-                    aead,
-                    s2k,
-                    iv: vec![0x5a; iv_len],
-                    ciphertext,
-                }
+                EncryptedSecret { usage, symmetric, aead, s2k, iv: vec![0x5a; iv_len], ciphertext }
             });
-        (
-            arb_public_key(),
-            any::<u8>(),
-            proptest::option::of(encrypted),
-        )
-            .prop_map(|(public, seed, enc)| {
-                let secret = match enc {
-                    Some(enc) => SecretKeyData::Encrypted(enc),
-                    None => SecretKeyData::Plain(plain_material(public.algorithm, seed)),
-                };
-                SecretKeyPacket { public, secret }
-            })
+        (arb_public_key(), any::<u8>(), proptest::option::of(encrypted)).prop_map(|(public, seed, enc)| {
+            let secret = match enc {
+                Some(enc) => SecretKeyData::Encrypted(enc),
+                None => SecretKeyData::Plain(plain_material(public.algorithm, seed)),
+            };
+            SecretKeyPacket { public, secret }
+        })
     }
 
     proptest! {
@@ -634,37 +585,22 @@ pub(crate) mod tests {
         let mut short = good.clone();
         short[9] = 31;
         let _ = short.pop();
-        assert!(matches!(
-            PublicKeyPacket::parse(&short),
-            Err(Error::Malformed(_))
-        ));
+        assert!(matches!(PublicKeyPacket::parse(&short), Err(Error::Malformed(_))));
         let mut long = good.clone();
         long[9] = 33;
         long.push(0);
-        assert!(matches!(
-            PublicKeyPacket::parse(&long),
-            Err(Error::Malformed(_))
-        ));
+        assert!(matches!(PublicKeyPacket::parse(&long), Err(Error::Malformed(_))));
         // Declared length past the end; huge declared length.
         let mut past = good.clone();
         let _ = past.pop();
-        assert!(matches!(
-            PublicKeyPacket::parse(&past),
-            Err(Error::Truncated(_))
-        ));
+        assert!(matches!(PublicKeyPacket::parse(&past), Err(Error::Truncated(_))));
         let mut huge = good.clone();
         huge[6..10].copy_from_slice(&[0xff; 4]);
-        assert!(matches!(
-            PublicKeyPacket::parse(&huge),
-            Err(Error::Truncated(_))
-        ));
+        assert!(matches!(PublicKeyPacket::parse(&huge), Err(Error::Truncated(_))));
         // Trailing octet.
         let mut trailing = good.clone();
         trailing.push(0);
-        assert!(matches!(
-            PublicKeyPacket::parse(&trailing),
-            Err(Error::Malformed(_))
-        ));
+        assert!(matches!(PublicKeyPacket::parse(&trailing), Err(Error::Malformed(_))));
         for cut in 0..good.len() {
             assert!(PublicKeyPacket::parse(&good[..cut]).is_err());
         }
@@ -678,16 +614,10 @@ pub(crate) mod tests {
         assert!(SecretKeyPacket::parse(&plain).is_ok());
         let mut short = plain.clone();
         let _ = short.pop();
-        assert!(matches!(
-            SecretKeyPacket::parse(&short),
-            Err(Error::Malformed(_))
-        ));
+        assert!(matches!(SecretKeyPacket::parse(&short), Err(Error::Malformed(_))));
         let mut long = plain.clone();
         long.push(0);
-        assert!(matches!(
-            SecretKeyPacket::parse(&long),
-            Err(Error::Malformed(_))
-        ));
+        assert!(matches!(SecretKeyPacket::parse(&long), Err(Error::Malformed(_))));
         for usage in [1u8, 9, 252, 255] {
             let mut v = ed25519_public();
             v.push(usage);
@@ -715,17 +645,11 @@ pub(crate) mod tests {
         // A count past the end of the packet.
         let mut past = aead[..50].to_vec();
         past[43] = 38;
-        assert!(matches!(
-            SecretKeyPacket::parse(&past),
-            Err(Error::Truncated(_))
-        ));
+        assert!(matches!(SecretKeyPacket::parse(&past), Err(Error::Truncated(_))));
         // S2K length past the counted fields.
         let mut s2k_past = aead.clone();
         s2k_past[46] = 40;
-        assert!(matches!(
-            SecretKeyPacket::parse(&s2k_past),
-            Err(Error::Truncated(_))
-        ));
+        assert!(matches!(SecretKeyPacket::parse(&s2k_past), Err(Error::Truncated(_))));
     }
 
     #[test]

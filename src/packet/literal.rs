@@ -56,11 +56,7 @@ pub(crate) struct LiteralHeader {
 impl LiteralHeader {
     /// A header for binary data with no file name and date 0.
     pub(crate) fn binary() -> Self {
-        Self {
-            format: LiteralFormat::Binary,
-            filename: Vec::new(),
-            date: 0,
-        }
+        Self { format: LiteralFormat::Binary, filename: Vec::new(), date: 0 }
     }
 
     /// Parses the fields from the start of the packet body, leaving the data in `r`.
@@ -72,11 +68,7 @@ impl LiteralHeader {
         let len = usize::from(r.u8()?);
         let filename = r.take(len)?.to_vec();
         let date = r.be_u32()?;
-        Ok(Self {
-            format,
-            filename,
-            date,
-        })
+        Ok(Self { format, filename, date })
     }
 
     /// Writes the fields.
@@ -84,9 +76,8 @@ impl LiteralHeader {
     /// # Errors
     /// I/O errors of `w`; `InvalidInput` for a file name over 255 octets.
     pub(crate) fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
-        let len = u8::try_from(self.filename.len()).map_err(|_| {
-            io::Error::new(io::ErrorKind::InvalidInput, "file name over 255 octets")
-        })?;
+        let len = u8::try_from(self.filename.len())
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "file name over 255 octets"))?;
         w.write_all(&[self.format.into(), len])?;
         w.write_all(&self.filename)?;
         w.write_all(&self.date.to_be_bytes())
@@ -103,9 +94,7 @@ impl LiteralHeader {
     /// `InvalidArgument` for a file name over 255 octets.
     pub(crate) fn check(&self) -> Result<()> {
         if self.filename.len() > 255 {
-            return Err(Error::InvalidArgument(
-                "literal data file name over 255 octets",
-            ));
+            return Err(Error::InvalidArgument("literal data file name over 255 octets"));
         }
         Ok(())
     }
@@ -131,11 +120,7 @@ mod tests {
     #[test]
     fn round_trip_and_limits() {
         for format in [b'b', b'u', b't', b'm', b'l', b'1'] {
-            let h = LiteralHeader {
-                format: format.into(),
-                filename: b"n\xffame".to_vec(),
-                date: 0x5c0ffee,
-            };
+            let h = LiteralHeader { format: format.into(), filename: b"n\xffame".to_vec(), date: 0x5c0ffee };
             let mut out = Vec::new();
             h.write_to(&mut out).unwrap();
             assert_eq!(out.len(), h.encoded_len());
@@ -150,11 +135,7 @@ mod tests {
                 ));
             }
         }
-        let long = LiteralHeader {
-            format: LiteralFormat::Binary,
-            filename: vec![b'a'; 256],
-            date: 0,
-        };
+        let long = LiteralHeader { format: LiteralFormat::Binary, filename: vec![b'a'; 256], date: 0 };
         assert!(long.write_to(&mut Vec::new()).is_err());
         assert!(long.check().is_err());
     }

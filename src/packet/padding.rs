@@ -15,10 +15,7 @@ impl Padding {
     ///
     /// # Errors
     /// None; the `Result` keeps every packet parser's signature alike.
-    #[allow(
-        clippy::unnecessary_wraps,
-        reason = "same signature as every packet parser"
-    )]
+    #[allow(clippy::unnecessary_wraps, reason = "same signature as every packet parser")]
     pub(crate) fn parse(body: &[u8]) -> Result<Self> {
         Ok(Self(body.to_vec()))
     }

@@ -40,12 +40,7 @@ impl<R: BufRead> PartialBodyReader<R> {
             BodyLength::Fixed(n) => (n, true),
             BodyLength::Partial(n) => (n, false),
         };
-        Self {
-            inner,
-            remaining,
-            last,
-            poisoned: false,
-        }
+        Self { inner, remaining, last, poisoned: false }
     }
 
     /// The inner reader. After EOF it is positioned just after the packet.
@@ -216,16 +211,11 @@ impl<W: Write> PartialBodyWriter<W> {
         if self.poisoned {
             return Err(Error::from_io(poisoned()));
         }
-        let len =
-            u32::try_from(self.buf.len()).map_err(|_| Error::InvalidArgument("part too long"))?;
+        let len = u32::try_from(self.buf.len()).map_err(|_| Error::InvalidArgument("part too long"))?;
         if self.header_written {
             header::write_fixed_length(len, &mut self.inner)?;
         } else {
-            Header {
-                tag: self.tag,
-                length: BodyLength::Fixed(len),
-            }
-            .write_to(&mut self.inner)?;
+            Header { tag: self.tag, length: BodyLength::Fixed(len) }.write_to(&mut self.inner)?;
         }
         self.inner.write_all(&self.buf)?;
         self.buf.clear();
@@ -277,10 +267,7 @@ mod tests {
         let mut r = PartialBodyReader::new(src, header.length);
         let mut out = Vec::new();
         let _ = r.read_to_end(&mut out).map_err(Error::from_io)?;
-        assert!(
-            r.into_inner().is_empty(),
-            "reader must stop at the end of the packet"
-        );
+        assert!(r.into_inner().is_empty(), "reader must stop at the end of the packet");
         Ok(out)
     }
 

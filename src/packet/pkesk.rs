@@ -33,10 +33,7 @@ pub(crate) enum Recipient {
 pub(crate) enum PkeskFields {
     /// X25519 (RFC 9580 §5.1.6): ephemeral public key, then the AES key-wrapped session key.
     /// In a v6 PKESK no symmetric algorithm octet precedes the wrapped key.
-    X25519 {
-        ephemeral: [u8; 32],
-        wrapped_key: Vec<u8>,
-    },
+    X25519 { ephemeral: [u8; 32], wrapped_key: Vec<u8> },
     /// ML-KEM-768+X25519 (RFC 9980, draft -17 §4.3.1): X25519 ciphertext, ML-KEM ciphertext,
     /// then the AES-256 key-wrapped session key.
     MlKem768X25519 {
@@ -85,10 +82,7 @@ impl Pkesk {
             6 => {}
             3 => return Err(Error::Unsupported(Unsupported::PkeskV3)),
             v => {
-                return Err(Error::Unsupported(Unsupported::PacketVersion {
-                    packet: "PKESK",
-                    version: v,
-                }));
+                return Err(Error::Unsupported(Unsupported::PacketVersion { packet: "PKESK", version: v }));
             }
         }
         let recipient = match r.u8()? {
@@ -96,17 +90,13 @@ impl Pkesk {
             33 => match r.u8()? {
                 6 => Recipient::V6(r.array()?),
                 _ => {
-                    return Err(Error::malformed(
-                        "PKESK: key version does not match fingerprint length",
-                    ));
+                    return Err(Error::malformed("PKESK: key version does not match fingerprint length"));
                 }
             },
             21 => match r.u8()? {
                 4 => Recipient::V4(r.array()?),
                 _ => {
-                    return Err(Error::malformed(
-                        "PKESK: key version does not match fingerprint length",
-                    ));
+                    return Err(Error::malformed("PKESK: key version does not match fingerprint length"));
                 }
             },
             _ => return Err(Error::malformed("PKESK: fingerprint length")),
@@ -115,10 +105,7 @@ impl Pkesk {
         let fields = match algorithm {
             PublicKeyAlgorithm::X25519 => {
                 let ephemeral = r.array()?;
-                PkeskFields::X25519 {
-                    ephemeral,
-                    wrapped_key: wrapped_key(&mut r)?,
-                }
+                PkeskFields::X25519 { ephemeral, wrapped_key: wrapped_key(&mut r)? }
             }
             PublicKeyAlgorithm::MlKem768X25519 => {
                 let ecdh_ciphertext = r.array()?;
@@ -132,11 +119,7 @@ impl Pkesk {
             _ => PkeskFields::Unknown(r.rest().to_vec()),
         };
         r.finish()?;
-        Ok(Self {
-            recipient,
-            algorithm,
-            fields,
-        })
+        Ok(Self { recipient, algorithm, fields })
     }
 
     /// Writes the packet body.
@@ -158,18 +141,11 @@ impl Pkesk {
         }
         w.write_all(&[self.algorithm.into()])?;
         match &self.fields {
-            PkeskFields::X25519 {
-                ephemeral,
-                wrapped_key,
-            } => {
+            PkeskFields::X25519 { ephemeral, wrapped_key } => {
                 w.write_all(ephemeral)?;
                 write_wrapped(w, wrapped_key)
             }
-            PkeskFields::MlKem768X25519 {
-                ecdh_ciphertext,
-                mlkem_ciphertext,
-                wrapped_key,
-            } => {
+            PkeskFields::MlKem768X25519 { ecdh_ciphertext, mlkem_ciphertext, wrapped_key } => {
                 w.write_all(ecdh_ciphertext)?;
                 w.write_all(&mlkem_ciphertext[..])?;
                 write_wrapped(w, wrapped_key)
@@ -186,12 +162,11 @@ impl Pkesk {
             Recipient::V4(_) => 22,
         };
         let fields = match &self.fields {
-            PkeskFields::X25519 { wrapped_key, .. } => X25519_EPHEMERAL_LEN
-                .saturating_add(1)
-                .saturating_add(wrapped_key.len()),
+            PkeskFields::X25519 { wrapped_key, .. } => {
+                X25519_EPHEMERAL_LEN.saturating_add(1).saturating_add(wrapped_key.len())
+            }
             PkeskFields::MlKem768X25519 { wrapped_key, .. } => {
-                (X25519_EPHEMERAL_LEN + MLKEM768_CIPHERTEXT_LEN + 1)
-                    .saturating_add(wrapped_key.len())
+                (X25519_EPHEMERAL_LEN + MLKEM768_CIPHERTEXT_LEN + 1).saturating_add(wrapped_key.len())
             }
             PkeskFields::Unknown(bytes) => bytes.len(),
         };
@@ -238,13 +213,7 @@ mod tests {
             )
         );
         assert_eq!(p.algorithm, PublicKeyAlgorithm::X25519);
-        let PkeskFields::X25519 {
-            ephemeral,
-            wrapped_key,
-        } = &p.fields
-        else {
-            panic!("not X25519")
-        };
+        let PkeskFields::X25519 { ephemeral, wrapped_key } = &p.fields else { panic!("not X25519") };
         assert_eq!(
             hex::encode(ephemeral),
             "87cf18d5f1b53f817cce5a004cf393cc8958bddc065f25f84af509b17dd36764"
@@ -298,36 +267,18 @@ mod tests {
 
     #[test]
     fn rejects_and_skippable_versions() {
-        assert!(matches!(
-            Pkesk::from_bytes(&[3, 1, 2, 3]),
-            Err(Error::Unsupported(Unsupported::PkeskV3))
-        ));
+        assert!(matches!(Pkesk::from_bytes(&[3, 1, 2, 3]), Err(Error::Unsupported(Unsupported::PkeskV3))));
         assert!(matches!(
             Pkesk::from_bytes(&[5]),
-            Err(Error::Unsupported(Unsupported::PacketVersion {
-                version: 5,
-                ..
-            }))
+            Err(Error::Unsupported(Unsupported::PacketVersion { version: 5, .. }))
         ));
-        assert!(matches!(
-            Pkesk::from_bytes(&[6, 5, 6]),
-            Err(Error::Malformed(_))
-        ));
-        assert!(matches!(
-            Pkesk::from_bytes(&[6, 33, 4]),
-            Err(Error::Malformed(_))
-        ));
+        assert!(matches!(Pkesk::from_bytes(&[6, 5, 6]), Err(Error::Malformed(_))));
+        assert!(matches!(Pkesk::from_bytes(&[6, 33, 4]), Err(Error::Malformed(_))));
         // X25519 with an empty wrapped key, and with trailing octets.
         let mut body = vec![6, 0, 25];
         body.extend_from_slice(&[0; 32]);
-        assert!(matches!(
-            Pkesk::from_bytes(&[&body[..], &[0]].concat()),
-            Err(Error::Malformed(_))
-        ));
-        assert!(matches!(
-            Pkesk::from_bytes(&[&body[..], &[1, 7, 7]].concat()),
-            Err(Error::Malformed(_))
-        ));
+        assert!(matches!(Pkesk::from_bytes(&[&body[..], &[0]].concat()), Err(Error::Malformed(_))));
+        assert!(matches!(Pkesk::from_bytes(&[&body[..], &[1, 7, 7]].concat()), Err(Error::Malformed(_))));
         assert!(Pkesk::from_bytes(&[&body[..], &[1, 7]].concat()).is_ok());
         for cut in 0..body.len() {
             assert!(Pkesk::from_bytes(&body[..cut]).is_err());

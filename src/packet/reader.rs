@@ -75,11 +75,7 @@ impl<'a> Reader<'a> {
 
     /// Succeeds only if every octet was consumed.
     pub(crate) fn finish(self) -> Result<()> {
-        if self.buf.is_empty() {
-            Ok(())
-        } else {
-            Err(Error::malformed(self.context_trailing()))
-        }
+        if self.buf.is_empty() { Ok(()) } else { Err(Error::malformed(self.context_trailing())) }
     }
 
     fn context_trailing(&self) -> &'static str {

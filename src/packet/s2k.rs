@@ -19,11 +19,7 @@ const ARGON2_MAX_ENCODED_M: u8 = 31;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum S2k {
     /// Type 3: iterated and salted, with the coded count octet.
-    IteratedSalted {
-        hash: HashAlgorithm,
-        salt: [u8; 8],
-        count: u8,
-    },
+    IteratedSalted { hash: HashAlgorithm, salt: [u8; 8], count: u8 },
     /// Type 4: Argon2id with passes `t`, parallelism `p` and memory exponent `m` (2^m KiB).
     Argon2 { salt: [u8; 16], t: u8, p: u8, m: u8 },
     /// Any other type (0 simple, 1 salted, 101 GnuPG, ...), kept verbatim (type octet first).
@@ -82,9 +78,7 @@ impl S2k {
                 // "The encoded memory size MUST be a value from 3+ceil(log_2(p)) to 31."
                 let min_m = ceil_log2(p).saturating_add(3);
                 if m < min_m || m > ARGON2_MAX_ENCODED_M {
-                    return Err(Error::malformed(
-                        "S2K specifier: Argon2 memory size out of range",
-                    ));
+                    return Err(Error::malformed("S2K specifier: Argon2 memory size out of range"));
                 }
                 Self::Argon2 { salt, t, p, m }
             }
@@ -142,11 +136,7 @@ pub(crate) mod tests {
     pub(crate) fn arb_s2k() -> impl Strategy<Value = S2k> {
         prop_oneof![
             (any::<u8>(), any::<[u8; 8]>(), any::<u8>()).prop_map(|(h, salt, count)| {
-                S2k::IteratedSalted {
-                    hash: HashAlgorithm::from(h),
-                    salt,
-                    count,
-                }
+                S2k::IteratedSalted { hash: HashAlgorithm::from(h), salt, count }
             }),
             (any::<[u8; 16]>(), 1u8..=255, 1u8..=255, 0u8..=31).prop_filter_map(
                 "Argon2 memory too small",

@@ -42,12 +42,7 @@ impl SeipdHeader {
             return Err(Error::malformed("SEIPD: chunk size octet above 16"));
         }
         let salt = r.array::<32>()?;
-        Ok(Self {
-            sym,
-            aead,
-            chunk_size_octet,
-            salt,
-        })
+        Ok(Self { sym, aead, chunk_size_octet, salt })
     }
 
     /// Reads the fields from a stream positioned at the start of the packet body. The version
@@ -88,13 +83,7 @@ impl SeipdHeader {
     /// The five octets that start every chunk's associated data and form the HKDF info:
     /// packet type (in OpenPGP form, 0xD2), version, cipher, AEAD mode, chunk size octet.
     pub(crate) fn associated_data(&self) -> [u8; 5] {
-        [
-            0xc0 | u8::from(Tag::Seipd),
-            2,
-            self.sym.into(),
-            self.aead.into(),
-            self.chunk_size_octet,
-        ]
+        [0xc0 | u8::from(Tag::Seipd), 2, self.sym.into(), self.aead.into(), self.chunk_size_octet]
     }
 }
 
@@ -108,10 +97,7 @@ fn check_version(version: u8) -> Result<()> {
     match version {
         2 => Ok(()),
         1 => Err(Error::Unsupported(Unsupported::Seipdv1)),
-        v => Err(Error::Unsupported(Unsupported::PacketVersion {
-            packet: "SEIPD",
-            version: v,
-        })),
+        v => Err(Error::Unsupported(Unsupported::PacketVersion { packet: "SEIPD", version: v })),
     }
 }
 
@@ -131,8 +117,7 @@ mod tests {
     #[test]
     fn rfc9580_a8_header() {
         let body =
-            hex::decode("02070206616416535be0b0716d60e052a56c4c407f9eb36b0efafe9ad0a0df9b033c69a2")
-                .unwrap();
+            hex::decode("02070206616416535be0b0716d60e052a56c4c407f9eb36b0efafe9ad0a0df9b033c69a2").unwrap();
         let h = SeipdHeader::parse(&mut Reader::new(&body, "t")).unwrap();
         assert_eq!(h.sym, SymmetricAlgorithm::Aes128);
         assert_eq!(h.aead, AeadAlgorithm::Ocb);
@@ -151,26 +136,17 @@ mod tests {
         body.extend_from_slice(&[0; 32]);
         assert!(SeipdHeader::parse(&mut Reader::new(&body, "t")).is_ok());
         body[3] = 17;
-        assert!(matches!(
-            SeipdHeader::parse(&mut Reader::new(&body, "t")),
-            Err(Error::Malformed(_))
-        ));
+        assert!(matches!(SeipdHeader::parse(&mut Reader::new(&body, "t")), Err(Error::Malformed(_))));
         assert!(matches!(
             SeipdHeader::read_from(&mut &[1u8][..]),
             Err(Error::Unsupported(Unsupported::Seipdv1))
         ));
         assert!(matches!(
             SeipdHeader::read_from(&mut &[3u8, 0][..]),
-            Err(Error::Unsupported(Unsupported::PacketVersion {
-                version: 3,
-                ..
-            }))
+            Err(Error::Unsupported(Unsupported::PacketVersion { version: 3, .. }))
         ));
         for cut in 0..36 {
-            assert!(matches!(
-                SeipdHeader::read_from(&mut &body[..cut]),
-                Err(Error::Truncated(_))
-            ));
+            assert!(matches!(SeipdHeader::read_from(&mut &body[..cut]), Err(Error::Truncated(_))));
         }
     }
 

@@ -207,10 +207,7 @@ impl SignaturePacket {
         let mut r = Reader::new(body, "signature");
         let version = r.u8()?;
         if version != SIGNATURE_VERSION {
-            return Err(Error::Unsupported(Unsupported::PacketVersion {
-                packet: "signature",
-                version,
-            }));
+            return Err(Error::Unsupported(Unsupported::PacketVersion { packet: "signature", version }));
         }
         let sig_type = SignatureType::from(r.u8()?);
         let pk_algorithm = PublicKeyAlgorithm::from(r.u8()?);
@@ -220,25 +217,11 @@ impl SignaturePacket {
         let left16 = r.array()?;
         let salt_len = r.u8()?;
         let salt = r.take(usize::from(salt_len))?.to_vec();
-        if hash_algorithm
-            .v6_salt_len()
-            .is_some_and(|want| want != salt.len())
-        {
-            return Err(Error::malformed(
-                "signature: salt size does not match the hash algorithm",
-            ));
+        if hash_algorithm.v6_salt_len().is_some_and(|want| want != salt.len()) {
+            return Err(Error::malformed("signature: salt size does not match the hash algorithm"));
         }
         let material = SignatureMaterial::parse(pk_algorithm, r.rest())?;
-        Ok(Self {
-            sig_type,
-            pk_algorithm,
-            hash_algorithm,
-            hashed,
-            unhashed,
-            left16,
-            salt,
-            material,
-        })
+        Ok(Self { sig_type, pk_algorithm, hash_algorithm, hashed, unhashed, left16, salt, material })
     }
 
     /// Writes the fields hashed before the trailer: version through the hashed subpackets.
@@ -274,9 +257,8 @@ impl SignaturePacket {
         write_u32_len(area_len(&self.unhashed), w)?;
         write_area(&self.unhashed, w)?;
         w.write_all(&self.left16)?;
-        let salt_len = u8::try_from(self.salt.len()).map_err(|_| {
-            io::Error::new(io::ErrorKind::InvalidInput, "salt longer than 255 octets")
-        })?;
+        let salt_len = u8::try_from(self.salt.len())
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "salt longer than 255 octets"))?;
         w.write_all(&[salt_len])?;
         w.write_all(&self.salt)?;
         self.material.write_to(w)
@@ -285,14 +267,9 @@ impl SignaturePacket {
     /// Octets [`SignaturePacket::write_to`] writes.
     pub(crate) fn encoded_len(&self) -> usize {
         // 4 fixed octets, two 4-octet area lengths, left16 (2), salt length (1).
-        [
-            area_len(&self.hashed),
-            area_len(&self.unhashed),
-            self.salt.len(),
-            self.material.encoded_len(),
-        ]
-        .into_iter()
-        .fold(15usize, usize::saturating_add)
+        [area_len(&self.hashed), area_len(&self.unhashed), self.salt.len(), self.material.encoded_len()]
+            .into_iter()
+            .fold(15usize, usize::saturating_add)
     }
 
     /// The serialized body.
@@ -310,10 +287,7 @@ impl SignaturePacket {
 
     /// The first subpacket `f` selects, hashed area first.
     fn find_any<'a, T>(&'a self, f: impl Fn(&'a SubpacketData) -> Option<T>) -> Option<T> {
-        self.hashed
-            .iter()
-            .chain(&self.unhashed)
-            .find_map(|s| f(&s.data))
+        self.hashed.iter().chain(&self.unhashed).find_map(|s| f(&s.data))
     }
 
     /// Signature creation time (hashed area only).
@@ -416,9 +390,7 @@ impl SignaturePacket {
     /// True if the hashed area holds a critical subpacket this crate does not understand;
     /// such a signature must be treated as invalid (RFC 9580 §5.2.3.7).
     pub(crate) fn has_unknown_critical(&self) -> bool {
-        self.hashed
-            .iter()
-            .any(|s| s.critical && matches!(s.data, SubpacketData::Unknown { .. }))
+        self.hashed.iter().any(|s| s.critical && matches!(s.data, SubpacketData::Unknown { .. }))
     }
 }
 
@@ -432,59 +404,40 @@ pub(crate) mod tests {
     /// Any v6 signature; its subpackets hold an embedded signature only if `allow_embedded`.
     pub(crate) fn arb_signature(allow_embedded: bool) -> BoxedStrategy<SignaturePacket> {
         let material = prop_oneof![
-            any::<[u8; 64]>()
-                .prop_map(|s| (PublicKeyAlgorithm::Ed25519, SignatureMaterial::Ed25519(s))),
+            any::<[u8; 64]>().prop_map(|s| (PublicKeyAlgorithm::Ed25519, SignatureMaterial::Ed25519(s))),
             (any::<[u8; 64]>(), any::<u8>()).prop_map(|(ed25519, seed)| {
                 let mut mldsa = Box::new([0u8; MLDSA65_SIGNATURE_LEN]);
                 mldsa
                     .iter_mut()
                     .enumerate()
                     .for_each(|(i, b)| *b = seed.wrapping_add(u8::try_from(i & 0xff).unwrap()));
-                (
-                    PublicKeyAlgorithm::MlDsa65Ed25519,
-                    SignatureMaterial::MlDsa65Ed25519 { ed25519, mldsa },
-                )
+                (PublicKeyAlgorithm::MlDsa65Ed25519, SignatureMaterial::MlDsa65Ed25519 { ed25519, mldsa })
             }),
             (any::<u8>(), proptest::collection::vec(any::<u8>(), 0..100)).prop_filter_map(
                 "signature algorithm",
                 |(a, bytes)| {
                     let alg = PublicKeyAlgorithm::from(a);
-                    (!matches!(
-                        alg,
-                        PublicKeyAlgorithm::Ed25519 | PublicKeyAlgorithm::MlDsa65Ed25519
-                    ))
-                    .then_some((alg, SignatureMaterial::Unknown(bytes)))
+                    (!matches!(alg, PublicKeyAlgorithm::Ed25519 | PublicKeyAlgorithm::MlDsa65Ed25519))
+                        .then_some((alg, SignatureMaterial::Unknown(bytes)))
                 }
             ),
         ];
         let subpackets = || proptest::collection::vec(arb_subpacket(allow_embedded), 0..5);
-        (
-            any::<u8>(),
-            any::<u8>(),
-            material,
-            subpackets(),
-            subpackets(),
-            any::<[u8; 2]>(),
-            any::<u8>(),
-        )
-            .prop_map(
-                |(ty, hash, (pk_algorithm, material), hashed, unhashed, left16, salt_seed)| {
-                    let hash_algorithm = HashAlgorithm::from(hash);
-                    let salt_len = hash_algorithm
-                        .v6_salt_len()
-                        .unwrap_or(usize::from(salt_seed % 40));
-                    SignaturePacket {
-                        sig_type: SignatureType::from(ty),
-                        pk_algorithm,
-                        hash_algorithm,
-                        hashed,
-                        unhashed,
-                        left16,
-                        salt: vec![salt_seed; salt_len],
-                        material,
-                    }
-                },
-            )
+        (any::<u8>(), any::<u8>(), material, subpackets(), subpackets(), any::<[u8; 2]>(), any::<u8>())
+            .prop_map(|(ty, hash, (pk_algorithm, material), hashed, unhashed, left16, salt_seed)| {
+                let hash_algorithm = HashAlgorithm::from(hash);
+                let salt_len = hash_algorithm.v6_salt_len().unwrap_or(usize::from(salt_seed % 40));
+                SignaturePacket {
+                    sig_type: SignatureType::from(ty),
+                    pk_algorithm,
+                    hash_algorithm,
+                    hashed,
+                    unhashed,
+                    left16,
+                    salt: vec![salt_seed; salt_len],
+                    material,
+                }
+            })
             .boxed()
     }
 
@@ -536,11 +489,7 @@ pub(crate) mod tests {
         let sigs = a03_signatures();
         for (sig, field, key_input_len) in [
             (&sigs[0], "direct_key_signature_hashed_data", 5 + 42),
-            (
-                &sigs[1],
-                "subkey_binding_signature_hashed_data",
-                2 * (5 + 42),
-            ),
+            (&sigs[1], "subkey_binding_signature_hashed_data", 2 * (5 + 42)),
         ] {
             let data = hex::decode(json[field].as_str().unwrap()).unwrap();
             let prefix = sig.hashed_prefix();
@@ -568,43 +517,19 @@ pub(crate) mod tests {
         assert!(binding.issuer_fingerprint().is_some());
 
         let mut sig = binding.clone();
-        sig.hashed
-            .push(Subpacket::new(false, SubpacketData::KeyExpirationTime(100)));
+        sig.hashed.push(Subpacket::new(false, SubpacketData::KeyExpirationTime(100)));
+        sig.hashed.push(Subpacket::new(false, SubpacketData::SignatureExpirationTime(200)));
+        sig.hashed.push(Subpacket::new(false, SubpacketData::PrimaryUserId(true)));
+        sig.hashed.push(Subpacket::new(false, SubpacketData::Features(vec![0x09])));
+        sig.hashed.push(Subpacket::new(false, SubpacketData::PreferredHash(vec![10, 8])));
         sig.hashed.push(Subpacket::new(
             false,
-            SubpacketData::SignatureExpirationTime(200),
+            SubpacketData::ReasonForRevocation { code: 2, reason: b"gone".to_vec() },
         ));
-        sig.hashed
-            .push(Subpacket::new(false, SubpacketData::PrimaryUserId(true)));
-        sig.hashed
-            .push(Subpacket::new(false, SubpacketData::Features(vec![0x09])));
-        sig.hashed.push(Subpacket::new(
-            false,
-            SubpacketData::PreferredHash(vec![10, 8]),
-        ));
-        sig.hashed.push(Subpacket::new(
-            false,
-            SubpacketData::ReasonForRevocation {
-                code: 2,
-                reason: b"gone".to_vec(),
-            },
-        ));
-        sig.unhashed.push(Subpacket::new(
-            false,
-            SubpacketData::EmbeddedSignature(Box::new(sigs[0].clone())),
-        ));
+        sig.unhashed.push(Subpacket::new(false, SubpacketData::EmbeddedSignature(Box::new(sigs[0].clone()))));
         // Unhashed creation times and critical unknowns do not count.
-        sig.unhashed.insert(
-            0,
-            Subpacket::new(false, SubpacketData::SignatureCreationTime(1)),
-        );
-        sig.unhashed.push(Subpacket::new(
-            true,
-            SubpacketData::Unknown {
-                tag: 100,
-                body: vec![],
-            },
-        ));
+        sig.unhashed.insert(0, Subpacket::new(false, SubpacketData::SignatureCreationTime(1)));
+        sig.unhashed.push(Subpacket::new(true, SubpacketData::Unknown { tag: 100, body: vec![] }));
         let sig = SignaturePacket::parse(&sig.to_vec()).unwrap();
         assert_eq!(sig.key_expiration(), Some(100));
         assert_eq!(sig.signature_expiration(), Some(200));
@@ -616,13 +541,7 @@ pub(crate) mod tests {
         assert_eq!(sig.embedded_signature(), Some(&sigs[0]));
         assert!(!sig.has_unknown_critical());
         let mut critical = sig.clone();
-        critical.hashed.push(Subpacket::new(
-            true,
-            SubpacketData::Unknown {
-                tag: 100,
-                body: vec![],
-            },
-        ));
+        critical.hashed.push(Subpacket::new(true, SubpacketData::Unknown { tag: 100, body: vec![] }));
         let critical = SignaturePacket::parse(&critical.to_vec()).unwrap();
         assert!(critical.has_unknown_critical());
     }
@@ -644,43 +563,24 @@ pub(crate) mod tests {
         assert_eq!(good[salt_len_at], 32);
         let mut bad_salt = good.clone();
         bad_salt[salt_len_at] = 16;
-        assert!(matches!(
-            SignaturePacket::parse(&bad_salt),
-            Err(Error::Malformed(_))
-        ));
+        assert!(matches!(SignaturePacket::parse(&bad_salt), Err(Error::Malformed(_))));
         // Ed25519 material one octet short or long.
-        assert!(matches!(
-            SignaturePacket::parse(&good[..good.len() - 1]),
-            Err(Error::Malformed(_))
-        ));
+        assert!(matches!(SignaturePacket::parse(&good[..good.len() - 1]), Err(Error::Malformed(_))));
         let mut long = good.clone();
         long.push(0);
-        assert!(matches!(
-            SignaturePacket::parse(&long),
-            Err(Error::Malformed(_))
-        ));
+        assert!(matches!(SignaturePacket::parse(&long), Err(Error::Malformed(_))));
         // Hashed area length past the end.
         let mut past = good.clone();
         past[4..8].copy_from_slice(&[0xff; 4]);
-        assert!(matches!(
-            SignaturePacket::parse(&past),
-            Err(Error::Truncated(_))
-        ));
+        assert!(matches!(SignaturePacket::parse(&past), Err(Error::Truncated(_))));
         // An embedded signature inside an embedded signature.
         let mut inner = sigs[0].clone();
-        inner.unhashed.push(Subpacket::new(
-            false,
-            SubpacketData::EmbeddedSignature(Box::new(sigs[0].clone())),
-        ));
+        inner
+            .unhashed
+            .push(Subpacket::new(false, SubpacketData::EmbeddedSignature(Box::new(sigs[0].clone()))));
         let mut outer = sigs[1].clone();
-        outer.unhashed.push(Subpacket::new(
-            false,
-            SubpacketData::EmbeddedSignature(Box::new(inner)),
-        ));
-        assert!(matches!(
-            SignaturePacket::parse(&outer.to_vec()),
-            Err(Error::Malformed(_))
-        ));
+        outer.unhashed.push(Subpacket::new(false, SubpacketData::EmbeddedSignature(Box::new(inner))));
+        assert!(matches!(SignaturePacket::parse(&outer.to_vec()), Err(Error::Malformed(_))));
         for cut in 0..good.len() {
             assert!(SignaturePacket::parse(&good[..cut]).is_err());
         }

@@ -41,10 +41,7 @@ impl Skesk {
             6 => {}
             4 => return Err(Error::Unsupported(Unsupported::SkeskV4)),
             v => {
-                return Err(Error::Unsupported(Unsupported::PacketVersion {
-                    packet: "SKESK",
-                    version: v,
-                }));
+                return Err(Error::Unsupported(Unsupported::PacketVersion { packet: "SKESK", version: v }));
             }
         }
         // A one-octet count of the next five fields: sym, aead, S2K length, S2K, IV.
@@ -55,34 +52,18 @@ impl Skesk {
         let s2k_len = usize::from(fields.u8()?);
         let s2k = fields.take(s2k_len)?.to_vec();
         let iv = fields.rest().to_vec();
-        if aead
-            .nonce_len()
-            .is_some_and(|nonce_len| iv.len() != nonce_len)
-        {
-            return Err(Error::malformed(
-                "SKESK: IV length does not match the AEAD mode",
-            ));
+        if aead.nonce_len().is_some_and(|nonce_len| iv.len() != nonce_len) {
+            return Err(Error::malformed("SKESK: IV length does not match the AEAD mode"));
         }
         let rest = r.rest();
-        let split = rest
-            .len()
-            .checked_sub(TAG_LEN)
-            .ok_or(Error::malformed("SKESK: no room for the AEAD tag"))?;
-        let (encrypted_key, tag) = rest
-            .split_at_checked(split)
-            .ok_or(Error::malformed("SKESK: tag"))?;
+        let split =
+            rest.len().checked_sub(TAG_LEN).ok_or(Error::malformed("SKESK: no room for the AEAD tag"))?;
+        let (encrypted_key, tag) = rest.split_at_checked(split).ok_or(Error::malformed("SKESK: tag"))?;
         let tag = <[u8; TAG_LEN]>::try_from(tag).map_err(|_| Error::malformed("SKESK: tag"))?;
         if encrypted_key.is_empty() {
             return Err(Error::malformed("SKESK: empty encrypted session key"));
         }
-        Ok(Self {
-            sym,
-            aead,
-            s2k,
-            iv,
-            encrypted_key: encrypted_key.to_vec(),
-            tag,
-        })
+        Ok(Self { sym, aead, s2k, iv, encrypted_key: encrypted_key.to_vec(), tag })
     }
 
     /// The count octet's value: octets of sym, aead, S2K length, S2K and IV.
@@ -107,16 +88,9 @@ impl Skesk {
 
     /// Octets [`Skesk::write_to`] writes.
     pub(crate) fn encoded_len(&self) -> usize {
-        [
-            2,
-            3,
-            self.s2k.len(),
-            self.iv.len(),
-            self.encrypted_key.len(),
-            TAG_LEN,
-        ]
-        .iter()
-        .fold(0usize, |a, b| a.saturating_add(*b))
+        [2, 3, self.s2k.len(), self.iv.len(), self.encrypted_key.len(), TAG_LEN]
+            .iter()
+            .fold(0usize, |a, b| a.saturating_add(*b))
     }
 
     /// Writes the whole packet: header and body.
@@ -152,16 +126,10 @@ mod tests {
         let s = round_trip(
             "c33f061d07020b030856a298d2f5e36453ffcfcc5c11664edb9db42590d7dc46b07241b612c3812cfffbea00f2347b25641123f887ae60d4fd614e0837d819d36c",
         );
-        assert_eq!(
-            (s.sym, s.aead),
-            (SymmetricAlgorithm::Aes128, AeadAlgorithm::Ocb)
-        );
+        assert_eq!((s.sym, s.aead), (SymmetricAlgorithm::Aes128, AeadAlgorithm::Ocb));
         assert_eq!(hex::encode(&s.s2k), "030856a298d2f5e36453ff");
         assert_eq!(hex::encode(&s.iv), "cfcc5c11664edb9db42590d7dc46b0");
-        assert_eq!(
-            hex::encode(&s.encrypted_key),
-            "7241b612c3812cfffbea00f2347b2564"
-        );
+        assert_eq!(hex::encode(&s.encrypted_key), "7241b612c3812cfffbea00f2347b2564");
         let s = round_trip(
             "c33c061a07030b0308e9d39785b2070008ffb42e7c483ef4884457cb3726b9b3db9ff776e5f4d9a40952e2447298851abfff7526df2dd554417579a7799f",
         );
@@ -174,10 +142,7 @@ mod tests {
 
     #[test]
     fn rejects() {
-        assert!(matches!(
-            Skesk::from_bytes(&[4, 9, 3, 0]),
-            Err(Error::Unsupported(Unsupported::SkeskV4))
-        ));
+        assert!(matches!(Skesk::from_bytes(&[4, 9, 3, 0]), Err(Error::Unsupported(Unsupported::SkeskV4))));
         assert!(matches!(
             Skesk::from_bytes(&[7]),
             Err(Error::Unsupported(Unsupported::PacketVersion { .. }))
@@ -190,10 +155,7 @@ mod tests {
         // GCM with a 12-octet IV is fine; without room for a key it is not.
         body[3] = 3;
         assert!(Skesk::from_bytes(&body).is_ok());
-        assert!(matches!(
-            Skesk::from_bytes(&body[..body.len() - 16]),
-            Err(Error::Malformed(_))
-        ));
+        assert!(matches!(Skesk::from_bytes(&body[..body.len() - 16]), Err(Error::Malformed(_))));
         for cut in 0..19 {
             assert!(Skesk::from_bytes(&body[..cut]).is_err());
         }

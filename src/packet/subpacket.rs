@@ -139,13 +139,9 @@ pub(crate) enum SubpacketData {
 /// A 4-octet time field.
 fn time_field(body: &[u8]) -> Result<u32> {
     let mut r = Reader::new(body, "signature subpacket: time field");
-    let v = r
-        .be_u32()
-        .map_err(|_| Error::malformed("signature subpacket: time field is not 4 octets"))?;
+    let v = r.be_u32().map_err(|_| Error::malformed("signature subpacket: time field is not 4 octets"))?;
     if !r.is_empty() {
-        return Err(Error::malformed(
-            "signature subpacket: time field is not 4 octets",
-        ));
+        return Err(Error::malformed("signature subpacket: time field is not 4 octets"));
     }
     Ok(v)
 }
@@ -169,30 +165,23 @@ impl SubpacketData {
                 [0] => Self::PrimaryUserId(false),
                 [1] => Self::PrimaryUserId(true),
                 _ => {
-                    return Err(Error::malformed(
-                        "signature subpacket: primary user ID flag",
-                    ));
+                    return Err(Error::malformed("signature subpacket: primary user ID flag"));
                 }
             },
             id::KEY_FLAGS => Self::KeyFlags(body.to_vec()),
             // <https://www.rfc-editor.org/rfc/rfc9580#section-5.2.3.31>: code octet, then reason.
             id::REASON_FOR_REVOCATION => {
-                let (&code, reason) = body.split_first().ok_or(Error::malformed(
-                    "signature subpacket: empty reason for revocation",
-                ))?;
-                Self::ReasonForRevocation {
-                    code,
-                    reason: reason.to_vec(),
-                }
+                let (&code, reason) = body
+                    .split_first()
+                    .ok_or(Error::malformed("signature subpacket: empty reason for revocation"))?;
+                Self::ReasonForRevocation { code, reason: reason.to_vec() }
             }
             id::FEATURES => Self::Features(body.to_vec()),
             // <https://www.rfc-editor.org/rfc/rfc9580#section-5.2.3.34>: a whole signature packet
             // body. One level of nesting is all a primary key binding needs.
             id::EMBEDDED_SIGNATURE => {
                 if depth >= 1 {
-                    return Err(Error::malformed(
-                        "signature subpacket: nested embedded signature",
-                    ));
+                    return Err(Error::malformed("signature subpacket: nested embedded signature"));
                 }
                 let inner = SignaturePacket::parse_at_depth(body, depth.saturating_add(1))?;
                 Self::EmbeddedSignature(Box::new(inner))
@@ -200,38 +189,28 @@ impl SubpacketData {
             // <https://www.rfc-editor.org/rfc/rfc9580#section-5.2.3.35>: key version, then the
             // fingerprint (32 octets for v6, 20 for v4).
             id::ISSUER_FINGERPRINT => {
-                let (&version, fingerprint) = body.split_first().ok_or(Error::malformed(
-                    "signature subpacket: empty issuer fingerprint",
-                ))?;
+                let (&version, fingerprint) = body
+                    .split_first()
+                    .ok_or(Error::malformed("signature subpacket: empty issuer fingerprint"))?;
                 let want = match version {
                     6 => Some(32),
                     4 => Some(20),
                     _ => None,
                 };
                 if want.is_some_and(|n| n != fingerprint.len()) {
-                    return Err(Error::malformed(
-                        "signature subpacket: issuer fingerprint length",
-                    ));
+                    return Err(Error::malformed("signature subpacket: issuer fingerprint length"));
                 }
-                Self::IssuerFingerprint {
-                    version,
-                    fingerprint: fingerprint.to_vec(),
-                }
+                Self::IssuerFingerprint { version, fingerprint: fingerprint.to_vec() }
             }
             // <https://www.rfc-editor.org/rfc/rfc9580#section-5.2.3.15>: octet pairs.
             id::PREFERRED_AEAD => {
                 let (pairs, rest) = body.as_chunks::<2>();
                 if !rest.is_empty() {
-                    return Err(Error::malformed(
-                        "signature subpacket: odd AEAD preference length",
-                    ));
+                    return Err(Error::malformed("signature subpacket: odd AEAD preference length"));
                 }
                 Self::PreferredAead(pairs.iter().map(|&[s, a]| (s, a)).collect())
             }
-            _ => Self::Unknown {
-                tag,
-                body: body.to_vec(),
-            },
+            _ => Self::Unknown { tag, body: body.to_vec() },
         })
     }
 
@@ -270,10 +249,7 @@ impl SubpacketData {
                 w.write_all(reason)
             }
             Self::EmbeddedSignature(sig) => sig.write_to(w),
-            Self::IssuerFingerprint {
-                version,
-                fingerprint,
-            } => {
+            Self::IssuerFingerprint { version, fingerprint } => {
                 w.write_all(&[*version])?;
                 w.write_all(fingerprint)
             }
@@ -303,11 +279,7 @@ impl SubpacketData {
 impl Subpacket {
     /// A subpacket with the shortest length encoding.
     pub(crate) fn new(critical: bool, data: SubpacketData) -> Self {
-        Self {
-            critical,
-            len_form: LengthForm::Default,
-            data,
-        }
+        Self { critical, len_form: LengthForm::Default, data }
     }
 
     /// Parses one subpacket from a subpacket area. `depth` is the nesting depth of the
@@ -331,22 +303,17 @@ impl Subpacket {
                 (usize::from(v).saturating_add(192), WireForm::Two)
             }
             255 => {
-                let len = usize::try_from(r.be_u32()?)
-                    .map_err(|_| Error::Truncated("signature subpacket"))?;
+                let len =
+                    usize::try_from(r.be_u32()?).map_err(|_| Error::Truncated("signature subpacket"))?;
                 (len, WireForm::Five)
             }
         };
         let mut sub = r.sub(len, "signature subpacket")?;
-        let type_octet = sub
-            .u8()
-            .map_err(|_| Error::malformed("signature subpacket: length 0 leaves no type octet"))?;
+        let type_octet =
+            sub.u8().map_err(|_| Error::malformed("signature subpacket: length 0 leaves no type octet"))?;
         let critical = type_octet & CRITICAL_BIT != 0;
         let data = SubpacketData::parse(type_octet & !CRITICAL_BIT, sub.rest(), depth)?;
-        Ok(Self {
-            critical,
-            len_form: wire.recorded(len),
-            data,
-        })
+        Ok(Self { critical, len_form: wire.recorded(len), data })
     }
 
     /// The length field value: type octet plus body.
@@ -360,12 +327,8 @@ impl Subpacket {
     /// The writer's errors, or `InvalidInput` if the body exceeds 2^32 octets.
     pub(crate) fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
         let length = self.length();
-        let len = u32::try_from(length).map_err(|_| {
-            io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "subpacket longer than 2^32 octets",
-            )
-        })?;
+        let len = u32::try_from(length)
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "subpacket longer than 2^32 octets"))?;
         match WireForm::for_len(length, self.len_form) {
             WireForm::One | WireForm::Two if length <= MAX_DEFAULT_TWO_OCTET_LEN => {
                 // Up to 8383 the forms are the packet header's fixed length forms.
@@ -389,9 +352,7 @@ impl Subpacket {
     /// Octets [`Subpacket::write_to`] writes.
     pub(crate) fn encoded_len(&self) -> usize {
         let len = self.length();
-        WireForm::for_len(len, self.len_form)
-            .octets()
-            .saturating_add(len)
+        WireForm::for_len(len, self.len_form).octets().saturating_add(len)
     }
 }
 
@@ -423,8 +384,7 @@ pub(crate) fn write_area(area: &[Subpacket], w: &mut (impl Write + ?Sized)) -> i
 
 /// Octets [`write_area`] writes.
 pub(crate) fn area_len(area: &[Subpacket]) -> usize {
-    area.iter()
-        .fold(0usize, |acc, s| acc.saturating_add(s.encoded_len()))
+    area.iter().fold(0usize, |acc, s| acc.saturating_add(s.encoded_len()))
 }
 
 #[cfg(test)]
@@ -452,18 +412,12 @@ pub(crate) mod tests {
             (any::<u8>(), bytes(300))
                 .prop_map(|(code, reason)| SubpacketData::ReasonForRevocation { code, reason }),
             bytes(4).prop_map(SubpacketData::Features),
-            any::<[u8; 32]>().prop_map(|f| SubpacketData::IssuerFingerprint {
-                version: 6,
-                fingerprint: f.to_vec()
-            }),
+            any::<[u8; 32]>()
+                .prop_map(|f| SubpacketData::IssuerFingerprint { version: 6, fingerprint: f.to_vec() }),
             (7u8..=255, bytes(40)).prop_map(|(version, fingerprint)| {
-                SubpacketData::IssuerFingerprint {
-                    version,
-                    fingerprint,
-                }
+                SubpacketData::IssuerFingerprint { version, fingerprint }
             }),
-            proptest::collection::vec(any::<(u8, u8)>(), 0..6)
-                .prop_map(SubpacketData::PreferredAead),
+            proptest::collection::vec(any::<(u8, u8)>(), 0..6).prop_map(SubpacketData::PreferredAead),
             (0u8..128, bytes(300)).prop_filter_map("known tag", |(tag, body)| {
                 (!KNOWN.contains(&tag)).then_some(SubpacketData::Unknown { tag, body })
             }),
@@ -481,20 +435,13 @@ pub(crate) mod tests {
 
     /// Any subpacket (with an embedded signature only if `allow_embedded`).
     pub(crate) fn arb_subpacket(allow_embedded: bool) -> impl Strategy<Value = Subpacket> {
-        let form = prop_oneof![
-            Just(LengthForm::Default),
-            Just(LengthForm::TwoOctet),
-            Just(LengthForm::FiveOctet)
-        ];
+        let form =
+            prop_oneof![Just(LengthForm::Default), Just(LengthForm::TwoOctet), Just(LengthForm::FiveOctet)];
         (any::<bool>(), form, arb_data(allow_embedded)).prop_map(|(critical, form, data)| {
             // Keep only forms that are not the default for this length, as parsing does.
             let len = data.encoded_len().saturating_add(1);
             let len_form = WireForm::for_len(len, form).recorded(len);
-            Subpacket {
-                critical,
-                len_form,
-                data,
-            }
+            Subpacket { critical, len_form, data }
         })
     }
 
@@ -530,15 +477,9 @@ pub(crate) mod tests {
     #[test]
     fn length_forms_are_kept() {
         // Creation time with a 1-octet, then a needless 5-octet length: both reproduce exactly.
-        for area in [
-            &[5u8, 2, 1, 2, 3, 4][..],
-            &[255, 0, 0, 0, 5, 0x82, 1, 2, 3, 4],
-        ] {
+        for area in [&[5u8, 2, 1, 2, 3, 4][..], &[255, 0, 0, 0, 5, 0x82, 1, 2, 3, 4]] {
             let parsed = parse_area(area, 0).unwrap();
-            assert_eq!(
-                parsed[0].data,
-                SubpacketData::SignatureCreationTime(0x0102_0304)
-            );
+            assert_eq!(parsed[0].data, SubpacketData::SignatureCreationTime(0x0102_0304));
             let mut out = Vec::new();
             write_area(&parsed, &mut out).unwrap();
             assert_eq!(out, area);
@@ -547,9 +488,7 @@ pub(crate) mod tests {
         let mut area = vec![192, 1, 100];
         area.extend([7u8; 192]);
         let parsed = parse_area(&area, 0).unwrap();
-        assert!(
-            matches!(&parsed[0].data, SubpacketData::Unknown { tag: 100, body } if body.len() == 192)
-        );
+        assert!(matches!(&parsed[0].data, SubpacketData::Unknown { tag: 100, body } if body.len() == 192));
         let mut out = Vec::new();
         write_area(&parsed, &mut out).unwrap();
         assert_eq!(out, area);
@@ -590,10 +529,7 @@ pub(crate) mod tests {
         // Unknown critical subpackets parse; the signature layer reports them.
         let parsed = parse_area(&[2, 0x80 | 100, 1], 0).unwrap();
         assert!(parsed[0].critical);
-        assert!(matches!(
-            parsed[0].data,
-            SubpacketData::Unknown { tag: 100, .. }
-        ));
+        assert!(matches!(parsed[0].data, SubpacketData::Unknown { tag: 100, .. }));
     }
 
     #[test]
@@ -602,9 +538,6 @@ pub(crate) mod tests {
         let ok: Vec<u8> = [2u8, 16, 0].repeat(limit);
         assert_eq!(parse_area(&ok, 0).unwrap().len(), limit);
         let over: Vec<u8> = [2u8, 16, 0].repeat(limit + 1);
-        assert!(matches!(
-            parse_area(&over, 0),
-            Err(Error::LimitExceeded(Limit::Subpackets))
-        ));
+        assert!(matches!(parse_area(&over, 0), Err(Error::LimitExceeded(Limit::Subpackets))));
     }
 }

@@ -10,15 +10,23 @@ use crate::error::Result;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct UserId(pub(crate) Vec<u8>);
 
+impl From<Vec<u8>> for UserId {
+    fn from(v: Vec<u8>) -> Self {
+        Self(v)
+    }
+}
+
 impl UserId {
+    /// The User ID octets.
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+
     /// Parses a User ID packet body. Any octets are accepted.
     ///
     /// # Errors
     /// None; the `Result` keeps every packet parser's signature alike.
-    #[allow(
-        clippy::unnecessary_wraps,
-        reason = "same signature as every packet parser"
-    )]
+    #[allow(clippy::unnecessary_wraps, reason = "same signature as every packet parser")]
     pub(crate) fn parse(body: &[u8]) -> Result<Self> {
         Ok(Self(body.to_vec()))
     }

@@ -44,7 +44,10 @@ impl<'s> GenerateKey<'s, SixSop, Keys<'s>> for GenerateKeyCmd<'s> {
         profile_list()
     }
 
-    fn profile(mut self: Box<Self>, profile: &str) -> sop::Result<Box<dyn GenerateKey<'s, SixSop, Keys<'s>> + 's>> {
+    fn profile(
+        mut self: Box<Self>,
+        profile: &str,
+    ) -> sop::Result<Box<dyn GenerateKey<'s, SixSop, Keys<'s>> + 's>> {
         self.profile = Profile::from_name(profile).ok_or_else(|| {
             eprintln!("sixsop: unknown profile {profile:?}; see `sixsop list-profiles generate-key`");
             sop::Error::UnsupportedProfile
