@@ -45,7 +45,7 @@ pub enum Error {
     InvalidArgument(&'static str),
     /// The underlying reader or writer failed.
     #[error("I/O error: {0}")]
-    Io(#[from] io::Error),
+    Io(io::Error),
 }
 
 /// Where input was malformed.
@@ -194,6 +194,13 @@ impl Error {
         } else {
             Self::Io(err)
         }
+    }
+}
+
+impl From<io::Error> for Error {
+    /// Unwraps a crate error that travelled through an `io::Error` (see [`Error::from_io`]).
+    fn from(err: io::Error) -> Self {
+        Self::from_io(err)
     }
 }
 

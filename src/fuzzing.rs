@@ -41,6 +41,35 @@ pub fn packets(data: &[u8]) {
     }
 }
 
+/// Parses certificates and secret keys, evaluates them, and checks that what parsed serializes
+/// and parses back to the same thing.
+///
+/// # Panics
+/// Only if a parsed certificate does not survive its own serialization (the fuzz oracle).
+#[allow(clippy::panic, reason = "the fuzz oracle reports a round-trip bug by panicking")]
+pub fn cert(data: &[u8]) {
+    let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_800_000_000);
+    if let Ok(certs) = crate::Cert::read_all(data) {
+        for c in &certs {
+            // Evaluation must never panic, whatever the signatures say.
+            let _ = c.check_valid_at(t);
+            let _ = c.can_encrypt_at(t);
+            let _ = c.valid_user_ids_at(t);
+            let again = crate::Cert::from_bytes(&c.to_vec());
+            assert!(matches!(&again, Ok(a) if a == c), "certificate changed in the round trip: {again:?}");
+        }
+    }
+    if let Ok(keys) = crate::Tsk::read_all(data) {
+        for k in &keys {
+            let bytes = k.to_vec();
+            match crate::Tsk::from_bytes(&bytes) {
+                Ok(again) => assert!(again.to_vec() == bytes, "secret key changed in the round trip"),
+                Err(e) => panic!("a serialized secret key does not parse back: {e}"),
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
