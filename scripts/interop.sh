@@ -85,8 +85,16 @@ for peer in "${PEERS[@]}"; do
       echo "  skip $peer cannot generate profile $prof"
       continue
     fi
+    if ! "$SIX" extract-cert --no-armor <"$k" >"$D/a.bin" 2>"$D/err"; then
+      if grep -q "version 4" "$D/err"; then
+        echo "  skip $peer profile $prof makes v4 keys (out of scope); sixsop refuses them cleanly"
+      else
+        bad "sixsop extract-cert of a $peer $prof key: $(head -c 200 "$D/err")"
+      fi
+      continue
+    fi
     check "sixsop extract-cert of a $peer $prof key equals $peer's" sh -c \
-      "'$SIX' extract-cert --no-armor <'$k' >'$D/a.bin' && '$peer' extract-cert <'$k' | '$SIX' dearmor >'$D/b.bin' && cmp -s '$D/a.bin' '$D/b.bin'"
+      "'$peer' extract-cert <'$k' | '$SIX' dearmor >'$D/b.bin' && cmp -s '$D/a.bin' '$D/b.bin'"
     "$peer" extract-cert <"$k" >"$D/peer-$prof.cert" 2>/dev/null
     if "$SIX" encrypt "$D/peer-$prof.cert" <"$WORK/msg" >"$D/ct" 2>/dev/null; then
       check "sixsop encrypts to a $peer $prof cert, $peer decrypts" sh -c \

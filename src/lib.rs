@@ -62,3 +62,8 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The `rand_core` crate, re-exported so that callers can name the RNG traits that
 /// [`KeyBuilder::rng`] and the other `rng` hooks accept.
 pub use rand_core;
+
+/// The README's examples are compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
