@@ -260,3 +260,159 @@ fn back_signature_ok(
             && sig::verify(sub, back, Signed::Subkey(primary, sub)).is_ok()
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crypto::rng::Rng;
+    use crate::key::sig::{critical, make_over, sub};
+    use crate::key::{KeyBuilder, Profile, Tsk};
+    use crate::packet::key::{SecretKeyData, SecretKeyMaterial};
+    use crate::packet::subpacket::SubpacketData;
+
+    const T0: u32 = 1_750_000_000;
+
+    fn key(profile: Profile) -> Tsk {
+        KeyBuilder::new(profile)
+            .user_id("Test <test@example.org>")
+            .creation_time(crate::key::from_timestamp(T0))
+            .generate()
+            .unwrap()
+    }
+
+    fn primary_secret(tsk: &Tsk) -> &SecretKeyMaterial {
+        match &tsk.secrets.primary {
+            SecretKeyData::Plain(m) => m,
+            SecretKeyData::Encrypted(_) => panic!("locked"),
+        }
+    }
+
+    /// A self-signature of `sig_type` over `signed`, made at `created`, with `extra` subpackets.
+    fn self_sig(
+        tsk: &Tsk,
+        sig_type: SignatureType,
+        created: u32,
+        extra: Vec<crate::packet::subpacket::Subpacket>,
+        signed: Signed<'_>,
+    ) -> SignaturePacket {
+        let mut hashed = vec![critical(SubpacketData::SignatureCreationTime(created))];
+        hashed.extend(extra);
+        make_over(&tsk.cert.primary, primary_secret(tsk), sig_type, hashed, signed, &mut Rng::os()).unwrap()
+    }
+
+    #[test]
+    fn hard_revocation_is_retroactive_soft_is_not() {
+        for (code, retroactive) in [(0u8, true), (2, true), (1, false), (3, false)] {
+            let mut tsk = key(Profile::Rfc9580);
+            let primary = tsk.cert.primary.clone();
+            let rev = self_sig(
+                &tsk,
+                SignatureType::KeyRevocation,
+                T0 + 1000,
+                vec![sub(SubpacketData::ReasonForRevocation { code, reason: b"test".to_vec() })],
+                Signed::Key(&primary),
+            );
+            tsk.cert.primary_sigs.push(rev);
+            assert!(tsk.cert.primary_at(T0 + 2000).is_err(), "code {code}");
+            assert_eq!(tsk.cert.primary_at(T0 + 500).is_err(), retroactive, "code {code}");
+        }
+    }
+
+    #[test]
+    fn revoked_subkey_is_not_chosen() {
+        let mut tsk = key(Profile::Rfc9580);
+        let primary = tsk.cert.primary.clone();
+        let subkey = tsk.cert.subkeys[0].key.clone();
+        assert_eq!(tsk.cert.keys_with_flags(T0 + 10, flags::ENCRYPT_STORAGE).len(), 1);
+        let rev = self_sig(
+            &tsk,
+            SignatureType::SubkeyRevocation,
+            T0 + 5,
+            vec![],
+            Signed::Subkey(&primary, &subkey),
+        );
+        tsk.cert.subkeys[0].sigs.push(rev);
+        assert!(tsk.cert.keys_with_flags(T0 + 10, flags::ENCRYPT_STORAGE).is_empty());
+        // A revocation signature over the wrong target does not count.
+        let mut tsk = key(Profile::Rfc9580);
+        let bogus = self_sig(&tsk, SignatureType::SubkeyRevocation, T0 + 5, vec![], Signed::Key(&primary));
+        tsk.cert.subkeys[0].sigs.push(bogus);
+        assert_eq!(tsk.cert.keys_with_flags(T0 + 10, flags::ENCRYPT_STORAGE).len(), 1);
+    }
+
+    #[test]
+    fn signing_subkey_needs_a_back_signature() {
+        let mut tsk = key(Profile::Rfc9580);
+        let primary = tsk.cert.primary.clone();
+        let subkey = tsk.cert.subkeys[0].key.clone();
+        // A newer binding that claims signing, without an embedded primary-key binding.
+        let binding = self_sig(
+            &tsk,
+            SignatureType::SubkeyBinding,
+            T0 + 5,
+            vec![sub(SubpacketData::KeyFlags(vec![flags::SIGN]))],
+            Signed::Subkey(&primary, &subkey),
+        );
+        tsk.cert.subkeys[0].sigs.push(binding);
+        // The newer binding is invalid, so the older (encryption) binding still decides.
+        let keys = tsk.cert.valid_keys_at(T0 + 10);
+        let sub_key = keys.iter().find(|k| k.subkey_index == Some(0)).unwrap();
+        assert_eq!(sub_key.flags & flags::SIGN, 0);
+        assert_ne!(sub_key.flags & flags::ENCRYPT_STORAGE, 0);
+    }
+
+    #[test]
+    fn unknown_critical_subpacket_invalidates_a_binding() {
+        let mut tsk = key(Profile::Rfc9580);
+        let primary = tsk.cert.primary.clone();
+        let subkey = tsk.cert.subkeys[0].key.clone();
+        let binding = self_sig(
+            &tsk,
+            SignatureType::SubkeyBinding,
+            T0 + 5,
+            vec![
+                sub(SubpacketData::KeyFlags(vec![flags::ENCRYPT_COMMUNICATIONS])),
+                critical(SubpacketData::Unknown { tag: 100, body: vec![1] }),
+            ],
+            Signed::Subkey(&primary, &subkey),
+        );
+        assert!(binding.has_unknown_critical());
+        tsk.cert.subkeys[0].sigs.push(binding);
+        let keys = tsk.cert.keys_with_flags(T0 + 10, flags::ENCRYPT_STORAGE);
+        assert_eq!(keys.len(), 1, "the original binding (storage + communications) still counts");
+    }
+
+    #[test]
+    fn signature_expiration_and_key_expiration() {
+        let mut tsk = key(Profile::Rfc9580);
+        let primary = tsk.cert.primary.clone();
+        // Replace the direct-key signature by one that expires after 100 s.
+        let direct = self_sig(
+            &tsk,
+            SignatureType::DirectKey,
+            T0,
+            vec![
+                sub(SubpacketData::KeyFlags(vec![flags::CERTIFY | flags::SIGN])),
+                critical(SubpacketData::SignatureExpirationTime(100)),
+            ],
+            Signed::Key(&primary),
+        );
+        tsk.cert.primary_sigs = vec![direct];
+        tsk.cert.user_ids.clear();
+        assert!(tsk.cert.primary_at(T0 + 50).is_ok());
+        assert!(tsk.cert.primary_at(T0 + 150).is_err());
+
+        let mut tsk = key(Profile::Rfc9580);
+        let primary = tsk.cert.primary.clone();
+        let direct = self_sig(
+            &tsk,
+            SignatureType::DirectKey,
+            T0 + 1,
+            vec![critical(SubpacketData::KeyExpirationTime(1000))],
+            Signed::Key(&primary),
+        );
+        tsk.cert.primary_sigs.push(direct);
+        assert!(tsk.cert.primary_at(T0 + 999).is_ok());
+        assert!(matches!(tsk.cert.primary_at(T0 + 1001), Err(Error::KeyUnusable(_))));
+    }
+}

@@ -171,3 +171,54 @@ pub(crate) fn sub(data: SubpacketData) -> Subpacket {
 pub(crate) fn critical(data: SubpacketData) -> Subpacket {
     Subpacket::new(true, data)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::key::Cert;
+
+    fn a03() -> Cert {
+        Cert::from_bytes(include_bytes!("../../tests/data/a03-v6-certificate.asc")).unwrap()
+    }
+
+    fn json() -> serde_json::Value {
+        serde_json::from_slice(include_bytes!("../../tests/data/a03-v6-certificate.json")).unwrap()
+    }
+
+    /// The digest is SHA2-512 over exactly the hashed data stream RFC 9580 A.3.1 prints.
+    #[test]
+    fn a03_hashed_data_streams_are_reproduced() {
+        let cert = a03();
+        let v = json();
+        let direct = &cert.primary_sigs[0];
+        let expect = hex::decode(v["direct_key_signature_hashed_data"].as_str().unwrap()).unwrap();
+        let mut h = Hasher::new(HashAlgorithm::Sha512).unwrap();
+        h.update(&expect);
+        assert_eq!(digest_for(direct, Signed::Key(&cert.primary)).unwrap(), h.finish());
+
+        let sub = &cert.subkeys[0];
+        let expect = hex::decode(v["subkey_binding_signature_hashed_data"].as_str().unwrap()).unwrap();
+        let mut h = Hasher::new(HashAlgorithm::Sha512).unwrap();
+        h.update(&expect);
+        assert_eq!(digest_for(&sub.sigs[0], Signed::Subkey(&cert.primary, &sub.key)).unwrap(), h.finish());
+    }
+
+    #[test]
+    fn a03_signatures_verify_and_tampering_is_detected() {
+        let cert = a03();
+        let direct = &cert.primary_sigs[0];
+        verify(&cert.primary, direct, Signed::Key(&cert.primary)).unwrap();
+        let sub = &cert.subkeys[0];
+        verify(&cert.primary, &sub.sigs[0], Signed::Subkey(&cert.primary, &sub.key)).unwrap();
+        // The direct-key signature does not verify as a subkey binding, nor with a flipped salt.
+        assert!(verify(&cert.primary, direct, Signed::Subkey(&cert.primary, &sub.key)).is_err());
+        let mut bad = direct.clone();
+        bad.salt[0] ^= 1;
+        assert!(matches!(
+            verify(&cert.primary, &bad, Signed::Key(&cert.primary)),
+            Err(Error::BadSignature(_))
+        ));
+        // A subkey cannot verify the primary's signature.
+        assert!(verify(&sub.key, direct, Signed::Key(&cert.primary)).is_err());
+    }
+}
