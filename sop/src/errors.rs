@@ -2,24 +2,43 @@
 
 use sixpgp::{Error, Unsupported};
 
+/// The subcommand an error comes from, where that changes its meaning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Context {
+    /// `encrypt`: an unusable key is a certificate that cannot encrypt.
+    Encrypt,
+    /// `decrypt`.
+    Decrypt,
+    /// Every other subcommand.
+    Other,
+}
+
 /// Maps a library error to the SOP error (and so exit code) that describes it, printing a
 /// one-line explanation to stderr first: the SOP frontend only prints the code's generic text.
-pub(crate) fn to_sop(err: Error) -> sop::Error {
+pub(crate) fn to_sop(err: Error) -> sop::errors::Error {
+    to_sop_in(Context::Other, err)
+}
+
+/// [`to_sop`] for an error of a given subcommand.
+pub(crate) fn to_sop_in(context: Context, err: Error) -> sop::errors::Error {
     eprintln!("sixsop: {err}");
     match err {
-        Error::Unsupported(Unsupported::PublicKeyAlgorithm(_) | Unsupported::HashAlgorithm(_)) => {
-            sop::Error::UnsupportedAsymmetricAlgo
+        Error::Unsupported(Unsupported::PublicKeyAlgorithm(_) | Unsupported::HashAlgorithm(_))
+            if context != Context::Decrypt =>
+        {
+            sop::errors::Error::UnsupportedAsymmetricAlgo
         }
+        Error::KeyUnusable(_) if context == Context::Encrypt => sop::errors::Error::CertCannotEncrypt,
         Error::Malformed(_)
         | Error::Truncated(_)
         | Error::Unsupported(_)
         | Error::LimitExceeded(_)
-        | Error::InvalidArgument(_) => sop::Error::BadData,
-        Error::Decrypt | Error::NoDecryptionKey => sop::Error::CannotDecrypt,
-        Error::KeyLocked | Error::BadPassword => sop::Error::KeyIsProtected,
-        Error::BadSignature(_) => sop::Error::NoSignature,
-        Error::KeyUnusable(_) => sop::Error::KeyCannotSign,
-        Error::Io(e) => sop::Error::IoError(e),
-        _ => sop::Error::UnspecifiedFailure,
+        | Error::InvalidArgument(_) => sop::errors::Error::BadData,
+        Error::Decrypt | Error::NoDecryptionKey => sop::errors::Error::CannotDecrypt,
+        Error::KeyLocked | Error::BadPassword => sop::errors::Error::KeyIsProtected,
+        Error::BadSignature(_) => sop::errors::Error::NoSignature,
+        Error::KeyUnusable(_) => sop::errors::Error::KeyCannotSign,
+        Error::Io(e) => sop::errors::Error::IoError(e),
+        _ => sop::errors::Error::UnspecifiedFailure,
     }
 }

@@ -42,7 +42,7 @@ impl<'s> sop::SOP<'s> for SixSop {
     }
 
     fn revoke_key(&'s self) -> sop::Result<Box<dyn RevokeKey<'s, Self, Self::Certs, Self::Keys> + 's>> {
-        Err(sop::Error::NotImplemented)
+        Err(sop::errors::Error::NotImplemented)
     }
 
     fn extract_cert(&'s self) -> sop::Result<Box<dyn ExtractCert<'s, Self, Self::Certs, Self::Keys> + 's>> {
@@ -50,37 +50,37 @@ impl<'s> sop::SOP<'s> for SixSop {
     }
 
     fn update_key(&'s self) -> sop::Result<Box<dyn UpdateKey<'s, Self, Self::Certs, Self::Keys> + 's>> {
-        Err(sop::Error::NotImplemented)
+        Err(sop::errors::Error::NotImplemented)
     }
 
     fn merge_certs(&'s self) -> sop::Result<Box<dyn MergeCerts<'s, Self, Self::Certs> + 's>> {
-        Err(sop::Error::NotImplemented)
+        Err(sop::errors::Error::NotImplemented)
     }
 
     fn certify_userid(
         &'s self,
     ) -> sop::Result<Box<dyn CertifyUserID<'s, Self, Self::Certs, Self::Keys> + 's>> {
-        Err(sop::Error::NotImplemented)
+        Err(sop::errors::Error::NotImplemented)
     }
 
     fn validate_userid(&'s self) -> sop::Result<Box<dyn ValidateUserID<'s, Self, Self::Certs> + 's>> {
-        Err(sop::Error::NotImplemented)
+        Err(sop::errors::Error::NotImplemented)
     }
 
     fn sign(&'s self) -> sop::Result<Box<dyn Sign<'s, Self, Self::Keys, Self::Sigs> + 's>> {
-        Err(sop::Error::NotImplemented)
+        Err(sop::errors::Error::NotImplemented)
     }
 
     fn verify(&'s self) -> sop::Result<Box<dyn Verify<'s, Self, Self::Certs, Self::Sigs> + 's>> {
-        Err(sop::Error::NotImplemented)
+        Err(sop::errors::Error::NotImplemented)
     }
 
     fn encrypt(&'s self) -> sop::Result<Box<dyn Encrypt<'s, Self, Self::Certs, Self::Keys> + 's>> {
-        Err(sop::Error::NotImplemented)
+        Ok(Box::new(cmd::encrypt::EncryptCmd::new()))
     }
 
     fn decrypt(&'s self) -> sop::Result<Box<dyn Decrypt<'s, Self, Self::Certs, Self::Keys> + 's>> {
-        Err(sop::Error::NotImplemented)
+        Ok(Box::new(cmd::decrypt::DecryptCmd::default()))
     }
 
     fn armor(&'s self) -> sop::Result<Box<dyn Armor<'s> + 's>> {
@@ -92,15 +92,15 @@ impl<'s> sop::SOP<'s> for SixSop {
     }
 
     fn inline_detach(&'s self) -> sop::Result<Box<dyn InlineDetach<'s, Self::Sigs> + 's>> {
-        Err(sop::Error::NotImplemented)
+        Err(sop::errors::Error::NotImplemented)
     }
 
     fn inline_verify(&'s self) -> sop::Result<Box<dyn InlineVerify<'s, Self, Self::Certs> + 's>> {
-        Err(sop::Error::NotImplemented)
+        Err(sop::errors::Error::NotImplemented)
     }
 
     fn inline_sign(&'s self) -> sop::Result<Box<dyn InlineSign<'s, Self, Self::Keys> + 's>> {
-        Err(sop::Error::NotImplemented)
+        Err(sop::errors::Error::NotImplemented)
     }
 }
 

@@ -77,7 +77,7 @@ impl<'s> sop::Load<'s, SixSop> for Keys<'s> {
         let keys = Tsk::read_all(BufReader::new(source)).map_err(to_sop)?;
         if keys.is_empty() {
             eprintln!("sixsop: no secret key found in the input");
-            return Err(sop::Error::BadData);
+            return Err(sop::errors::Error::BadData);
         }
         Ok(Self { sop, keys, source_name })
     }
@@ -112,7 +112,7 @@ impl<'s> sop::Load<'s, SixSop> for Certs<'s> {
         let certs = Cert::read_all(BufReader::new(source)).map_err(to_sop)?;
         if certs.is_empty() {
             eprintln!("sixsop: no certificate found in the input");
-            return Err(sop::Error::BadData);
+            return Err(sop::errors::Error::BadData);
         }
         Ok(Self { sop, certs, source_name })
     }

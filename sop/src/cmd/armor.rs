@@ -73,7 +73,7 @@ impl Ready for ArmorReady<'_> {
             }
             None => {
                 eprintln!("sixsop: empty input");
-                return Err(sop::Error::BadData);
+                return Err(sop::errors::Error::BadData);
             }
         }
         Ok(())
@@ -95,7 +95,7 @@ impl Ready for DearmorReady<'_> {
         let n = io::copy(&mut r, sink).map_err(|e| to_sop(Error::from_io(e)))?;
         if n == 0 {
             eprintln!("sixsop: no OpenPGP data in the input");
-            return Err(sop::Error::BadData);
+            return Err(sop::errors::Error::BadData);
         }
         Ok(())
     }

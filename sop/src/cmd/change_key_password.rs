@@ -32,7 +32,7 @@ pub(crate) fn unlock_all(key: &mut Tsk, passwords: &[Password]) -> sop::Result<(
     }
     if key.is_locked() {
         eprintln!("sixsop: key {} is locked and no given password unlocks it", key.fingerprint());
-        return Err(sop::Error::KeyIsProtected);
+        return Err(sop::errors::Error::KeyIsProtected);
     }
     Ok(())
 }

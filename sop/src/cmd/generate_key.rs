@@ -50,7 +50,7 @@ impl<'s> GenerateKey<'s, SixSop, Keys<'s>> for GenerateKeyCmd<'s> {
     ) -> sop::Result<Box<dyn GenerateKey<'s, SixSop, Keys<'s>> + 's>> {
         self.profile = Profile::from_name(profile).ok_or_else(|| {
             eprintln!("sixsop: unknown profile {profile:?}; see `sixsop list-profiles generate-key`");
-            sop::Error::UnsupportedProfile
+            sop::errors::Error::UnsupportedProfile
         })?;
         Ok(self)
     }
