@@ -1,4 +1,6 @@
 //! Encryption and decryption throughput, 1 KiB to 16 MiB, X25519 recipient.
+#![allow(missing_docs, reason = "criterion_group! generates an undocumented function")]
+#![allow(clippy::unwrap_used, reason = "a benchmark fails loudly")]
 
 use std::io::{Read, Write};
 
@@ -11,11 +13,11 @@ fn throughput(c: &mut Criterion) {
     let key = KeyBuilder::new(Profile::Rfc9580).user_id("Bench <bench@example.org>").generate().unwrap();
     let cert = key.to_cert();
     let mut group = c.benchmark_group("message");
-    group.sample_size(10);
+    let _ = group.sample_size(10);
     for size in SIZES {
         let plain = vec![0x5au8; size];
-        group.throughput(Throughput::Bytes(size as u64));
-        group.bench_with_input(BenchmarkId::new("encrypt", size), &plain, |b, plain| {
+        let _ = group.throughput(Throughput::Bytes(size as u64));
+        let _ = group.bench_with_input(BenchmarkId::new("encrypt", size), &plain, |b, plain| {
             b.iter(|| {
                 let mut w = Encryptor::new([&cert]).writer(Vec::with_capacity(size + 4096)).unwrap();
                 w.write_all(plain).unwrap();
@@ -25,11 +27,11 @@ fn throughput(c: &mut Criterion) {
         let mut w = Encryptor::new([&cert]).writer(Vec::new()).unwrap();
         w.write_all(&plain).unwrap();
         let msg = w.finish().unwrap();
-        group.bench_with_input(BenchmarkId::new("decrypt", size), &msg, |b, msg| {
+        let _ = group.bench_with_input(BenchmarkId::new("decrypt", size), &msg, |b, msg| {
             b.iter(|| {
                 let mut r = Decryptor::new([&key]).reader(&msg[..]).unwrap();
                 let mut out = Vec::with_capacity(size);
-                r.read_to_end(&mut out).unwrap();
+                let _ = r.read_to_end(&mut out).unwrap();
                 out
             })
         });

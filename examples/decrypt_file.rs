@@ -22,7 +22,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut reader = Decryptor::new([&key]).reader(BufReader::new(File::open(input)?))?;
     let mut out = BufWriter::new(File::create(output)?);
     // `Ok(0)`, the end of `io::copy`, comes only after everything has been authenticated.
-    io::copy(&mut reader, &mut out)?;
+    let _bytes = io::copy(&mut reader, &mut out)?;
     out.flush()?;
     let summary = reader.finish()?;
     eprintln!("decrypted with {:?}, {:?}-{:?}", summary.decrypted_with, summary.sym, summary.aead);

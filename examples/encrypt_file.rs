@@ -27,7 +27,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The writer encrypts chunk by chunk as data arrives; `finish` writes the final
     // authentication tag and closes every frame: without it the output would not decrypt.
     let mut writer = Encryptor::new(&certs).writer(BufWriter::new(File::create(output)?))?;
-    io::copy(&mut File::open(input)?, &mut writer)?;
+    let _bytes = io::copy(&mut File::open(input)?, &mut writer)?;
     let _file = writer.finish()?;
     Ok(())
 }

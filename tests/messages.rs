@@ -1,19 +1,48 @@
 //! Encryption and decryption through the public API: RFC 9580 and PQC vectors, recipient
 //! selection, passwords, session keys.
-
-mod common;
+#![allow(
+    clippy::unwrap_used,
+    clippy::cast_possible_truncation,
+    reason = "test helpers fail loudly; test data is generated from small counters"
+)]
 
 use std::io::{Read, Write};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use common::{data, dearmor, hex_field, json};
 use sixpgp::{
     AeadAlgorithm, Cert, DataFormat, DecryptedWith, Decryptor, Encryptor, Error, KeyBuilder, Limits,
     Password, Profile, SessionKey, SymmetricAlgorithm, Tsk, Unsupported,
 };
 
+/// Reads a file from `tests/data/`.
+fn data(name: &str) -> Vec<u8> {
+    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(&path).unwrap()
+}
+
+/// Reads a JSON file from `tests/data/`.
+fn json(name: &str) -> serde_json::Value {
+    serde_json::from_slice(&data(name)).unwrap()
+}
+
+/// A hex string field of a JSON object, decoded.
+fn hex_field(v: &serde_json::Value, path: &[&str]) -> Vec<u8> {
+    let mut cur = v;
+    for p in path {
+        cur = &cur[*p];
+    }
+    hex::decode(cur.as_str().unwrap_or_default()).unwrap()
+}
+
+/// Removes armor (or passes binary through).
+fn dearmor(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let _ = sixpgp::ArmorReader::new(bytes).read_to_end(&mut out).unwrap();
+    out
+}
+
 /// A tiny deterministic RNG for tests (SplitMix64).
-pub struct TestRng(u64);
+struct TestRng(u64);
 
 impl sixpgp::rand_core::TryRng for TestRng {
     type Error = core::convert::Infallible;
@@ -59,7 +88,7 @@ fn key(profile: Profile, seed: u64) -> Tsk {
 fn decrypt(d: Decryptor<'_>, msg: &[u8]) -> sixpgp::Result<(Vec<u8>, sixpgp::DecryptSummary)> {
     let mut r = d.reader(msg)?;
     let mut out = Vec::new();
-    r.read_to_end(&mut out).map_err(Error::from_io)?;
+    let _ = r.read_to_end(&mut out).map_err(Error::from_io)?;
     Ok((out, r.finish()?))
 }
 

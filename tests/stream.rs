@@ -1,6 +1,11 @@
 //! The streaming contract (STYLE §7) through the public API, with 64-octet chunks: every
 //! truncation and every bit flip is refused, write splits do not change the output, read
 //! sizes do not change the plaintext; proptest round trips.
+#![allow(
+    clippy::unwrap_used,
+    clippy::cast_possible_truncation,
+    reason = "test helpers fail loudly; test data is generated from small counters"
+)]
 
 use std::io::{BufRead, Read, Write};
 use std::sync::OnceLock;
@@ -81,7 +86,7 @@ fn encrypt_small(plain: &[u8], split: usize) -> Vec<u8> {
 fn decrypt(msg: &[u8], tsk: &Tsk) -> sixpgp::Result<Vec<u8>> {
     let mut r = Decryptor::new([tsk]).reader(msg)?;
     let mut out = Vec::new();
-    r.read_to_end(&mut out).map_err(Error::from_io)?;
+    let _ = r.read_to_end(&mut out).map_err(Error::from_io)?;
     Ok(out)
 }
 
@@ -230,7 +235,7 @@ proptest! {
         if password {
             let mut r = Decryptor::default().password("correct horse").reader(&msg[..]).unwrap();
             let mut out = Vec::new();
-            r.read_to_end(&mut out).unwrap();
+            let _ = r.read_to_end(&mut out).unwrap();
             prop_assert_eq!(out, plain);
             prop_assert_eq!(
                 r.literal().format(),

@@ -231,7 +231,7 @@ impl<'a> Decryptor<'a> {
         let literal = LiteralReader::new(seipd)?;
         let info = LiteralInfo::from_header(literal.header());
         Ok(DecryptReader {
-            stage: Stage::Literal(literal),
+            stage: Stage::Literal(Box::new(literal)),
             info,
             sym: header.sym,
             aead: header.aead,
@@ -380,7 +380,7 @@ type Body<R> = SeipdReader<PartialBodyReader<ArmorReader<R>>>;
 
 enum Stage<R: BufRead> {
     /// Reading the literal data.
-    Literal(LiteralReader<Body<R>>),
+    Literal(Box<LiteralReader<Body<R>>>),
     /// Everything was authenticated and checked.
     Done,
     /// An error happened.
@@ -526,7 +526,7 @@ impl<R: BufRead> DecryptReader<R> {
             let Stage::Literal(l) = std::mem::replace(&mut self.stage, Stage::Failed) else {
                 return Err(poisoned());
             };
-            self.finish_message(l)?;
+            self.finish_message(*l)?;
             self.stage = Stage::Done;
         }
         Ok(())
