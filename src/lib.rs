@@ -50,6 +50,10 @@ pub use crate::crypto::{AeadAlgorithm, HashAlgorithm, PublicKeyAlgorithm, Symmet
 pub use crate::error::{Error, Limit, Malformed, Result, Unsupported};
 pub use crate::key::{Cert, Fingerprint, KeyBuilder, KeyId, Profile, Tsk};
 pub use crate::limits::Limits;
+pub use crate::message::{
+    DataFormat, DecryptReader, DecryptSummary, DecryptedWith, Decryptor, EncryptWriter, Encryptor,
+    LiteralInfo, Purpose,
+};
 pub use crate::packet::signature::SignatureType;
 
 #[cfg(feature = "fuzzing")]

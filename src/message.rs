@@ -2,9 +2,17 @@
 //!
 //! This layer combines the packet framing (`packet`) with the cryptography (`crypto`):
 //! `seipd` is the SEIPDv2 chunk engine, `skesk` derives and unwraps v6 SKESK session keys,
-//! `literal` frames and unframes Literal Data packets.
+//! `literal` frames and unframes Literal Data packets; `encrypt` and `decrypt` are the public
+//! builders and streams on top of them.
 #![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
+mod decrypt;
+mod encrypt;
+mod info;
 pub(crate) mod literal;
 pub(crate) mod seipd;
 pub(crate) mod skesk;
+
+pub use decrypt::{DecryptReader, DecryptSummary, DecryptedWith, Decryptor};
+pub use encrypt::{EncryptWriter, Encryptor, Purpose};
+pub use info::{DataFormat, LiteralInfo};

@@ -2,14 +2,33 @@
 
 use sixpgp::{Error, Unsupported};
 
+/// The subcommand an error comes from, where that changes its meaning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Context {
+    /// `encrypt`: an unusable key is a certificate that cannot encrypt.
+    Encrypt,
+    /// `decrypt`.
+    Decrypt,
+    /// Every other subcommand.
+    Other,
+}
+
 /// Maps a library error to the SOP error (and so exit code) that describes it, printing a
 /// one-line explanation to stderr first: the SOP frontend only prints the code's generic text.
 pub(crate) fn to_sop(err: Error) -> sop::errors::Error {
+    to_sop_in(Context::Other, err)
+}
+
+/// [`to_sop`] for an error of a given subcommand.
+pub(crate) fn to_sop_in(context: Context, err: Error) -> sop::errors::Error {
     eprintln!("sixsop: {err}");
     match err {
-        Error::Unsupported(Unsupported::PublicKeyAlgorithm(_) | Unsupported::HashAlgorithm(_)) => {
+        Error::Unsupported(Unsupported::PublicKeyAlgorithm(_) | Unsupported::HashAlgorithm(_))
+            if context != Context::Decrypt =>
+        {
             sop::errors::Error::UnsupportedAsymmetricAlgo
         }
+        Error::KeyUnusable(_) if context == Context::Encrypt => sop::errors::Error::CertCannotEncrypt,
         Error::Malformed(_)
         | Error::Truncated(_)
         | Error::Unsupported(_)

@@ -76,11 +76,11 @@ impl<'s> sop::SOP<'s> for SixSop {
     }
 
     fn encrypt(&'s self) -> sop::Result<Box<dyn Encrypt<'s, Self, Self::Certs, Self::Keys> + 's>> {
-        Err(sop::errors::Error::NotImplemented)
+        Ok(Box::new(cmd::encrypt::EncryptCmd::new()))
     }
 
     fn decrypt(&'s self) -> sop::Result<Box<dyn Decrypt<'s, Self, Self::Certs, Self::Keys> + 's>> {
-        Err(sop::errors::Error::NotImplemented)
+        Ok(Box::new(cmd::decrypt::DecryptCmd::default()))
     }
 
     fn armor(&'s self) -> sop::Result<Box<dyn Armor<'s> + 's>> {

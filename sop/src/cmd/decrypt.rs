@@ -1,0 +1,142 @@
+//! `sixsop decrypt`.
+
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::time::SystemTime;
+
+use sixpgp::{Decryptor, Limits, Password, SessionKey, SymmetricAlgorithm, Tsk};
+use sop::ops::{Decrypt, Ready, Verification};
+
+use crate::cmd::change_key_password::variants;
+use crate::cmd::encrypt::{BUF_LEN, copy};
+use crate::errors::{Context, to_sop_in};
+use crate::{Certs, Keys, SixSop};
+
+/// Collects keys, passwords and session keys; `ciphertext` then streams the message through a
+/// [`Decryptor`].
+#[derive(Debug, Default)]
+pub(crate) struct DecryptCmd {
+    keys: Vec<Tsk>,
+    key_passwords: Vec<Password>,
+    passwords: Vec<Password>,
+    session_keys: Vec<(SessionKey, Option<SymmetricAlgorithm>)>,
+}
+
+fn err(e: sixpgp::Error) -> sop::errors::Error {
+    to_sop_in(Context::Decrypt, e)
+}
+
+impl<'s> Decrypt<'s, SixSop, Certs<'s>, Keys<'s>> for DecryptCmd {
+    fn verify_not_before(
+        self: Box<Self>,
+        _t: SystemTime,
+    ) -> Box<dyn Decrypt<'s, SixSop, Certs<'s>, Keys<'s>> + 's> {
+        self
+    }
+
+    fn verify_not_after(
+        self: Box<Self>,
+        _t: SystemTime,
+    ) -> Box<dyn Decrypt<'s, SixSop, Certs<'s>, Keys<'s>> + 's> {
+        self
+    }
+
+    fn verify_with_certs(
+        self: Box<Self>,
+        _certs: &Certs<'s>,
+    ) -> sop::Result<Box<dyn Decrypt<'s, SixSop, Certs<'s>, Keys<'s>> + 's>> {
+        eprintln!("sixsop: decrypt --verify-with is not implemented yet");
+        Err(sop::errors::Error::UnsupportedOption)
+    }
+
+    fn with_session_key(
+        mut self: Box<Self>,
+        sk: sop::SessionKey,
+    ) -> sop::Result<Box<dyn Decrypt<'s, SixSop, Certs<'s>, Keys<'s>> + 's>> {
+        let alg = match sk.algorithm() {
+            0 => None,
+            a => Some(SymmetricAlgorithm::from(a)),
+        };
+        self.session_keys.push((SessionKey::from_bytes(sk.key()), alg));
+        Ok(self)
+    }
+
+    fn with_password(
+        mut self: Box<Self>,
+        password: sop::Password,
+    ) -> sop::Result<Box<dyn Decrypt<'s, SixSop, Certs<'s>, Keys<'s>> + 's>> {
+        self.passwords.extend(variants(&password));
+        Ok(self)
+    }
+
+    fn with_keys(
+        mut self: Box<Self>,
+        keys: &Keys<'s>,
+    ) -> sop::Result<Box<dyn Decrypt<'s, SixSop, Certs<'s>, Keys<'s>> + 's>> {
+        for k in &keys.keys {
+            // An owned copy: secret keys are deliberately not `Clone`.
+            self.keys.push(Tsk::from_bytes(&k.to_vec()).map_err(err)?);
+        }
+        Ok(self)
+    }
+
+    fn with_key_password(
+        mut self: Box<Self>,
+        password: sop::Password,
+    ) -> sop::Result<Box<dyn Decrypt<'s, SixSop, Certs<'s>, Keys<'s>> + 's>> {
+        self.key_passwords.extend(variants(&password));
+        Ok(self)
+    }
+
+    fn ciphertext<'d>(
+        self: Box<Self>,
+        ciphertext: &'d mut (dyn Read + Send + Sync),
+    ) -> sop::Result<Box<dyn Ready<(Option<sop::SessionKey>, Vec<Verification>)> + 'd>>
+    where
+        's: 'd,
+    {
+        if self.keys.is_empty() && self.passwords.is_empty() && self.session_keys.is_empty() {
+            eprintln!("sixsop: decrypt needs KEYS, --with-password or --with-session-key");
+            return Err(sop::errors::Error::MissingArg);
+        }
+        Ok(Box::new(DecryptReady { cmd: *self, ciphertext }))
+    }
+}
+
+struct DecryptReady<'d> {
+    cmd: DecryptCmd,
+    ciphertext: &'d mut (dyn Read + Send + Sync),
+}
+
+impl Ready<(Option<sop::SessionKey>, Vec<Verification>)> for DecryptReady<'_> {
+    fn to_writer(
+        self: Box<Self>,
+        sink: &mut (dyn Write + Send + Sync),
+    ) -> sop::Result<(Option<sop::SessionKey>, Vec<Verification>)> {
+        let DecryptReady { cmd, ciphertext } = *self;
+        let DecryptCmd { mut keys, key_passwords, passwords, session_keys } = cmd;
+        // Unlock what the key passwords open; a key that stays locked is reported (exit 67)
+        // only if it was the one needed.
+        for key in &mut keys {
+            for pw in &key_passwords {
+                if !key.is_locked() {
+                    break;
+                }
+                let _ = key.unlock(pw, &Limits::default()).map_err(err)?;
+            }
+        }
+        let mut d = Decryptor::new(&keys);
+        for pw in passwords {
+            d = d.password(pw);
+        }
+        for (key, alg) in session_keys {
+            d = d.session_key(key, alg);
+        }
+        let mut r = d.reader(BufReader::with_capacity(BUF_LEN, ciphertext)).map_err(err)?;
+        let mut out = BufWriter::with_capacity(BUF_LEN, sink);
+        copy(&mut r, &mut out).map_err(|e| err(sixpgp::Error::from_io(e)))?;
+        out.flush()?;
+        let summary = r.finish().map_err(err)?;
+        let session_key = sop::SessionKey::new(u8::from(summary.sym), summary.session_key.as_bytes())?;
+        Ok((Some(session_key), Vec::new()))
+    }
+}

@@ -1,0 +1,167 @@
+//! `sixsop encrypt` and `sixsop list-profiles encrypt`.
+
+use std::io::{self, BufWriter, Read, Write};
+
+use sixpgp::{Cert, DataFormat, Encryptor, Password, Profile};
+use sop::ops::{Encrypt, EncryptAs, Ready};
+use sop::plumbing::PasswordsAreHumanReadable;
+use zeroize::Zeroizing;
+
+use crate::errors::{Context, to_sop_in};
+use crate::{Certs, Keys, SixSop};
+
+/// Size of the plaintext read buffer: one default SEIPD chunk.
+pub(crate) const BUF_LEN: usize = 256 * 1024;
+
+/// Collects the options; `plaintext` then streams the data through an [`Encryptor`].
+#[derive(Debug)]
+pub(crate) struct EncryptCmd {
+    armor: bool,
+    format: DataFormat,
+    profile: Option<Profile>,
+    passwords: Vec<Password>,
+    certs: Vec<Cert>,
+}
+
+impl EncryptCmd {
+    pub(crate) fn new() -> Self {
+        Self {
+            armor: true,
+            format: DataFormat::Binary,
+            profile: None,
+            passwords: Vec::new(),
+            certs: Vec::new(),
+        }
+    }
+}
+
+/// The PROFILELIST lines for `list-profiles encrypt`, the default first.
+fn profile_list() -> Vec<(String, String)> {
+    vec![
+        (
+            Profile::Rfc9580.name().to_string(),
+            "AES-128 or AES-256 with OCB or GCM as the recipients prefer; AES-256 for post-quantum recipients \
+             (aliases: rfc9580)"
+                .to_string(),
+        ),
+        (Profile::Pqc.name().to_string(), "always AES-256 (aliases: rfc9980, pqc-encryption)".to_string()),
+    ]
+}
+
+/// Copies `r` into `w` through one fixed buffer, wiped afterwards.
+pub(crate) fn copy(r: &mut (impl Read + ?Sized), w: &mut impl Write) -> io::Result<()> {
+    let mut buf = Zeroizing::new(vec![0u8; BUF_LEN]);
+    loop {
+        let n = match r.read(&mut buf) {
+            Ok(0) => return Ok(()),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        w.write_all(buf.get(..n).unwrap_or_default())?;
+    }
+}
+
+impl<'s> Encrypt<'s, SixSop, Certs<'s>, Keys<'s>> for EncryptCmd {
+    fn no_armor(mut self: Box<Self>) -> Box<dyn Encrypt<'s, SixSop, Certs<'s>, Keys<'s>> + 's> {
+        self.armor = false;
+        self
+    }
+
+    fn list_profiles(&self) -> Vec<(String, String)> {
+        profile_list()
+    }
+
+    fn profile(
+        mut self: Box<Self>,
+        profile: &str,
+    ) -> sop::Result<Box<dyn Encrypt<'s, SixSop, Certs<'s>, Keys<'s>> + 's>> {
+        self.profile = Some(Profile::from_name(profile).ok_or_else(|| {
+            eprintln!("sixsop: unknown profile {profile:?}; see `sixsop list-profiles encrypt`");
+            sop::errors::Error::UnsupportedProfile
+        })?);
+        Ok(self)
+    }
+
+    fn mode(mut self: Box<Self>, mode: EncryptAs) -> Box<dyn Encrypt<'s, SixSop, Certs<'s>, Keys<'s>> + 's> {
+        self.format = match mode {
+            EncryptAs::Text => DataFormat::Utf8,
+            EncryptAs::Binary => DataFormat::Binary,
+        };
+        self
+    }
+
+    fn sign_with_keys(
+        self: Box<Self>,
+        _keys: &Keys<'s>,
+    ) -> sop::Result<Box<dyn Encrypt<'s, SixSop, Certs<'s>, Keys<'s>> + 's>> {
+        eprintln!("sixsop: encrypt --sign-with is not implemented yet");
+        Err(sop::errors::Error::UnsupportedOption)
+    }
+
+    fn with_key_password(
+        self: Box<Self>,
+        _password: sop::Password,
+    ) -> sop::Result<Box<dyn Encrypt<'s, SixSop, Certs<'s>, Keys<'s>> + 's>> {
+        // Only signing keys need unlocking, and signing is not supported yet.
+        Ok(self)
+    }
+
+    fn with_password(
+        mut self: Box<Self>,
+        password: sop::Password,
+    ) -> sop::Result<Box<dyn Encrypt<'s, SixSop, Certs<'s>, Keys<'s>> + 's>> {
+        self.passwords.push(Password::from(password.normalized()));
+        Ok(self)
+    }
+
+    fn with_certs(
+        mut self: Box<Self>,
+        certs: &Certs<'s>,
+    ) -> sop::Result<Box<dyn Encrypt<'s, SixSop, Certs<'s>, Keys<'s>> + 's>> {
+        self.certs.extend(certs.certs.iter().cloned());
+        Ok(self)
+    }
+
+    fn plaintext<'d>(
+        self: Box<Self>,
+        plaintext: &'d mut (dyn Read + Send + Sync),
+    ) -> sop::Result<Box<dyn Ready<Option<sop::SessionKey>> + 'd>>
+    where
+        's: 'd,
+    {
+        if self.certs.is_empty() && self.passwords.is_empty() {
+            eprintln!("sixsop: encrypt needs CERTS or --with-password");
+            return Err(sop::errors::Error::MissingArg);
+        }
+        Ok(Box::new(EncryptReady { cmd: *self, plaintext }))
+    }
+}
+
+struct EncryptReady<'d> {
+    cmd: EncryptCmd,
+    plaintext: &'d mut (dyn Read + Send + Sync),
+}
+
+impl Ready<Option<sop::SessionKey>> for EncryptReady<'_> {
+    fn to_writer(
+        self: Box<Self>,
+        sink: &mut (dyn Write + Send + Sync),
+    ) -> sop::Result<Option<sop::SessionKey>> {
+        let EncryptReady { cmd, plaintext } = *self;
+        let mut e = Encryptor::new(&cmd.certs).armor(cmd.armor).format(cmd.format);
+        if let Some(p) = cmd.profile {
+            e = e.profile(p);
+        }
+        for pw in cmd.passwords {
+            e = e.password(pw);
+        }
+        let mut w =
+            e.writer(BufWriter::with_capacity(BUF_LEN, sink)).map_err(|e| to_sop_in(Context::Encrypt, e))?;
+        let (sym, key) = w.session_key();
+        let session_key = sop::SessionKey::new(u8::from(sym), key.as_bytes())?;
+        copy(plaintext, &mut w).map_err(|e| to_sop_in(Context::Encrypt, sixpgp::Error::from_io(e)))?;
+        let _ = w.finish().map_err(|e| to_sop_in(Context::Encrypt, e))?;
+        Ok(Some(session_key))
+    }
+}

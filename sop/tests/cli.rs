@@ -1,0 +1,104 @@
+//! Runs the built `sixsop` binary: key generation, encryption, decryption, exit codes.
+#![allow(
+    clippy::unwrap_used,
+    clippy::cast_possible_truncation,
+    reason = "test helpers fail loudly; test data is generated from small counters"
+)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn run(args: &[&str], stdin: &[u8], dir: &Path) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sixsop"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(stdin).unwrap();
+    drop(input);
+    child.wait_with_output().unwrap()
+}
+
+fn ok(args: &[&str], stdin: &[u8], dir: &Path) -> Vec<u8> {
+    let out = run(args, stdin, dir);
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    out.stdout
+}
+
+fn code(args: &[&str], stdin: &[u8], dir: &Path) -> i32 {
+    run(args, stdin, dir).status.code().unwrap()
+}
+
+fn tempdir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sixsop-cli-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn encrypt_decrypt_and_exit_codes() {
+    let dir = tempdir("enc");
+    let d = dir.as_path();
+    let key = ok(&["generate-key", "Alice <alice@example.org>"], b"", d);
+    std::fs::write(d.join("alice.key"), &key).unwrap();
+    let cert = ok(&["extract-cert"], &key, d);
+    std::fs::write(d.join("alice.cert"), &cert).unwrap();
+    let plain = b"Hello, SOP!\n".repeat(1000);
+
+    // Public-key round trip, armored and not, with session key out and in.
+    let msg = ok(&["encrypt", "alice.cert"], &plain, d);
+    assert!(msg.starts_with(b"-----BEGIN PGP MESSAGE-----"));
+    assert_eq!(ok(&["decrypt", "--session-key-out", "sk", "alice.key"], &msg, d), plain);
+    let sk = std::fs::read_to_string(d.join("sk")).unwrap();
+    assert!(sk.starts_with("7:") || sk.starts_with("9:"), "{sk}");
+    assert_eq!(ok(&["decrypt", "--with-session-key", "sk"], &msg, d), plain);
+    let bin = ok(&["encrypt", "--no-armor", "--as", "text", "alice.cert"], &plain, d);
+    assert_ne!(bin[0], b'-');
+    assert_eq!(ok(&["decrypt", "alice.key"], &bin, d), plain);
+    // armor / dearmor of a message.
+    let armored = ok(&["armor"], &bin, d);
+    assert_eq!(ok(&["dearmor"], &armored, d), bin);
+    assert_eq!(ok(&["decrypt", "alice.key"], &armored, d), plain);
+
+    // Password round trip; decryption tries the trailing-whitespace variant.
+    std::fs::write(d.join("pw"), "correct horse\n").unwrap();
+    std::fs::write(d.join("pw2"), "correct horse").unwrap();
+    let msg = ok(&["encrypt", "--with-password", "pw"], &plain, d);
+    assert_eq!(ok(&["decrypt", "--with-password", "pw2"], &msg, d), plain);
+    assert_eq!(ok(&["decrypt", "--with-password", "pw"], &msg, d), plain);
+
+    // Exit codes.
+    assert_eq!(code(&["encrypt"], &plain, d), 19, "no CERTS, no password");
+    let signing = ok(&["generate-key", "--signing-only", "S"], b"", d);
+    std::fs::write(d.join("s.cert"), ok(&["extract-cert"], &signing, d)).unwrap();
+    assert_eq!(code(&["encrypt", "s.cert"], &plain, d), 17, "cannot encrypt");
+    let bob = ok(&["generate-key", "Bob"], b"", d);
+    std::fs::write(d.join("bob.key"), &bob).unwrap();
+    let msg = ok(&["encrypt", "alice.cert"], &plain, d);
+    assert_eq!(code(&["decrypt", "bob.key"], &msg, d), 29, "wrong key");
+    std::fs::write(d.join("kp"), "key password").unwrap();
+    let locked = ok(&["generate-key", "--with-key-password", "kp", "L"], b"", d);
+    std::fs::write(d.join("l.key"), &locked).unwrap();
+    std::fs::write(d.join("l.cert"), ok(&["extract-cert"], &locked, d)).unwrap();
+    let msg = ok(&["encrypt", "l.cert"], &plain, d);
+    assert_eq!(code(&["decrypt", "l.key"], &msg, d), 67, "locked key");
+    assert_eq!(ok(&["decrypt", "--with-key-password", "kp", "l.key"], &msg, d), plain);
+    // Profiles.
+    let profiles = String::from_utf8(ok(&["list-profiles", "encrypt"], b"", d)).unwrap();
+    assert!(profiles.starts_with("default: "), "{profiles}");
+    assert_eq!(code(&["encrypt", "--profile", "nope", "alice.cert"], &plain, d), 89);
+    let msg = ok(&["encrypt", "--profile", "security", "alice.cert"], &plain, d);
+    let _ = ok(&["decrypt", "--session-key-out", "sk9", "alice.key"], &msg, d);
+    assert!(std::fs::read_to_string(d.join("sk9")).unwrap().starts_with("9:"));
+    // A modified message fails, with a non-zero code.
+    let mut bad = ok(&["encrypt", "--no-armor", "alice.cert"], &plain, d);
+    let n = bad.len();
+    bad[n - 5] ^= 1;
+    assert_eq!(code(&["decrypt", "alice.key"], &bad, d), 29);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,569 @@
+//! The decryption builder ([`Decryptor`]) and stream ([`DecryptReader`]).
+//!
+//! Accepted grammar (RFC 9580 §10.3), after optional armor:
+//!
+//! ```text
+//! (PKESK | SKESK | Marker | Padding)*  SEIPDv2 { (OPS | Padding)* Literal (Signature | Padding)* }
+//! ```
+//!
+//! PKESKs and SKESKs of versions or algorithms this crate does not implement are skipped: a
+//! co-recipient's key must never make the message unreadable. One-pass signatures and the
+//! signatures after the literal data are accepted but **not verified** yet (a later version
+//! verifies them); their counts must match.
+//!
+//! <https://www.rfc-editor.org/rfc/rfc9580#section-10.3>
+
+use std::fmt;
+use std::io::{self, BufRead, Read};
+
+use crate::armor::ArmorReader;
+use crate::crypto::secret::{Password, SessionKey};
+use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm, mlkem_x25519, s2k, x25519};
+use crate::error::{Error, Limit, Result, Unsupported};
+use crate::key::{Fingerprint, Tsk};
+use crate::limits::Limits;
+use crate::message::info::LiteralInfo;
+use crate::message::literal::LiteralReader;
+use crate::message::seipd::SeipdReader;
+use crate::message::skesk::decrypt_session_key;
+use crate::packet::header::{BodyLength, Header, Tag};
+use crate::packet::key::{PublicKeyMaterial, PublicKeyPacket, SecretKeyMaterial};
+use crate::packet::partial::PartialBodyReader;
+use crate::packet::pkesk::{Pkesk, PkeskFields, Recipient};
+use crate::packet::s2k::S2k;
+use crate::packet::seipd::SeipdHeader;
+use crate::packet::skesk::Skesk;
+use crate::packet::{RawPacket, read_raw_packet};
+
+/// What opened a message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DecryptedWith {
+    /// A secret key: the certificate's primary fingerprint and the (sub)key's.
+    Key {
+        /// The certificate (primary key) fingerprint.
+        cert: Fingerprint,
+        /// The fingerprint of the key whose PKESK was decrypted.
+        key: Fingerprint,
+    },
+    /// The password at this index, in the order given to [`Decryptor::password`].
+    Password(usize),
+    /// The session key at this index, in the order given to [`Decryptor::session_key`].
+    SessionKey(usize),
+}
+
+/// Builds a decryption: keys, passwords and session keys to try, then
+/// [`reader`](Decryptor::reader).
+///
+/// Session keys are tried first, then the PKESKs that name one of the keys (and anonymous
+/// PKESKs with every key of their algorithm), then the SKESKs with each password.
+pub struct Decryptor<'a> {
+    keys: Vec<&'a Tsk>,
+    passwords: Vec<Password>,
+    session_keys: Vec<(SessionKey, Option<SymmetricAlgorithm>)>,
+    limits: Limits,
+}
+
+impl fmt::Debug for Decryptor<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Decryptor")
+            .field("keys", &self.keys.iter().map(|k| k.fingerprint()).collect::<Vec<_>>())
+            .field("passwords", &self.passwords.len())
+            .field("session_keys", &self.session_keys.len())
+            .field("limits", &self.limits)
+            .finish()
+    }
+}
+
+impl Default for Decryptor<'_> {
+    fn default() -> Self {
+        Self::new([])
+    }
+}
+
+/// Octets of one packet header octet: the new-format bits.
+const NEW_FORMAT: u8 = 0xc0;
+
+impl<'a> Decryptor<'a> {
+    /// Decrypts with the secret keys in `keys` (possibly none, if passwords or session keys
+    /// are given). Locked keys are skipped; if only a locked key would have matched, reading
+    /// fails with [`Error::KeyLocked`].
+    pub fn new(keys: impl IntoIterator<Item = &'a Tsk>) -> Self {
+        Self {
+            keys: keys.into_iter().collect(),
+            passwords: Vec::new(),
+            session_keys: Vec::new(),
+            limits: Limits::default(),
+        }
+    }
+
+    /// Adds a secret key.
+    #[must_use]
+    pub fn key(mut self, key: &'a Tsk) -> Self {
+        self.keys.push(key);
+        self
+    }
+
+    /// Adds a password to try on the message's SKESKs.
+    #[must_use]
+    pub fn password(mut self, password: impl Into<Password>) -> Self {
+        self.passwords.push(password.into());
+        self
+    }
+
+    /// Adds a session key, with its cipher if known. It is used if its length (and cipher, if
+    /// given) matches the message. A session key cannot be checked before the first chunk is
+    /// decrypted: a wrong one makes [`reader`](Decryptor::reader) fail with [`Error::Decrypt`].
+    #[must_use]
+    pub fn session_key(mut self, key: SessionKey, algorithm: Option<SymmetricAlgorithm>) -> Self {
+        self.session_keys.push((key, algorithm));
+        self
+    }
+
+    /// Resource limits (S2K cost, number of session-key packets, packet sizes). Default:
+    /// [`Limits::default`].
+    #[must_use]
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Reads (and dearmors, if armored) `source` up to and including the SEIPDv2 packet's
+    /// fields, recovers the session key, and decrypts up to the start of the literal data.
+    ///
+    /// # Errors
+    /// - `Unsupported(Seipdv1)` for a v1 SEIPD (RFC 4880 MDC) message, `Unsupported(...)` for
+    ///   compressed data or other unsupported content;
+    /// - `NoDecryptionKey` if no key, password or session key opens it; `KeyLocked` if only a
+    ///   locked key would have;
+    /// - `Decrypt` if the first chunk does not authenticate (e.g. a wrong session key);
+    /// - `LimitExceeded` for too many session-key packets or oversize S2K parameters;
+    /// - `Malformed`/`Truncated` for broken input; `Io` from the source.
+    pub fn reader<R: BufRead>(self, source: R) -> Result<DecryptReader<R>> {
+        let mut armor = ArmorReader::with_limits(source, &self.limits);
+        let _ = armor.detect()?;
+
+        // 1. The session-key packets, up to the SEIPD packet.
+        let mut pkesks = Vec::new();
+        let mut skesks = Vec::new();
+        let mut count = 0usize;
+        let seipd_length = loop {
+            let header = Header::read_from(&mut armor)?.ok_or(Error::Truncated("encrypted message"))?;
+            match header.tag {
+                Tag::Seipd => break header.length,
+                Tag::Pkesk | Tag::Skesk => {
+                    count = count.saturating_add(1);
+                    Limits::check(
+                        u64::try_from(count).unwrap_or(u64::MAX),
+                        u64::try_from(self.limits.session_key_packets_limit()).unwrap_or(u64::MAX),
+                        Limit::SessionKeyPackets,
+                    )?;
+                    let body = read_body(&mut armor, header, &self.limits)?;
+                    if header.tag == Tag::Pkesk {
+                        match Pkesk::from_bytes(&body) {
+                            Ok(p) => pkesks.push(p),
+                            Err(Error::Unsupported(_)) => {}
+                            Err(e) => return Err(e),
+                        }
+                    } else {
+                        match Skesk::from_bytes(&body) {
+                            Ok(s) => skesks.push(s),
+                            Err(Error::Unsupported(_)) => {}
+                            Err(e) => return Err(e),
+                        }
+                    }
+                }
+                Tag::Marker | Tag::Padding => {
+                    let _ = read_body(&mut armor, header, &self.limits)?;
+                }
+                Tag::SymmetricallyEncryptedData => {
+                    return Err(Error::Unsupported(Unsupported::Feature(
+                        "symmetrically encrypted data without integrity protection",
+                    )));
+                }
+                Tag::CompressedData => return Err(Error::Unsupported(Unsupported::CompressedData)),
+                _ => return Err(Error::malformed("encrypted message: expected PKESK, SKESK or SEIPD")),
+            }
+        };
+
+        // 2. The SEIPD fields: version (v1 is refused here), cipher, mode, chunk size, salt.
+        let mut body = PartialBodyReader::new(armor, seipd_length);
+        let header = SeipdHeader::read_from(&mut body)?;
+        let key_len = header
+            .sym
+            .key_len()
+            .ok_or(Error::Unsupported(Unsupported::SymmetricAlgorithm(header.sym.into())))?;
+        if header.aead.nonce_len().is_none() {
+            return Err(Error::Unsupported(Unsupported::AeadAlgorithm(header.aead.into())));
+        }
+
+        // 3. The session key.
+        let (session_key, decrypted_with) = self.session_key_for(&header, key_len, &pkesks, &skesks)?;
+
+        // 4. The chunk engine and the packets before the literal data.
+        let mut seipd = SeipdReader::new(body, &session_key, &header)?;
+        let mut ops = 0usize;
+        loop {
+            let ctb =
+                peek_octet(&mut seipd)?.ok_or(Error::malformed("encrypted message: no literal data"))?;
+            match ctb {
+                c if c == NEW_FORMAT | u8::from(Tag::LiteralData) => break,
+                c if c == NEW_FORMAT | u8::from(Tag::OnePassSignature) => {
+                    let _ = read_raw_packet(&mut seipd, &self.limits)?;
+                    ops = ops.saturating_add(1);
+                    if ops > self.limits.signatures_limit() {
+                        return Err(Error::LimitExceeded(Limit::Signatures));
+                    }
+                }
+                c if c == NEW_FORMAT | u8::from(Tag::Padding) => {
+                    let _ = read_raw_packet(&mut seipd, &self.limits)?;
+                }
+                c if c == NEW_FORMAT | u8::from(Tag::CompressedData) => {
+                    return Err(Error::Unsupported(Unsupported::CompressedData));
+                }
+                _ => {
+                    // Let the packet reader name what is wrong (legacy format, bad header...).
+                    let _ = read_raw_packet(&mut seipd, &self.limits)?;
+                    return Err(Error::malformed("encrypted message: expected literal data"));
+                }
+            }
+        }
+        let literal = LiteralReader::new(seipd)?;
+        let info = LiteralInfo::from_header(literal.header());
+        Ok(DecryptReader {
+            stage: Stage::Literal(Box::new(literal)),
+            info,
+            sym: header.sym,
+            aead: header.aead,
+            session_key,
+            decrypted_with,
+            ops,
+            limits: self.limits,
+        })
+    }
+
+    /// Finds the session key (see the type's documentation for the order).
+    fn session_key_for(
+        &self,
+        header: &SeipdHeader,
+        key_len: usize,
+        pkesks: &[Pkesk],
+        skesks: &[Skesk],
+    ) -> Result<(SessionKey, DecryptedWith)> {
+        // Given session keys: the first that fits the cipher.
+        for (i, (key, alg)) in self.session_keys.iter().enumerate() {
+            if key.as_bytes().len() == key_len && alg.is_none_or(|a| a == header.sym) {
+                return Ok((SessionKey::from_bytes(key.as_bytes()), DecryptedWith::SessionKey(i)));
+            }
+        }
+        let mut locked = false;
+        // PKESKs: named recipients, then anonymous ones with every key of the algorithm.
+        for pkesk in pkesks {
+            for tsk in &self.keys {
+                for (fingerprint, public) in keys_of(tsk) {
+                    let matches = match &pkesk.recipient {
+                        Recipient::V6(fp) => fp == fingerprint.as_bytes(),
+                        Recipient::Anonymous => public.algorithm == pkesk.algorithm,
+                        Recipient::V4(_) => false,
+                    };
+                    if !matches {
+                        continue;
+                    }
+                    let secret = match tsk.secret_for(&fingerprint) {
+                        Ok(s) => s,
+                        Err(Error::KeyLocked) => {
+                            locked = true;
+                            continue;
+                        }
+                        Err(_) => continue,
+                    };
+                    if let Some(key) = try_pkesk(pkesk, public, secret)
+                        && key.as_bytes().len() == key_len
+                    {
+                        let with = DecryptedWith::Key { cert: tsk.fingerprint(), key: fingerprint };
+                        return Ok((key, with));
+                    }
+                }
+            }
+        }
+        // SKESKs: each password on each SKESK.
+        let mut limit_error = None;
+        for (i, password) in self.passwords.iter().enumerate() {
+            for skesk in skesks {
+                match try_skesk(skesk, password, &self.limits) {
+                    Ok(key) if key.as_bytes().len() == key_len => {
+                        return Ok((key, DecryptedWith::Password(i)));
+                    }
+                    Err(e @ Error::LimitExceeded(_)) => limit_error = Some(e),
+                    Ok(_) | Err(_) => {}
+                }
+            }
+        }
+        Err(if locked {
+            Error::KeyLocked
+        } else if let Some(e) = limit_error {
+            e
+        } else {
+            Error::NoDecryptionKey
+        })
+    }
+}
+
+/// Every key of `tsk` with its fingerprint: the primary key, then the subkeys.
+fn keys_of(tsk: &Tsk) -> impl Iterator<Item = (Fingerprint, &PublicKeyPacket)> + '_ {
+    std::iter::once((tsk.cert.fingerprint, &tsk.cert.primary))
+        .chain(tsk.cert.subkeys.iter().map(|s| (s.fingerprint, &s.key)))
+}
+
+/// Decrypts a PKESK with one key; `None` if the algorithms do not match or unwrapping fails.
+fn try_pkesk(pkesk: &Pkesk, public: &PublicKeyPacket, secret: &SecretKeyMaterial) -> Option<SessionKey> {
+    match (&pkesk.fields, &public.material, secret) {
+        (
+            PkeskFields::X25519 { ephemeral, wrapped_key },
+            PublicKeyMaterial::X25519(public),
+            SecretKeyMaterial::X25519(secret),
+        ) => x25519::pkesk_decrypt(secret, public, ephemeral, wrapped_key).ok(),
+        (
+            PkeskFields::MlKem768X25519 { ecdh_ciphertext, mlkem_ciphertext, wrapped_key },
+            PublicKeyMaterial::MlKem768X25519 { x25519, .. },
+            SecretKeyMaterial::MlKem768X25519 { x25519: x_secret, mlkem_seed },
+        ) => mlkem_x25519::pkesk_decrypt(
+            x_secret,
+            x25519,
+            mlkem_seed,
+            ecdh_ciphertext,
+            mlkem_ciphertext,
+            wrapped_key,
+        )
+        .ok(),
+        _ => None,
+    }
+}
+
+/// Derives the S2K key for `password` and opens the SKESK.
+fn try_skesk(skesk: &Skesk, password: &Password, limits: &Limits) -> Result<SessionKey> {
+    let key_len =
+        skesk.sym.key_len().ok_or(Error::Unsupported(Unsupported::SymmetricAlgorithm(skesk.sym.into())))?;
+    let spec = S2k::parse(&skesk.s2k)?;
+    let s2k_key = s2k::derive(&spec, password.as_bytes(), key_len, limits)?;
+    decrypt_session_key(skesk, &s2k_key)
+}
+
+/// Reads the body of a non-data packet whose header was read.
+fn read_body(r: &mut impl BufRead, header: Header, limits: &Limits) -> Result<Vec<u8>> {
+    let BodyLength::Fixed(len) = header.length else {
+        return Err(Error::malformed("partial body length on a non-data packet"));
+    };
+    if usize::try_from(len).map_or(true, |len| len > limits.packet_len_limit()) {
+        return Err(Error::LimitExceeded(Limit::PacketLength));
+    }
+    let mut body = Vec::new();
+    let read = r.by_ref().take(u64::from(len)).read_to_end(&mut body)?;
+    if u64::try_from(read).map_or(true, |read| read != u64::from(len)) {
+        return Err(Error::Truncated("packet body"));
+    }
+    Ok(body)
+}
+
+/// The next octet without consuming it; `None` at the end.
+fn peek_octet(r: &mut impl BufRead) -> Result<Option<u8>> {
+    loop {
+        match r.fill_buf() {
+            Ok(buf) => return Ok(buf.first().copied()),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::from_io(e)),
+        }
+    }
+}
+
+type Body<R> = SeipdReader<PartialBodyReader<ArmorReader<R>>>;
+
+enum Stage<R: BufRead> {
+    /// Reading the literal data.
+    Literal(Box<LiteralReader<Body<R>>>),
+    /// Everything was authenticated and checked.
+    Done,
+    /// An error happened.
+    Failed,
+}
+
+/// Decrypted plaintext of a message; made by [`Decryptor::reader`].
+///
+/// `Read` and `BufRead` give the literal data. Plaintext is released only after the chunk
+/// holding it has been authenticated (the last chunk only after the final tag, too). `Ok(0)`
+/// comes only once the final tag verified, the literal data ended exactly, only padding and
+/// signatures followed it inside the encryption, and nothing follows the message. Any other
+/// ending is an error, never a clean end of stream; after an error every read fails.
+///
+/// Signatures inside the message are **not verified** by this version.
+pub struct DecryptReader<R: BufRead> {
+    stage: Stage<R>,
+    info: LiteralInfo,
+    sym: SymmetricAlgorithm,
+    aead: AeadAlgorithm,
+    session_key: SessionKey,
+    decrypted_with: DecryptedWith,
+    ops: usize,
+    limits: Limits,
+}
+
+impl<R: BufRead> fmt::Debug for DecryptReader<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DecryptReader")
+            .field("literal", &self.info)
+            .field("sym", &self.sym)
+            .field("aead", &self.aead)
+            .field("decrypted_with", &self.decrypted_with)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What [`DecryptReader::finish`] reports about a completely authenticated message.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct DecryptSummary {
+    /// Format, file name and date of the literal data.
+    pub literal: LiteralInfo,
+    /// The cipher of the SEIPDv2 packet.
+    pub sym: SymmetricAlgorithm,
+    /// The AEAD mode of the SEIPDv2 packet.
+    pub aead: AeadAlgorithm,
+    /// The session key.
+    pub session_key: SessionKey,
+    /// What opened the message.
+    pub decrypted_with: DecryptedWith,
+}
+
+fn poisoned() -> io::Error {
+    Error::InvalidArgument("stream used after an error").into()
+}
+
+impl<R: BufRead> DecryptReader<R> {
+    /// Format, file name and date of the literal data.
+    #[must_use]
+    pub fn literal(&self) -> &LiteralInfo {
+        &self.info
+    }
+
+    /// The cipher and session key (for SOP's `--session-key-out`).
+    #[must_use]
+    pub fn session_key(&self) -> (SymmetricAlgorithm, &SessionKey) {
+        (self.sym, &self.session_key)
+    }
+
+    /// The AEAD mode of the SEIPDv2 packet.
+    #[must_use]
+    pub fn aead(&self) -> AeadAlgorithm {
+        self.aead
+    }
+
+    /// What opened the message.
+    #[must_use]
+    pub fn decrypted_with(&self) -> &DecryptedWith {
+        &self.decrypted_with
+    }
+
+    /// Reads (and discards) whatever plaintext the caller has not read, checks that the whole
+    /// message is authentic and complete, and returns the summary.
+    ///
+    /// # Errors
+    /// As for reading: `Decrypt`, `Truncated`, `Malformed`, ... if any part of the message is
+    /// not authentic or complete.
+    pub fn finish(mut self) -> Result<DecryptSummary> {
+        let _ = io::copy(&mut self, &mut io::sink()).map_err(Error::from_io)?;
+        if !matches!(self.stage, Stage::Done) {
+            return Err(Error::from_io(poisoned()));
+        }
+        Ok(DecryptSummary {
+            literal: self.info,
+            sym: self.sym,
+            aead: self.aead,
+            session_key: self.session_key,
+            decrypted_with: self.decrypted_with,
+        })
+    }
+
+    /// After the literal data: trailing packets inside, the final tag, then the outer end.
+    fn finish_message(&self, literal: LiteralReader<Body<R>>) -> Result<()> {
+        let mut seipd = literal.into_inner();
+        let mut signatures = 0usize;
+        while let Some(RawPacket { tag, .. }) = read_raw_packet(&mut seipd, &self.limits)? {
+            match tag {
+                Tag::Padding => {}
+                Tag::Signature => {
+                    signatures = signatures.saturating_add(1);
+                    if signatures > self.ops {
+                        return Err(Error::malformed(
+                            "encrypted message: signature without one-pass signature",
+                        ));
+                    }
+                }
+                _ => return Err(Error::malformed("encrypted message: unexpected packet after literal data")),
+            }
+        }
+        if signatures != self.ops {
+            return Err(Error::malformed("encrypted message: one-pass signature without signature"));
+        }
+        // `read_raw_packet` saw the end of the SEIPD plaintext, i.e. the final tag verified.
+        if !seipd.is_done() {
+            return Err(Error::Truncated("SEIPD"));
+        }
+        let mut outer = seipd.into_inner().into_inner();
+        if peek_octet(&mut outer)?.is_some() {
+            return Err(Error::malformed("trailing data after the encrypted message"));
+        }
+        Ok(())
+    }
+
+    /// Makes sure plaintext is available or the stage is `Done`.
+    fn advance(&mut self) -> io::Result<()> {
+        let at_end = match &mut self.stage {
+            Stage::Literal(l) => l.fill_buf()?.is_empty(),
+            Stage::Done => return Ok(()),
+            Stage::Failed => return Err(poisoned()),
+        };
+        if at_end {
+            let Stage::Literal(l) = std::mem::replace(&mut self.stage, Stage::Failed) else {
+                return Err(poisoned());
+            };
+            self.finish_message(*l)?;
+            self.stage = Stage::Done;
+        }
+        Ok(())
+    }
+}
+
+impl<R: BufRead> BufRead for DecryptReader<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if let Err(e) = self.advance() {
+            self.stage = Stage::Failed;
+            return Err(e);
+        }
+        match &mut self.stage {
+            Stage::Literal(l) => l.fill_buf(),
+            Stage::Done => Ok(&[]),
+            Stage::Failed => Err(poisoned()),
+        }
+    }
+
+    fn consume(&mut self, amt: usize) {
+        if let Stage::Literal(l) = &mut self.stage {
+            l.consume(amt);
+        }
+    }
+}
+
+impl<R: BufRead> Read for DecryptReader<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        if out.is_empty() {
+            return Ok(0);
+        }
+        let available = self.fill_buf()?;
+        let n = available.len().min(out.len());
+        if let (Some(dst), Some(src)) = (out.get_mut(..n), available.get(..n)) {
+            dst.copy_from_slice(src);
+        }
+        self.consume(n);
+        Ok(n)
+    }
+}

@@ -1,0 +1,549 @@
+//! The encryption builder ([`Encryptor`]) and stream ([`EncryptWriter`]).
+//!
+//! Output (RFC 9580 §10.3): zero or more v6 PKESKs (one per recipient key) and v6 SKESKs (one
+//! per password), then one SEIPDv2 packet holding a Literal Data packet and an optional Padding
+//! packet.
+//!
+//! <https://www.rfc-editor.org/rfc/rfc9580#section-10.3>
+
+use std::fmt;
+use std::io::{self, Write};
+use std::time::SystemTime;
+
+use zeroize::Zeroizing;
+
+use crate::armor::{ArmorKind, ArmorWriter};
+use crate::crypto::rng::Rng;
+use crate::crypto::secret::{Password, SessionKey};
+use crate::crypto::{AeadAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm, mlkem_x25519, s2k, x25519};
+use crate::error::{Error, Result, Unsupported};
+use crate::key::{Cert, Fingerprint, Profile, flags, to_timestamp};
+use crate::limits::Limits;
+use crate::message::info::DataFormat;
+use crate::message::literal::LiteralWriter;
+use crate::message::seipd::SeipdWriter;
+use crate::message::skesk::encrypt_session_key;
+use crate::packet::Packet;
+use crate::packet::header::Tag;
+use crate::packet::key::PublicKeyMaterial;
+use crate::packet::literal::LiteralHeader;
+use crate::packet::padding::Padding;
+use crate::packet::partial::PartialBodyWriter;
+use crate::packet::pkesk::{Pkesk, PkeskFields, Recipient};
+use crate::packet::s2k::S2k;
+
+/// The default chunk size: 256 KiB (chunk size octet 12).
+pub(crate) const DEFAULT_CHUNK_SIZE: usize = 1 << 18;
+/// The smallest chunk size (octet 0).
+const MIN_CHUNK_SIZE: usize = 1 << 6;
+/// The largest chunk size (octet 16, RFC 9580 §5.13.2).
+const MAX_CHUNK_SIZE: usize = 1 << 22;
+/// The largest padding this writer adds; readers bound whole-read packets by
+/// [`Limits::packet_len_limit`], 1 MiB by default.
+const MAX_PADDING: usize = 1 << 16;
+/// Argon2 parameters for SKESKs: RFC 9580 §3.7.1.4's second recommended option (t = 3, p = 4,
+/// 2^16 KiB = 64 MiB).
+const SKESK_ARGON2: (u8, u8, u8) = (3, 4, 16);
+
+/// Which encryption-capable keys of a certificate to encrypt to, by key flag
+/// (RFC 9580 §5.2.3.29).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum Purpose {
+    /// Keys flagged for encrypting storage (0x08).
+    Storage,
+    /// Keys flagged for encrypting communications (0x04).
+    Communications,
+    /// Keys with either flag (the default).
+    #[default]
+    Any,
+}
+
+impl Purpose {
+    fn flags(self) -> u8 {
+        match self {
+            Self::Storage => flags::ENCRYPT_STORAGE,
+            Self::Communications => flags::ENCRYPT_COMMUNICATIONS,
+            Self::Any => flags::ENCRYPT_STORAGE | flags::ENCRYPT_COMMUNICATIONS,
+        }
+    }
+}
+
+/// Builds an encrypted message: choose recipients and passwords, then call
+/// [`writer`](Encryptor::writer).
+///
+/// Defaults: binary output (no armor), every valid encryption-capable key of each recipient
+/// at the current time, 256 KiB chunks, a binary literal packet with no file name and date 0,
+/// no padding, the operating system's RNG.
+///
+/// The cipher and AEAD mode are the first pair in the first recipient's Preferred AEAD
+/// Ciphersuites that every recipient lists (AES-128-OCB is implicitly listed by all), among
+/// AES-128/AES-256 × OCB/GCM; AES-256 is required when every recipient key is
+/// ML-KEM-768+X25519, when [`profile`](Encryptor::profile) asks for a post-quantum profile, and
+/// for password-only messages.
+///
+/// ```
+/// # fn main() -> sixpgp::Result<()> {
+/// use std::io::{Read, Write};
+/// use sixpgp::{Decryptor, Encryptor, KeyBuilder, Profile};
+///
+/// let tsk = KeyBuilder::new(Profile::Rfc9580).user_id("Alice <alice@example.org>").generate()?;
+/// let cert = tsk.to_cert();
+/// let mut w = Encryptor::new([&cert]).armor(true).writer(Vec::new())?;
+/// w.write_all(b"Hello, world!")?;
+/// let ciphertext = w.finish()?;
+///
+/// let mut r = Decryptor::new([&tsk]).reader(&ciphertext[..])?;
+/// let mut plaintext = Vec::new();
+/// r.read_to_end(&mut plaintext)?;
+/// assert_eq!(plaintext, b"Hello, world!");
+/// # Ok(()) }
+/// ```
+pub struct Encryptor<'a> {
+    recipients: Vec<&'a Cert>,
+    passwords: Vec<Password>,
+    armor: bool,
+    purpose: Purpose,
+    time: Option<SystemTime>,
+    chunk_size: usize,
+    literal: LiteralHeader,
+    padding: Option<usize>,
+    hidden: bool,
+    rng: Option<Rng>,
+    profile: Option<Profile>,
+}
+
+impl fmt::Debug for Encryptor<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Encryptor")
+            .field("recipients", &self.recipients.iter().map(|c| c.fingerprint()).collect::<Vec<_>>())
+            .field("passwords", &self.passwords.len())
+            .field("armor", &self.armor)
+            .field("purpose", &self.purpose)
+            .field("chunk_size", &self.chunk_size)
+            .field("hidden", &self.hidden)
+            .field("profile", &self.profile)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Encryptor<'_> {
+    fn default() -> Self {
+        Self::new([])
+    }
+}
+
+/// One recipient key chosen for a PKESK.
+struct RecipientKey<'a> {
+    fingerprint: Fingerprint,
+    material: &'a PublicKeyMaterial,
+}
+
+impl<'a> Encryptor<'a> {
+    /// Encrypts to every certificate in `recipients` (possibly none, if passwords are given).
+    pub fn new(recipients: impl IntoIterator<Item = &'a Cert>) -> Self {
+        Self {
+            recipients: recipients.into_iter().collect(),
+            passwords: Vec::new(),
+            armor: false,
+            purpose: Purpose::Any,
+            time: None,
+            chunk_size: DEFAULT_CHUNK_SIZE,
+            literal: LiteralHeader::binary(),
+            padding: None,
+            hidden: false,
+            rng: None,
+            profile: None,
+        }
+    }
+
+    /// Adds a recipient certificate.
+    #[must_use]
+    pub fn recipient(mut self, cert: &'a Cert) -> Self {
+        self.recipients.push(cert);
+        self
+    }
+
+    /// Adds a password: the session key is also encrypted with it (v6 SKESK, Argon2 S2K with
+    /// t = 3, p = 4, 64 MiB).
+    #[must_use]
+    pub fn password(mut self, password: impl Into<Password>) -> Self {
+        self.passwords.push(password.into());
+        self
+    }
+
+    /// ASCII-armors the output (`PGP MESSAGE`). Default: `false`.
+    #[must_use]
+    pub fn armor(mut self, yes: bool) -> Self {
+        self.armor = yes;
+        self
+    }
+
+    /// Which keys of each certificate to encrypt to. Default: [`Purpose::Any`].
+    #[must_use]
+    pub fn purpose(mut self, purpose: Purpose) -> Self {
+        self.purpose = purpose;
+        self
+    }
+
+    /// Evaluates the certificates (validity, flags, preferences) at `t` instead of now.
+    #[must_use]
+    pub fn at(mut self, t: SystemTime) -> Self {
+        self.time = Some(t);
+        self
+    }
+
+    /// The SEIPDv2 chunk size in octets: a power of two from 64 to 4 MiB (checked by
+    /// [`writer`](Encryptor::writer)). Default: 256 KiB.
+    #[must_use]
+    pub fn chunk_size(mut self, octets: usize) -> Self {
+        self.chunk_size = octets;
+        self
+    }
+
+    /// The literal data format. Default: [`DataFormat::Binary`]; use [`DataFormat::Utf8`] for
+    /// text.
+    #[must_use]
+    pub fn format(mut self, format: DataFormat) -> Self {
+        self.literal.format = format.into();
+        self
+    }
+
+    /// The literal data file name (at most 255 octets, checked by
+    /// [`writer`](Encryptor::writer)). Default: empty.
+    #[must_use]
+    pub fn filename(mut self, name: impl Into<Vec<u8>>) -> Self {
+        self.literal.filename = name.into();
+        self
+    }
+
+    /// The literal data date. Default: none (0).
+    #[must_use]
+    pub fn date(mut self, t: SystemTime) -> Self {
+        self.literal.date = to_timestamp(t);
+        self
+    }
+
+    /// Adds a Padding packet (RFC 9580 §5.14) of `octets` random octets (at most 64 KiB, checked
+    /// by [`writer`](Encryptor::writer)) after the literal data, inside the encryption, to hide
+    /// the message length.
+    #[must_use]
+    pub fn padding(mut self, octets: usize) -> Self {
+        self.padding = Some(octets);
+        self
+    }
+
+    /// Hides the recipients: PKESKs name no key ("anonymous recipient"), and each recipient
+    /// must try its keys. Default: `false`.
+    #[must_use]
+    pub fn hidden_recipients(mut self, yes: bool) -> Self {
+        self.hidden = yes;
+        self
+    }
+
+    /// Draws every random value (session key, salts, ephemeral keys, padding) from `rng`
+    /// instead of the operating system's generator.
+    #[must_use]
+    pub fn rng(mut self, rng: impl rand_core::CryptoRng + Send + 'static) -> Self {
+        self.rng = Some(Rng::from_boxed(Box::new(rng)));
+        self
+    }
+
+    /// Picks the algorithms for `profile`: [`Profile::Pqc`] and [`Profile::PqcEncryption`] ask
+    /// for AES-256; [`Profile::Rfc9580`] (the default) negotiates as described on the type.
+    #[must_use]
+    pub fn profile(mut self, profile: Profile) -> Self {
+        self.profile = Some(profile);
+        self
+    }
+
+    /// The chunk size octet for `self.chunk_size`.
+    fn chunk_size_octet(&self) -> Result<u8> {
+        let size = self.chunk_size;
+        if !size.is_power_of_two() || !(MIN_CHUNK_SIZE..=MAX_CHUNK_SIZE).contains(&size) {
+            return Err(Error::InvalidArgument("chunk size must be a power of two from 64 to 4 MiB"));
+        }
+        size.trailing_zeros()
+            .checked_sub(6)
+            .and_then(|c| u8::try_from(c).ok())
+            .ok_or(Error::InvalidArgument("chunk size"))
+    }
+
+    /// The keys to encrypt to, certificate by certificate.
+    ///
+    /// # Errors
+    /// `KeyUnusable` for a certificate with no valid key for the purpose at `t`;
+    /// `Unsupported(PublicKeyAlgorithm)` if all its such keys use unknown algorithms.
+    fn select_keys(&self, t: u32) -> Result<Vec<RecipientKey<'a>>> {
+        let mut out = Vec::new();
+        for cert in &self.recipients {
+            let cert: &'a Cert = cert;
+            let keys = cert.keys_with_flags(t, self.purpose.flags());
+            if keys.is_empty() {
+                return Err(Error::KeyUnusable("certificate has no valid encryption-capable key"));
+            }
+            let mut unknown = None;
+            let before = out.len();
+            for k in keys {
+                match &k.key.material {
+                    PublicKeyMaterial::X25519(_) | PublicKeyMaterial::MlKem768X25519 { .. } => {
+                        out.push(RecipientKey { fingerprint: k.fingerprint, material: &k.key.material });
+                    }
+                    _ => unknown = Some(k.key.algorithm),
+                }
+            }
+            if out.len() == before {
+                let alg = unknown.map_or(0, u8::from);
+                return Err(Error::Unsupported(Unsupported::PublicKeyAlgorithm(alg)));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The cipher and AEAD mode (see the type's documentation).
+    fn choose_algorithms(&self, t: u32, keys: &[RecipientKey<'_>]) -> (SymmetricAlgorithm, AeadAlgorithm) {
+        use AeadAlgorithm::{Gcm, Ocb};
+        use SymmetricAlgorithm::{Aes128, Aes256};
+        let all_pqc = !keys.is_empty()
+            && keys.iter().all(|k| matches!(k.material, PublicKeyMaterial::MlKem768X25519 { .. }));
+        let pqc_profile = matches!(self.profile, Some(Profile::Pqc | Profile::PqcEncryption));
+        let need_256 = all_pqc || pqc_profile || keys.is_empty();
+        let eligible = |(s, a): (SymmetricAlgorithm, AeadAlgorithm)| {
+            matches!(a, Ocb | Gcm) && (s == Aes256 || (s == Aes128 && !need_256))
+        };
+        // Each recipient's list; AES-128-OCB, the mandatory-to-implement suite, is implied.
+        let lists: Vec<Vec<(SymmetricAlgorithm, AeadAlgorithm)>> = self
+            .recipients
+            .iter()
+            .map(|c| {
+                let mut l: Vec<_> = c
+                    .primary_binding_at(t)
+                    .and_then(|s| s.preferred_aead())
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|&(s, a)| (SymmetricAlgorithm::from(s), AeadAlgorithm::from(a)))
+                    .collect();
+                l.push((Aes128, Ocb));
+                l
+            })
+            .collect();
+        let chosen = lists.first().and_then(|first| {
+            first.iter().copied().find(|&pair| eligible(pair) && lists.iter().all(|l| l.contains(&pair)))
+        });
+        chosen.unwrap_or(if need_256 { (Aes256, Ocb) } else { (Aes128, Ocb) })
+    }
+
+    /// Writes the session-key packets and starts the encrypted stream into `sink`.
+    ///
+    /// # Errors
+    /// - `InvalidArgument` with neither recipients nor passwords, for a bad chunk size, file
+    ///   name or padding length;
+    /// - `KeyUnusable` if a certificate has no valid encryption-capable key for the purpose
+    ///   (SOP: `CERT_CANNOT_ENCRYPT`);
+    /// - `Unsupported(PublicKeyAlgorithm)` if its only such keys use algorithms this crate
+    ///   lacks;
+    /// - `Malformed` for an invalid recipient public key; `Io` from the sink or the RNG.
+    pub fn writer<W: Write>(self, sink: W) -> Result<EncryptWriter<W>> {
+        if self.recipients.is_empty() && self.passwords.is_empty() {
+            return Err(Error::InvalidArgument("encrypt: no recipient and no password"));
+        }
+        let chunk_size_octet = self.chunk_size_octet()?;
+        self.literal.check()?;
+        if self.padding.is_some_and(|p| p > MAX_PADDING) {
+            return Err(Error::InvalidArgument("padding longer than 64 KiB"));
+        }
+        let t = to_timestamp(self.time.unwrap_or_else(SystemTime::now));
+        let keys = self.select_keys(t)?;
+        let (sym, aead) = self.choose_algorithms(t, &keys);
+        let key_len = sym.key_len().ok_or(Error::InvalidArgument("cipher"))?;
+        let Self { passwords, armor, hidden, literal, padding, rng, .. } = self;
+        let mut rng = rng.unwrap_or_else(Rng::os);
+
+        // The session key, then every other random value, drawn before any plaintext arrives
+        // so that the output depends only on the RNG and the plaintext, not on write sizes.
+        let mut key_bytes = Zeroizing::new(vec![0u8; key_len]);
+        rng.fill(&mut key_bytes)?;
+        let session_key = SessionKey::from_bytes(&key_bytes);
+
+        let mut sink = if armor {
+            Sink::Armored(ArmorWriter::new(sink, ArmorKind::Message)?)
+        } else {
+            Sink::Binary(sink)
+        };
+
+        // One v6 PKESK per recipient key (RFC 9580 §5.1.2).
+        for k in &keys {
+            let recipient =
+                if hidden { Recipient::Anonymous } else { Recipient::V6(*k.fingerprint.as_bytes()) };
+            let (algorithm, fields) = match k.material {
+                PublicKeyMaterial::X25519(public) => {
+                    let (ephemeral, wrapped_key) =
+                        x25519::pkesk_encrypt(public, session_key.as_bytes(), &mut rng)?;
+                    (PublicKeyAlgorithm::X25519, PkeskFields::X25519 { ephemeral, wrapped_key })
+                }
+                PublicKeyMaterial::MlKem768X25519 { x25519, mlkem } => {
+                    let (ecdh_ciphertext, mlkem_ciphertext, wrapped_key) =
+                        mlkem_x25519::pkesk_encrypt(x25519, mlkem, session_key.as_bytes(), &mut rng)?;
+                    (
+                        PublicKeyAlgorithm::MlKem768X25519,
+                        PkeskFields::MlKem768X25519 { ecdh_ciphertext, mlkem_ciphertext, wrapped_key },
+                    )
+                }
+                _ => return Err(Error::InvalidArgument("recipient key algorithm")),
+            };
+            Pkesk { recipient, algorithm, fields }.write_packet(&mut sink)?;
+        }
+
+        // One v6 SKESK per password (RFC 9580 §5.3.2), Argon2 S2K (§3.7.1.4).
+        for password in &passwords {
+            let mut salt = [0u8; 16];
+            rng.fill(&mut salt)?;
+            let (t, p, m) = SKESK_ARGON2;
+            let s2k_spec = S2k::Argon2 { salt, t, p, m };
+            let s2k_key = s2k::derive(&s2k_spec, password.as_bytes(), key_len, &Limits::default())?;
+            let mut iv = vec![0u8; aead.nonce_len().ok_or(Error::InvalidArgument("AEAD mode"))?];
+            rng.fill(&mut iv)?;
+            let skesk = encrypt_session_key(&session_key, &s2k_key, sym, aead, s2k_spec.to_vec(), iv)?;
+            skesk.write_packet(&mut sink)?;
+        }
+
+        let padding = match padding {
+            Some(len) => {
+                let mut body = vec![0u8; len];
+                rng.fill(&mut body)?;
+                Some(Packet::Padding(Padding(body)).to_vec())
+            }
+            None => None,
+        };
+        let mut salt = [0u8; 32];
+        rng.fill(&mut salt)?;
+
+        // sink ← PKESKs/SKESKs ← SEIPD framing ← chunk engine ← literal framing.
+        let framed = PartialBodyWriter::new(sink, Tag::Seipd);
+        let seipd = SeipdWriter::new(framed, &session_key, sym, aead, chunk_size_octet, salt)?;
+        let inner = LiteralWriter::new(seipd, &literal)?;
+        Ok(EncryptWriter { inner, padding, sym, aead, session_key, poisoned: false })
+    }
+}
+
+/// The output, armored or not.
+#[derive(Debug)]
+enum Sink<W: Write> {
+    Binary(W),
+    Armored(ArmorWriter<W>),
+}
+
+impl<W: Write> Sink<W> {
+    fn finish(self) -> Result<W> {
+        match self {
+            Self::Binary(mut w) => {
+                w.flush()?;
+                Ok(w)
+            }
+            Self::Armored(a) => a.finish(),
+        }
+    }
+}
+
+impl<W: Write> Write for Sink<W> {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        match self {
+            Self::Binary(w) => w.write(data),
+            Self::Armored(a) => a.write(data),
+        }
+    }
+
+    fn write_all(&mut self, data: &[u8]) -> io::Result<()> {
+        match self {
+            Self::Binary(w) => w.write_all(data),
+            Self::Armored(a) => a.write_all(data),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Self::Binary(w) => w.flush(),
+            Self::Armored(a) => a.flush(),
+        }
+    }
+}
+
+type Stack<W> = LiteralWriter<SeipdWriter<PartialBodyWriter<Sink<W>>>>;
+
+/// Encrypts what is written to it into `W`; made by [`Encryptor::writer`].
+///
+/// Plaintext is framed as a Literal Data packet, cut into chunks, and each chunk is encrypted
+/// and written as soon as it is full. [`finish`](EncryptWriter::finish) writes the last chunk,
+/// the final tag and every closing frame; without it the output is incomplete and will not
+/// decrypt. `Drop` does no I/O. After any error every call fails.
+#[must_use = "call finish() to complete the message"]
+pub struct EncryptWriter<W: Write> {
+    inner: Stack<W>,
+    padding: Option<Vec<u8>>,
+    sym: SymmetricAlgorithm,
+    aead: AeadAlgorithm,
+    session_key: SessionKey,
+    poisoned: bool,
+}
+
+impl<W: Write> fmt::Debug for EncryptWriter<W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EncryptWriter")
+            .field("sym", &self.sym)
+            .field("aead", &self.aead)
+            .field("poisoned", &self.poisoned)
+            .finish_non_exhaustive()
+    }
+}
+
+fn poisoned() -> Error {
+    Error::InvalidArgument("stream used after an error")
+}
+
+impl<W: Write> EncryptWriter<W> {
+    /// The cipher and session key, e.g. for SOP's `--session-key-out`.
+    #[must_use]
+    pub fn session_key(&self) -> (SymmetricAlgorithm, &SessionKey) {
+        (self.sym, &self.session_key)
+    }
+
+    /// The AEAD mode of the SEIPDv2 packet.
+    #[must_use]
+    pub fn aead(&self) -> AeadAlgorithm {
+        self.aead
+    }
+
+    /// Writes the last chunk, the final tag, the padding, closes every frame (and the armor),
+    /// flushes the sink and returns it.
+    ///
+    /// # Errors
+    /// `Io` from the sink; `InvalidArgument` if an earlier call failed.
+    pub fn finish(self) -> Result<W> {
+        if self.poisoned {
+            return Err(poisoned());
+        }
+        let mut seipd = self.inner.finish()?;
+        if let Some(padding) = &self.padding {
+            seipd.write_all(padding)?;
+        }
+        seipd.finish()?.finish()?.finish()
+    }
+}
+
+impl<W: Write> Write for EncryptWriter<W> {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        if self.poisoned {
+            return Err(poisoned().into());
+        }
+        self.inner.write(data).inspect_err(|_| self.poisoned = true)
+    }
+
+    /// Flushes the sink. Buffered plaintext stays until its chunk is full (a short chunk is
+    /// written only by `finish`).
+    fn flush(&mut self) -> io::Result<()> {
+        if self.poisoned {
+            return Err(poisoned().into());
+        }
+        self.inner.flush().inspect_err(|_| self.poisoned = true)
+    }
+}

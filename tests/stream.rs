@@ -1,0 +1,246 @@
+//! The streaming contract (STYLE §7) through the public API, with 64-octet chunks: every
+//! truncation and every bit flip is refused, write splits do not change the output, read
+//! sizes do not change the plaintext; proptest round trips.
+#![allow(
+    clippy::unwrap_used,
+    clippy::cast_possible_truncation,
+    reason = "test helpers fail loudly; test data is generated from small counters"
+)]
+
+use std::io::{BufRead, Read, Write};
+use std::sync::OnceLock;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use proptest::prelude::*;
+use sixpgp::{Cert, DataFormat, Decryptor, Encryptor, Error, KeyBuilder, Profile, Tsk};
+
+/// A tiny deterministic RNG for tests (SplitMix64).
+struct TestRng(u64);
+
+impl sixpgp::rand_core::TryRng for TestRng {
+    type Error = core::convert::Infallible;
+
+    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+        Ok((self.try_next_u64()? >> 32) as u32)
+    }
+
+    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        Ok(z ^ (z >> 31))
+    }
+
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
+        for chunk in dst.chunks_mut(8) {
+            let v = self.try_next_u64()?.to_le_bytes();
+            chunk.copy_from_slice(&v[..chunk.len()]);
+        }
+        Ok(())
+    }
+}
+
+impl sixpgp::rand_core::TryCryptoRng for TestRng {}
+
+fn t0() -> SystemTime {
+    UNIX_EPOCH + Duration::from_secs(1_700_000_000)
+}
+
+/// One key per profile, generated once.
+fn keys() -> &'static [(Tsk, Cert)] {
+    static KEYS: OnceLock<Vec<(Tsk, Cert)>> = OnceLock::new();
+    KEYS.get_or_init(|| {
+        Profile::ALL
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let tsk = KeyBuilder::new(*p)
+                    .user_id("Stream <stream@example.org>")
+                    .creation_time(t0())
+                    .rng(TestRng(100 + i as u64))
+                    .generate()
+                    .unwrap();
+                let cert = tsk.to_cert();
+                (tsk, cert)
+            })
+            .collect()
+    })
+}
+
+fn plaintext(len: usize) -> Vec<u8> {
+    (0..len).map(|i| (i.wrapping_mul(131) >> 2) as u8).collect()
+}
+
+/// Encrypts to the classic key with 64-octet chunks and a fixed RNG, writing `split` octets at
+/// a time.
+fn encrypt_small(plain: &[u8], split: usize) -> Vec<u8> {
+    let cert = &keys()[0].1;
+    let mut w = Encryptor::new([cert]).at(t0()).chunk_size(64).rng(TestRng(7)).writer(Vec::new()).unwrap();
+    for piece in plain.chunks(split.max(1)) {
+        w.write_all(piece).unwrap();
+    }
+    w.finish().unwrap()
+}
+
+fn decrypt(msg: &[u8], tsk: &Tsk) -> sixpgp::Result<Vec<u8>> {
+    let mut r = Decryptor::new([tsk]).reader(msg)?;
+    let mut out = Vec::new();
+    let _ = r.read_to_end(&mut out).map_err(Error::from_io)?;
+    Ok(out)
+}
+
+/// ~3 chunks: 150 octets of data plus the 8-octet literal header in 64-octet chunks.
+const SMALL: usize = 150;
+
+#[test]
+fn every_truncation_is_refused() {
+    let tsk = &keys()[0].0;
+    let msg = encrypt_small(&plaintext(SMALL), SMALL);
+    assert_eq!(decrypt(&msg, tsk).unwrap(), plaintext(SMALL));
+    for cut in 0..msg.len() {
+        assert!(decrypt(&msg[..cut], tsk).is_err(), "cut at {cut} of {}", msg.len());
+    }
+}
+
+#[test]
+fn every_bit_flip_is_refused() {
+    let tsk = &keys()[0].0;
+    let msg = encrypt_small(&plaintext(SMALL), SMALL);
+    for i in 0..msg.len() {
+        for bit in 0..8 {
+            let mut bad = msg.clone();
+            bad[i] ^= 1 << bit;
+            assert!(decrypt(&bad, tsk).is_err(), "flip {i}.{bit}");
+        }
+    }
+}
+
+#[test]
+fn no_unauthenticated_plaintext_before_an_error() {
+    let tsk = &keys()[0].0;
+    let plain = plaintext(SMALL);
+    let msg = encrypt_small(&plain, SMALL);
+    // Damage the last chunk: the first chunks may come out, the damaged one never does.
+    let mut bad = msg.clone();
+    let n = bad.len();
+    bad[n - 40] ^= 0x80;
+    let mut r = Decryptor::new([tsk]).reader(&bad[..]).unwrap();
+    let mut out = Vec::new();
+    let err = r.read_to_end(&mut out).unwrap_err();
+    assert!(matches!(Error::from_io(err), Error::Decrypt));
+    assert!(out.len() < plain.len() && plain.starts_with(&out), "{} octets released", out.len());
+    // Poisoned afterwards.
+    assert!(r.read(&mut [0u8; 4]).is_err());
+}
+
+#[test]
+fn write_splits_give_identical_ciphertext() {
+    let plain = plaintext(SMALL + 300);
+    let reference = encrypt_small(&plain, plain.len());
+    for split in [1, 2, 3, 63, 64, 65, 100, 1000] {
+        assert_eq!(encrypt_small(&plain, split), reference, "split {split}");
+    }
+}
+
+#[test]
+fn one_byte_reads_give_the_same_plaintext() {
+    let tsk = &keys()[0].0;
+    let plain = plaintext(SMALL + 300);
+    let msg = encrypt_small(&plain, 17);
+    let mut r = Decryptor::new([tsk]).reader(&msg[..]).unwrap();
+    let mut out = Vec::new();
+    let mut b = [0u8; 1];
+    while r.read(&mut b).unwrap() == 1 {
+        out.push(b[0]);
+    }
+    assert_eq!(out, plain);
+    assert!(r.finish().is_ok());
+    // BufRead gives the same too.
+    let mut r = Decryptor::new([tsk]).reader(&msg[..]).unwrap();
+    let mut out = Vec::new();
+    loop {
+        let buf = r.fill_buf().unwrap();
+        if buf.is_empty() {
+            break;
+        }
+        let n = buf.len().min(5);
+        out.extend_from_slice(&buf[..n]);
+        r.consume(n);
+    }
+    assert_eq!(out, plain);
+}
+
+#[test]
+fn drop_without_finish_gives_an_undecryptable_message() {
+    let tsk = &keys()[0].0;
+    let cert = &keys()[0].1;
+    let mut sink = Vec::new();
+    {
+        let mut w = Encryptor::new([cert]).at(t0()).chunk_size(64).writer(&mut sink).unwrap();
+        w.write_all(&plaintext(500)).unwrap();
+        drop(w);
+    }
+    assert!(decrypt(&sink, tsk).is_err());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn round_trips(
+        len in 0usize..3000,
+        chunk_exp in 6u32..11,
+        recipients in 0usize..8,
+        password in prop::bool::weighted(0.2),
+        armor: bool,
+        hidden: bool,
+        utf8: bool,
+        padding in prop::option::of(0usize..300),
+        split in 1usize..700,
+    ) {
+        let keys = keys();
+        // A bit mask over the three keys; with no key, a password is needed.
+        let chosen: Vec<usize> = (0..3).filter(|i| recipients & (1 << i) != 0).collect();
+        let password = password || chosen.is_empty();
+        let plain = plaintext(len);
+        let mut e = Encryptor::new(chosen.iter().map(|&i| &keys[i].1))
+            .at(t0())
+            .chunk_size(1 << chunk_exp)
+            .armor(armor)
+            .hidden_recipients(hidden)
+            .format(if utf8 { DataFormat::Utf8 } else { DataFormat::Binary });
+        if password {
+            e = e.password("correct horse");
+        }
+        if let Some(p) = padding {
+            e = e.padding(p);
+        }
+        let mut w = e.writer(Vec::new()).unwrap();
+        for piece in plain.chunks(split) {
+            w.write_all(piece).unwrap();
+        }
+        let msg = w.finish().unwrap();
+        for &i in &chosen {
+            prop_assert_eq!(decrypt(&msg, &keys[i].0).unwrap(), plain.clone());
+        }
+        for (i, (tsk, _)) in keys.iter().enumerate() {
+            if !chosen.contains(&i) {
+                prop_assert!(matches!(
+                    Decryptor::new([tsk]).reader(&msg[..]),
+                    Err(Error::NoDecryptionKey)
+                ));
+            }
+        }
+        if password {
+            let mut r = Decryptor::default().password("correct horse").reader(&msg[..]).unwrap();
+            let mut out = Vec::new();
+            let _ = r.read_to_end(&mut out).unwrap();
+            prop_assert_eq!(out, plain);
+            prop_assert_eq!(
+                r.literal().format(),
+                if utf8 { DataFormat::Utf8 } else { DataFormat::Binary }
+            );
+        }
+    }
+}
