@@ -5,6 +5,10 @@
 //! `literal` frames and unframes Literal Data packets.
 #![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
+pub(crate) mod cleartext;
+pub(crate) mod hashing;
 pub(crate) mod literal;
 pub(crate) mod seipd;
+pub(crate) mod sign;
 pub(crate) mod skesk;
+pub(crate) mod verify;
