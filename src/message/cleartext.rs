@@ -279,3 +279,56 @@ impl<W: Write> Write for CleartextSignWriter<'_, W> {
         self.sink.flush()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crypto::HashAlgorithm;
+    use crate::crypto::hash::Hasher;
+    use crate::packet::signature::SignaturePacket;
+
+    /// RFC 9580 A.6: the hashed data and the SHA2-512 digest are reproduced exactly.
+    #[test]
+    fn rfc9580_a6_hashed_data() {
+        let armored = include_bytes!("../../tests/data/a06-cleartext-signed-message.asc");
+        let v: serde_json::Value =
+            serde_json::from_slice(include_bytes!("../../tests/data/a06-a07-signature.json")).unwrap();
+        let msg = CleartextMessage::from_reader(&armored[..]).unwrap();
+        let packet = hex::decode(v["signature_packet_with_header"].as_str().unwrap()).unwrap();
+        assert_eq!(msg.signatures(), &packet[..]);
+        let sig = SignaturePacket::parse(&packet[2..]).unwrap();
+        let mut hashed = sig.salt.clone();
+        msg.write_canonical(&mut hashed).unwrap();
+        let prefix = sig.hashed_prefix();
+        hashed.extend_from_slice(&prefix);
+        hashed.extend_from_slice(&[0x06, 0xff]);
+        hashed.extend_from_slice(&u32::try_from(prefix.len()).unwrap().to_be_bytes());
+        assert_eq!(hex::encode(&hashed), v["hashed_data"].as_str().unwrap());
+        let mut h = Hasher::new(HashAlgorithm::Sha512).unwrap();
+        h.update(&hashed);
+        assert_eq!(hex::encode(h.finish()), v["sha512_digest"].as_str().unwrap());
+        // The streaming text hasher gives the same digest from the LF text.
+        let mut dh = crate::message::hashing::DataHasher::new(HashAlgorithm::Sha512, &sig.salt, SignatureMode::Text).unwrap();
+        dh.update(b"What we need from the grocery store:\n\n- tofu\n- vegetables\n- noodles\n");
+        assert_eq!(hex::encode(crate::key::sig::finish_hash(dh.into_hasher(), &sig)), v["sha512_digest"].as_str().unwrap());
+    }
+
+    #[test]
+    fn hostile_cleartext_inputs_are_errors() {
+        let cases: [&[u8]; 6] = [
+            b"",
+            b"-----BEGIN PGP SIGNED MESSAGE-----\n",
+            b"-----BEGIN PGP SIGNED MESSAGE-----\nComment: x\n\ntext\n",
+            b"-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA512, BOGUS\n\ntext\n",
+            b"-----BEGIN PGP SIGNED MESSAGE-----\n\ntext\n",
+            b"-----BEGIN PGP SIGNED MESSAGE-----\n\ntext\n-----BEGIN PGP SIGNATURE-----\n\nwgA=\n",
+        ];
+        for c in cases {
+            assert!(CleartextMessage::from_reader(c).is_err(), "{}", String::from_utf8_lossy(c));
+        }
+        let ok = b"-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256,SHA512\n\n- -x\n-----BEGIN PGP SIGNATURE-----\n\nwgA=\n-----END PGP SIGNATURE-----\n";
+        let msg = CleartextMessage::from_reader(&ok[..]).unwrap();
+        assert_eq!(msg.text(), b"-x");
+        assert_eq!(msg.signatures(), b"\xc2\x00");
+    }
+}

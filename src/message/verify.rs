@@ -585,3 +585,144 @@ impl<R: BufRead> Read for InlineVerifyReader<'_, R> {
         Ok(0)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+    use crate::crypto::rng::Rng;
+    use crate::key::sig::{Signed, critical, make, make_over, sub};
+    use crate::key::{KeyBuilder, Profile, Tsk};
+    use crate::message::sign::Signer;
+    use crate::packet::Packet;
+    use crate::packet::key::{SecretKeyData, SecretKeyMaterial};
+    use crate::packet::subpacket::SubpacketData;
+
+    const T0: u32 = 1_750_000_000;
+
+    fn key() -> Tsk {
+        KeyBuilder::new(Profile::Rfc9580)
+            .user_id("Test <test@example.org>")
+            .creation_time(from_timestamp(T0))
+            .generate()
+            .unwrap()
+    }
+
+    fn primary_secret(tsk: &Tsk) -> &SecretKeyMaterial {
+        match &tsk.secrets.primary {
+            SecretKeyData::Plain(m) => m,
+            SecretKeyData::Encrypted(_) => panic!("locked"),
+        }
+    }
+
+    fn sign_at(tsk: &Tsk, t: u32) -> Vec<u8> {
+        let mut w = Signer::new().key(tsk).creation_time(from_timestamp(t)).detached().unwrap();
+        w.write_all(b"data").unwrap();
+        w.finish().unwrap()
+    }
+
+    fn status(cert: &Cert, sigs: &[u8], now: u32) -> VerificationStatus {
+        let certs = [cert.clone()];
+        let r = Verifier::new(&certs).at(from_timestamp(now)).verify_detached(sigs, &b"data"[..]).unwrap();
+        r[0].status()
+    }
+
+    /// A key revocation of `tsk`'s primary key at `created` with reason `code`.
+    fn revoke(tsk: &mut Tsk, created: u32, code: u8) {
+        let primary = tsk.cert.primary.clone();
+        let rev = make_over(
+            &primary,
+            primary_secret(tsk),
+            SignatureType::KeyRevocation,
+            vec![
+                critical(SubpacketData::SignatureCreationTime(created)),
+                sub(SubpacketData::ReasonForRevocation { code, reason: b"test".to_vec() }),
+            ],
+            Signed::Key(&primary),
+            &mut Rng::os(),
+        )
+        .unwrap();
+        tsk.cert.primary_sigs.push(rev);
+    }
+
+    #[test]
+    fn hard_revocation_is_retroactive_soft_is_not() {
+        for (code, retroactive) in [(0u8, true), (2, true), (1, false), (3, false)] {
+            let mut tsk = key();
+            let before = sign_at(&tsk, T0 + 10);
+            revoke(&mut tsk, T0 + 100, code);
+            let got = status(&tsk.cert, &before, T0 + 1000);
+            assert_eq!(got == VerificationStatus::Good, !retroactive, "code {code}: {got:?}");
+        }
+        // After a soft revocation, new signatures are refused by the signer.
+        let mut tsk = key();
+        revoke(&mut tsk, T0 + 100, 1);
+        assert!(Signer::new().key(&tsk).creation_time(from_timestamp(T0 + 200)).detached().is_err());
+    }
+
+    #[test]
+    fn signatures_by_keys_that_cannot_sign_or_were_not_yet_valid_are_bad() {
+        let tsk = key();
+        let cert = &tsk.cert;
+        let fingerprint = cert.fingerprint;
+        let forge = |secret: &SecretKeyMaterial, key: &crate::packet::key::PublicKeyPacket, fp: Fingerprint, t: u32| {
+            let hashed = vec![
+                critical(SubpacketData::SignatureCreationTime(t)),
+                sub(SubpacketData::IssuerFingerprint { version: 6, fingerprint: fp.as_bytes().to_vec() }),
+            ];
+            let sig = make(key, secret, SignatureType::Binary, crate::crypto::HashAlgorithm::Sha512, hashed, &mut Rng::os(), |h| {
+                h.update(b"data");
+            })
+            .unwrap();
+            Packet::Signature(sig).to_vec()
+        };
+        // Made before the key existed.
+        let early = forge(primary_secret(&tsk), &cert.primary, fingerprint, T0 - 10);
+        assert!(matches!(status(cert, &early, T0 + 100), VerificationStatus::Bad(_)));
+        // The same forgery at a valid time is good (so the check above is the time).
+        let ok = forge(primary_secret(&tsk), &cert.primary, fingerprint, T0 + 10);
+        assert_eq!(status(cert, &ok, T0 + 100), VerificationStatus::Good);
+        // The encryption subkey's secret cannot sign at all; a signature by a key without the
+        // signing flag is bad: use the primary key with a cert whose flags say certify-only.
+        let mut certify_only = tsk.cert.clone();
+        let primary = certify_only.primary.clone();
+        let direct = make_over(
+            &primary,
+            primary_secret(&tsk),
+            SignatureType::DirectKey,
+            vec![
+                critical(SubpacketData::SignatureCreationTime(T0 + 1)),
+                sub(SubpacketData::KeyFlags(vec![flags::CERTIFY])),
+            ],
+            Signed::Key(&primary),
+            &mut Rng::os(),
+        )
+        .unwrap();
+        certify_only.primary_sigs.push(direct);
+        let later = forge(primary_secret(&tsk), &cert.primary, fingerprint, T0 + 10);
+        assert!(matches!(status(&certify_only, &later, T0 + 100), VerificationStatus::Bad(_)));
+    }
+
+    #[test]
+    fn unknown_critical_subpacket_and_expired_signature() {
+        let tsk = key();
+        let cert = &tsk.cert;
+        let sign_with = |extra: SubpacketData, is_critical: bool| {
+            let hashed = vec![
+                critical(SubpacketData::SignatureCreationTime(T0 + 10)),
+                if is_critical { critical(extra) } else { sub(extra) },
+            ];
+            let sig = make(&cert.primary, primary_secret(&tsk), SignatureType::Binary, crate::crypto::HashAlgorithm::Sha512, hashed, &mut Rng::os(), |h| {
+                h.update(b"data");
+            })
+            .unwrap();
+            Packet::Signature(sig).to_vec()
+        };
+        let unknown = sign_with(SubpacketData::Unknown { tag: 100, body: vec![1] }, true);
+        assert!(matches!(status(cert, &unknown, T0 + 100), VerificationStatus::Unverifiable(_)));
+        let expiring = sign_with(SubpacketData::SignatureExpirationTime(50), true);
+        assert_eq!(status(cert, &expiring, T0 + 20), VerificationStatus::Good);
+        assert!(matches!(status(cert, &expiring, T0 + 100), VerificationStatus::Bad(_)));
+    }
+}
