@@ -110,7 +110,9 @@ impl CleartextMessage {
             if l.is_empty() {
                 break;
             }
-            let value = l.strip_prefix(b"Hash:").ok_or(Error::malformed("cleartext: armor header other than Hash"))?;
+            let value = l
+                .strip_prefix(b"Hash:")
+                .ok_or(Error::malformed("cleartext: armor header other than Hash"))?;
             let conformant = value.split(|&b| b == b',').all(|name| HASH_NAMES.contains(&name.trim_ascii()));
             if !conformant {
                 return Err(Error::malformed("cleartext: non-conformant Hash header"));
@@ -308,9 +310,14 @@ mod tests {
         h.update(&hashed);
         assert_eq!(hex::encode(h.finish()), v["sha512_digest"].as_str().unwrap());
         // The streaming text hasher gives the same digest from the LF text.
-        let mut dh = crate::message::hashing::DataHasher::new(HashAlgorithm::Sha512, &sig.salt, SignatureMode::Text).unwrap();
+        let mut dh =
+            crate::message::hashing::DataHasher::new(HashAlgorithm::Sha512, &sig.salt, SignatureMode::Text)
+                .unwrap();
         dh.update(b"What we need from the grocery store:\n\n- tofu\n- vegetables\n- noodles\n");
-        assert_eq!(hex::encode(crate::key::sig::finish_hash(dh.into_hasher(), &sig)), v["sha512_digest"].as_str().unwrap());
+        assert_eq!(
+            hex::encode(crate::key::sig::finish_hash(dh.into_hasher(), &sig)),
+            v["sha512_digest"].as_str().unwrap()
+        );
     }
 
     #[test]

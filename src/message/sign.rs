@@ -140,7 +140,8 @@ impl<'a> Signer<'a> {
                 });
             };
             let hash = default_hash(key.algorithm);
-            let salt_len = hash.v6_salt_len().ok_or(Error::InvalidArgument("hash algorithm has no v6 salt size"))?;
+            let salt_len =
+                hash.v6_salt_len().ok_or(Error::InvalidArgument("hash algorithm has no v6 salt size"))?;
             let mut salt = vec![0u8; salt_len];
             rng.fill(&mut salt)?;
             let hasher = DataHasher::new(hash, &salt, self.mode)?;
@@ -148,7 +149,10 @@ impl<'a> Signer<'a> {
             // §5.2.3.35).
             let hashed = vec![
                 critical(SubpacketData::SignatureCreationTime(t)),
-                sub(SubpacketData::IssuerFingerprint { version: 6, fingerprint: fingerprint.as_bytes().to_vec() }),
+                sub(SubpacketData::IssuerFingerprint {
+                    version: 6,
+                    fingerprint: fingerprint.as_bytes().to_vec(),
+                }),
             ];
             let sig = SignaturePacket {
                 sig_type,
@@ -198,8 +202,9 @@ impl<'a> Signer<'a> {
                 fingerprint: *p.fingerprint.as_bytes(),
                 last: u8::from(i.saturating_add(1) == count),
             };
-            Header::fixed(Tag::OnePassSignature, ops.encoded_len())?.write_to(&mut sink)?;
-            ops.write_to(&mut sink)?;
+            let body = ops.to_vec();
+            Header::fixed(Tag::OnePassSignature, body.len())?.write_to(&mut sink)?;
+            sink.write_all(&body)?;
         }
         let format = match mode {
             SignatureMode::Binary => LiteralFormat::Binary,

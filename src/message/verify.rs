@@ -162,7 +162,9 @@ impl<'a> Verifier<'a> {
     /// another packet type; `LimitExceeded(Signatures)` for too many.
     pub fn detached(self, signatures: &[u8]) -> Result<DetachedVerifier<'a>> {
         let mut bytes = Vec::new();
-        let _ = ArmorReader::with_limits(signatures, &self.limits).read_to_end(&mut bytes).map_err(Error::from_io)?;
+        let _ = ArmorReader::with_limits(signatures, &self.limits)
+            .read_to_end(&mut bytes)
+            .map_err(Error::from_io)?;
         let mut r = &bytes[..];
         let mut items = Vec::new();
         while let Some(raw) = read_raw_packet(&mut r, &self.limits)? {
@@ -209,7 +211,8 @@ impl<'a> Verifier<'a> {
             SignatureType::Text => Some(SignatureMode::Text),
             _ => Some(SignatureMode::Binary),
         };
-        let issuer = sig.issuer_fingerprint().and_then(|f| <[u8; 32]>::try_from(f).ok()).map(Fingerprint::from_bytes);
+        let issuer =
+            sig.issuer_fingerprint().and_then(|f| <[u8; 32]>::try_from(f).ok()).map(Fingerprint::from_bytes);
         let created = sig.creation_time();
         let mut v = Verification {
             status: VerificationStatus::Unverifiable("no matching certificate"),
@@ -258,7 +261,9 @@ impl<'a> Verifier<'a> {
                         if valid {
                             VerificationStatus::Good
                         } else {
-                            VerificationStatus::Bad("signing key not valid for signing at the signature creation time")
+                            VerificationStatus::Bad(
+                                "signing key not valid for signing at the signature creation time",
+                            )
                         }
                     }
                     Err(Error::Unsupported(_)) => VerificationStatus::Unverifiable("unsupported algorithm"),
@@ -431,7 +436,9 @@ impl<'a, R: BufRead> InlineVerifyReader<'a, R> {
             match raw.tag {
                 Tag::Signature => {
                     if !one_pass.is_empty() {
-                        return Err(Error::malformed("signed message: signature between one-pass signatures"));
+                        return Err(Error::malformed(
+                            "signed message: signature between one-pass signatures",
+                        ));
                     }
                     serialize(&raw, &mut signature_packets)?;
                     prefixed.push(Pending::from_body(&raw.body));
@@ -442,7 +449,9 @@ impl<'a, R: BufRead> InlineVerifyReader<'a, R> {
                     one_pass.push((ops, hasher));
                 }
                 Tag::Marker | Tag::Padding => {}
-                _ => return Err(Error::malformed("signed message: unexpected packet before the literal data")),
+                _ => {
+                    return Err(Error::malformed("signed message: unexpected packet before the literal data"));
+                }
             }
         }
         let literal = LiteralReader::new(source)?;
@@ -487,13 +496,17 @@ impl<'a, R: BufRead> InlineVerifyReader<'a, R> {
             match raw.tag {
                 Tag::Signature => {
                     if trailing.len() >= self.one_pass.len() {
-                        return Err(Error::malformed("signed message: more signatures than one-pass signatures"));
+                        return Err(Error::malformed(
+                            "signed message: more signatures than one-pass signatures",
+                        ));
                     }
                     serialize(&raw, &mut self.signature_packets)?;
                     trailing.push(raw.body);
                 }
                 Tag::Padding | Tag::Marker => {}
-                _ => return Err(Error::malformed("signed message: unexpected packet after the literal data")),
+                _ => {
+                    return Err(Error::malformed("signed message: unexpected packet after the literal data"));
+                }
             }
         }
         if trailing.len() != self.one_pass.len() {
@@ -666,14 +679,25 @@ mod tests {
         let tsk = key();
         let cert = &tsk.cert;
         let fingerprint = cert.fingerprint;
-        let forge = |secret: &SecretKeyMaterial, key: &crate::packet::key::PublicKeyPacket, fp: Fingerprint, t: u32| {
+        let forge = |secret: &SecretKeyMaterial,
+                     key: &crate::packet::key::PublicKeyPacket,
+                     fp: Fingerprint,
+                     t: u32| {
             let hashed = vec![
                 critical(SubpacketData::SignatureCreationTime(t)),
                 sub(SubpacketData::IssuerFingerprint { version: 6, fingerprint: fp.as_bytes().to_vec() }),
             ];
-            let sig = make(key, secret, SignatureType::Binary, crate::crypto::HashAlgorithm::Sha512, hashed, &mut Rng::os(), |h| {
-                h.update(b"data");
-            })
+            let sig = make(
+                key,
+                secret,
+                SignatureType::Binary,
+                crate::crypto::HashAlgorithm::Sha512,
+                hashed,
+                &mut Rng::os(),
+                |h| {
+                    h.update(b"data");
+                },
+            )
             .unwrap();
             Packet::Signature(sig).to_vec()
         };
@@ -713,9 +737,17 @@ mod tests {
                 critical(SubpacketData::SignatureCreationTime(T0 + 10)),
                 if is_critical { critical(extra) } else { sub(extra) },
             ];
-            let sig = make(&cert.primary, primary_secret(&tsk), SignatureType::Binary, crate::crypto::HashAlgorithm::Sha512, hashed, &mut Rng::os(), |h| {
-                h.update(b"data");
-            })
+            let sig = make(
+                &cert.primary,
+                primary_secret(&tsk),
+                SignatureType::Binary,
+                crate::crypto::HashAlgorithm::Sha512,
+                hashed,
+                &mut Rng::os(),
+                |h| {
+                    h.update(b"data");
+                },
+            )
             .unwrap();
             Packet::Signature(sig).to_vec()
         };

@@ -48,7 +48,10 @@ impl OnePassSignature {
         let mut r = Reader::new(body, "one-pass signature");
         let version = r.u8()?;
         if version != OPS_VERSION {
-            return Err(Error::Unsupported(Unsupported::PacketVersion { packet: "one-pass signature", version }));
+            return Err(Error::Unsupported(Unsupported::PacketVersion {
+                packet: "one-pass signature",
+                version,
+            }));
         }
         let sig_type = SignatureType::from(r.u8()?);
         let hash_algorithm = HashAlgorithm::from(r.u8()?);

@@ -39,7 +39,10 @@ impl<'s> InlineSign<'s, SixSop, Keys<'s>> for InlineSignCmd {
         self
     }
 
-    fn keys(mut self: Box<Self>, keys: &Keys<'s>) -> sop::Result<Box<dyn InlineSign<'s, SixSop, Keys<'s>> + 's>> {
+    fn keys(
+        mut self: Box<Self>,
+        keys: &Keys<'s>,
+    ) -> sop::Result<Box<dyn InlineSign<'s, SixSop, Keys<'s>> + 's>> {
         self.signers.add(keys)?;
         Ok(self)
     }

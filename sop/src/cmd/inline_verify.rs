@@ -9,7 +9,7 @@ use sop::ops::{InlineDetach, InlineVerify, Ready};
 
 use crate::cmd::verify::VerifyOptions;
 use crate::errors::to_sop;
-use crate::{Certs, SixSop, Sigs};
+use crate::{Certs, Sigs, SixSop};
 
 /// The input, with enough of its start buffered to tell a cleartext-signed message apart.
 type Input<'d> = BufReader<io::Chain<io::Cursor<Vec<u8>>, &'d mut (dyn Read + Send + Sync)>>;
@@ -65,7 +65,10 @@ impl<'s> InlineVerify<'s, SixSop, Certs<'s>> for InlineVerifyCmd {
         self
     }
 
-    fn certs(mut self: Box<Self>, certs: &Certs<'s>) -> sop::Result<Box<dyn InlineVerify<'s, SixSop, Certs<'s>> + 's>> {
+    fn certs(
+        mut self: Box<Self>,
+        certs: &Certs<'s>,
+    ) -> sop::Result<Box<dyn InlineVerify<'s, SixSop, Certs<'s>> + 's>> {
         self.options.add(certs);
         Ok(self)
     }
@@ -82,7 +85,10 @@ impl<'s> InlineVerify<'s, SixSop, Certs<'s>> for InlineVerifyCmd {
 }
 
 impl Ready<Vec<sop::ops::Verification>> for InlineVerifyReady<'_> {
-    fn to_writer(self: Box<Self>, sink: &mut (dyn Write + Send + Sync)) -> sop::Result<Vec<sop::ops::Verification>> {
+    fn to_writer(
+        self: Box<Self>,
+        sink: &mut (dyn Write + Send + Sync),
+    ) -> sop::Result<Vec<sop::ops::Verification>> {
         let (results, _) = process(&self.options, self.data, sink)?;
         self.options.to_sop(&results)
     }
@@ -106,7 +112,10 @@ struct InlineDetachReady<'s, 'd> {
 }
 
 impl<'s> InlineDetach<'s, Sigs<'s>> for InlineDetachCmd<'s> {
-    fn message<'d>(self: Box<Self>, data: &'d mut (dyn Read + Send + Sync)) -> sop::Result<Box<dyn Ready<Sigs<'s>> + 'd>>
+    fn message<'d>(
+        self: Box<Self>,
+        data: &'d mut (dyn Read + Send + Sync),
+    ) -> sop::Result<Box<dyn Ready<Sigs<'s>> + 'd>>
     where
         's: 'd,
     {

@@ -8,7 +8,7 @@ use sop::ops::{Micalg, Sign, SignAs};
 use sop::plumbing::PasswordsAreHumanReadable;
 
 use crate::errors::to_sop;
-use crate::{Keys, SixSop, Sigs};
+use crate::{Keys, Sigs, SixSop};
 
 /// Collects keys and passwords, then makes detached signatures.
 #[derive(Debug)]
@@ -129,7 +129,10 @@ impl<'s> Sign<'s, SixSop, Keys<'s>, Sigs<'s>> for SignCmd<'s> {
         self
     }
 
-    fn keys(mut self: Box<Self>, keys: &Keys<'s>) -> sop::Result<Box<dyn Sign<'s, SixSop, Keys<'s>, Sigs<'s>> + 's>> {
+    fn keys(
+        mut self: Box<Self>,
+        keys: &Keys<'s>,
+    ) -> sop::Result<Box<dyn Sign<'s, SixSop, Keys<'s>, Sigs<'s>> + 's>> {
         self.signers.add(keys)?;
         Ok(self)
     }

@@ -7,7 +7,7 @@ use sixpgp::{Cert, Error, SignatureMode, Verification, Verifier};
 use sop::ops::{Verify, VerifySignatures};
 
 use crate::errors::to_sop;
-use crate::{Certs, SixSop, Sigs};
+use crate::{Certs, Sigs, SixSop};
 
 /// Certificates with the name they were given as, and the time window.
 #[derive(Debug, Default)]
@@ -99,22 +99,34 @@ struct VerifySigs<'sigs> {
 }
 
 impl<'s> Verify<'s, SixSop, Certs<'s>, Sigs<'s>> for VerifyCmd<'s> {
-    fn not_before(mut self: Box<Self>, t: SystemTime) -> Box<dyn Verify<'s, SixSop, Certs<'s>, Sigs<'s>> + 's> {
+    fn not_before(
+        mut self: Box<Self>,
+        t: SystemTime,
+    ) -> Box<dyn Verify<'s, SixSop, Certs<'s>, Sigs<'s>> + 's> {
         self.options.not_before(t);
         self
     }
 
-    fn not_after(mut self: Box<Self>, t: SystemTime) -> Box<dyn Verify<'s, SixSop, Certs<'s>, Sigs<'s>> + 's> {
+    fn not_after(
+        mut self: Box<Self>,
+        t: SystemTime,
+    ) -> Box<dyn Verify<'s, SixSop, Certs<'s>, Sigs<'s>> + 's> {
         self.options.not_after(t);
         self
     }
 
-    fn certs(mut self: Box<Self>, certs: &Certs<'s>) -> sop::Result<Box<dyn Verify<'s, SixSop, Certs<'s>, Sigs<'s>> + 's>> {
+    fn certs(
+        mut self: Box<Self>,
+        certs: &Certs<'s>,
+    ) -> sop::Result<Box<dyn Verify<'s, SixSop, Certs<'s>, Sigs<'s>> + 's>> {
         self.options.add(certs);
         Ok(self)
     }
 
-    fn signatures<'sigs>(self: Box<Self>, signatures: &'sigs Sigs<'s>) -> sop::Result<Box<dyn VerifySignatures<'sigs> + 'sigs>>
+    fn signatures<'sigs>(
+        self: Box<Self>,
+        signatures: &'sigs Sigs<'s>,
+    ) -> sop::Result<Box<dyn VerifySignatures<'sigs> + 'sigs>>
     where
         's: 'sigs,
     {
@@ -123,7 +135,10 @@ impl<'s> Verify<'s, SixSop, Certs<'s>, Sigs<'s>> for VerifyCmd<'s> {
 }
 
 impl VerifySignatures<'_> for VerifySigs<'_> {
-    fn data(self: Box<Self>, data: &mut (dyn Read + Send + Sync)) -> sop::Result<Vec<sop::ops::Verification>> {
+    fn data(
+        self: Box<Self>,
+        data: &mut (dyn Read + Send + Sync),
+    ) -> sop::Result<Vec<sop::ops::Verification>> {
         let mut sink = self.options.verifier().detached(self.signatures).map_err(to_sop)?;
         let _ = std::io::copy(data, &mut sink).map_err(|e| to_sop(Error::from_io(e)))?;
         self.options.to_sop(&sink.finish())
