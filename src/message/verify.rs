@@ -450,7 +450,9 @@ impl<'a, R: BufRead> InlineVerifyReader<'a, R> {
                 }
                 Tag::Marker | Tag::Padding => {}
                 _ => {
-                    return Err(Error::malformed("signed message: unexpected packet before the literal data"));
+                    return Err(Error::malformed(
+                        "signed message: unexpected packet before the literal data",
+                    ));
                 }
             }
         }
