@@ -12,10 +12,18 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-cargo build --release -q -p sixpgp-sop || exit 1
-SIX="$PWD/target/release/sixsop"
+# SIXSOP=/path/to/sixsop skips the build (e.g. to test a debug build).
+if [ -z "${SIXSOP:-}" ]; then
+  cargo build --release -q -p sixpgp-sop || exit 1
+  SIXSOP="${CARGO_TARGET_DIR:-$PWD/target}/release/sixsop"
+fi
+SIX="$SIXSOP"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
+
+# SECTIONS=signatures runs only the signature checks (default: all).
+SECTIONS=${SECTIONS:-all}
+want() { [ "$SECTIONS" = all ] || [[ " $SECTIONS " == *" $1 "* ]]; }
 
 PEERS=("$@")
 [ ${#PEERS[@]} -eq 0 ] && PEERS=(msop rsop sqop)
@@ -54,6 +62,7 @@ for peer in "${PEERS[@]}"; do
   D="$WORK/$peer"
   mkdir -p "$D"
 
+  if want keys; then
   # 1. Keys that sixsop generates, in each profile, are usable by the peer.
   for prof in $six_profiles; do
     k="$D/six-$prof.key"
@@ -112,6 +121,75 @@ for peer in "${PEERS[@]}"; do
     check "$peer password-encrypts, sixsop decrypts" sh -c \
       "'$peer' encrypt --with-password '$WORK/pw' <'$WORK/msg' >'$D/pct2' && '$SIX' decrypt --with-password '$WORK/pw' <'$D/pct2' | cmp -s - '$WORK/msg'"
   fi
+  fi # keys
+
+  # ------------------------------------------------------------------------------------------
+  # 4. Signatures: detached, inline (binary, text) and cleartext, made by one side and
+  #    verified by the other, with sixsop keys of the default and security profiles and with
+  #    the peer's own v6 keys of those profiles.
+  # ------------------------------------------------------------------------------------------
+  if want signatures; then
+    for prof in default security; do
+      for owner in six peer; do
+        k="$D/sig-$owner-$prof.key"
+        c="$D/sig-$owner-$prof.cert"
+        if [ "$owner" = six ]; then
+          "$SIX" generate-key --profile "$prof" "Six $prof <six@example.org>" >"$k" || { bad "sixsop generate-key $prof"; continue; }
+          "$SIX" extract-cert <"$k" >"$c"
+        else
+          # The peer's name for a v6 key of this profile (some peers' "default" makes v4 keys).
+          found=
+          for pprof in "$prof" performance rfc9580; do
+            [ "$prof" = security ] && [ "$pprof" != security ] && break
+            if "$peer" generate-key --profile "$pprof" "Peer $prof <peer@example.org>" >"$k" 2>/dev/null \
+              && "$SIX" extract-cert <"$k" >/dev/null 2>&1; then
+              found=$pprof
+              break
+            fi
+          done
+          if [ -z "$found" ]; then
+            echo "  skip $peer makes no v6 key for profile $prof"
+            continue
+          fi
+          "$peer" extract-cert <"$k" >"$c"
+        fi
+        what="$owner $prof key"
+        for f in msg big; do
+          [ "$f" = big ] && [ "$owner" = peer ] && continue
+          check "sixsop signs, $peer verifies (detached, $what, $f)" sh -c \
+            "'$SIX' sign '$k' <'$WORK/$f' >'$D/s.sig' && '$peer' verify '$D/s.sig' '$c' <'$WORK/$f'"
+          check "$peer signs, sixsop verifies (detached, $what, $f)" sh -c \
+            "'$peer' sign '$k' <'$WORK/$f' >'$D/p.sig' && '$SIX' verify '$D/p.sig' '$c' <'$WORK/$f'"
+        done
+        check "sixsop signs --as text, $peer verifies (detached, $what)" sh -c \
+          "'$SIX' sign --as text '$k' <'$WORK/msg' >'$D/s.sig' && '$peer' verify '$D/s.sig' '$c' <'$WORK/msg'"
+        check "$peer signs --as text, sixsop verifies (detached, $what)" sh -c \
+          "'$peer' sign --as text '$k' <'$WORK/msg' >'$D/p.sig' && '$SIX' verify '$D/p.sig' '$c' <'$WORK/msg'"
+        check "sixsop detached signature over other data fails in $peer ($what)" sh -c \
+          "'$SIX' sign '$k' <'$WORK/msg' >'$D/s.sig' && ! '$peer' verify '$D/s.sig' '$c' <'$WORK/big'"
+        for as in binary text clearsigned; do
+          rm -f "$D/v" "$D/d.sig" "$D/d2.sig"
+          if [ "$as" = clearsigned ]; then
+            "$peer" inline-sign --as clearsigned "$k" <"$WORK/msg" >/dev/null 2>&1
+            if [ $? -eq 37 ]; then
+              echo "  skip $peer does not support the Cleartext Signature Framework ($what)"
+              continue
+            fi
+          fi
+          check "sixsop inline-sign --as $as, $peer inline-verify ($what)" sh -c \
+            "'$SIX' inline-sign --as $as '$k' <'$WORK/msg' >'$D/s.msg' && '$peer' inline-verify --verifications-out '$D/v' '$c' <'$D/s.msg' | tr -d '\\r' | cmp -s - '$WORK/msg' && test -s '$D/v'"
+          rm -f "$D/v"
+          check "$peer inline-sign --as $as, sixsop inline-verify ($what)" sh -c \
+            "'$peer' inline-sign --as $as '$k' <'$WORK/msg' >'$D/p.msg' && '$SIX' inline-verify --verifications-out '$D/v' '$c' <'$D/p.msg' | cmp -s - '$WORK/msg' && test -s '$D/v'"
+          rm -f "$D/v"
+          check "$peer inline-detach of a sixsop --as $as message verifies in $peer ($what)" sh -c \
+            "'$peer' inline-detach --signatures-out '$D/d.sig' <'$D/s.msg' >'$D/d.txt' && '$peer' verify '$D/d.sig' '$c' <'$D/d.txt'"
+          check "sixsop inline-detach of a $peer --as $as message verifies in sixsop ($what)" sh -c \
+            "'$SIX' inline-detach --signatures-out '$D/d2.sig' <'$D/p.msg' >'$D/d2.txt' && '$SIX' verify '$D/d2.sig' '$c' <'$D/d2.txt'"
+        done
+      done
+    done
+  fi # signatures
 done
 
 echo

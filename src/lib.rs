@@ -50,6 +50,12 @@ pub use crate::crypto::{AeadAlgorithm, HashAlgorithm, PublicKeyAlgorithm, Symmet
 pub use crate::error::{Error, Limit, Malformed, Result, Unsupported};
 pub use crate::key::{Cert, Fingerprint, KeyBuilder, KeyId, Profile, Tsk};
 pub use crate::limits::Limits;
+pub use crate::message::cleartext::{CleartextMessage, CleartextSignWriter, is_cleartext_signed};
+pub use crate::message::hashing::SignatureMode;
+pub use crate::message::sign::{InlineSignWriter, SignWriter, Signer};
+pub use crate::message::verify::{
+    DetachedVerifier, InlineVerifyReader, Verification, VerificationStatus, Verifier,
+};
 pub use crate::message::{
     DataFormat, DecryptReader, DecryptSummary, DecryptedWith, Decryptor, EncryptWriter, Encryptor,
     LiteralInfo, Purpose,

@@ -6,12 +6,16 @@
 //! builders and streams on top of them.
 #![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
+pub(crate) mod cleartext;
 mod decrypt;
 mod encrypt;
+pub(crate) mod hashing;
 mod info;
 pub(crate) mod literal;
 pub(crate) mod seipd;
+pub(crate) mod sign;
 pub(crate) mod skesk;
+pub(crate) mod verify;
 
 pub use decrypt::{DecryptReader, DecryptSummary, DecryptedWith, Decryptor};
 pub use encrypt::{EncryptWriter, Encryptor, Purpose};

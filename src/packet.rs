@@ -5,6 +5,7 @@ pub(crate) mod header;
 pub(crate) mod key;
 pub(crate) mod literal;
 pub(crate) mod marker;
+pub(crate) mod one_pass;
 pub(crate) mod padding;
 pub(crate) mod partial;
 pub(crate) mod pkesk;

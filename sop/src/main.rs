@@ -68,11 +68,11 @@ impl<'s> sop::SOP<'s> for SixSop {
     }
 
     fn sign(&'s self) -> sop::Result<Box<dyn Sign<'s, Self, Self::Keys, Self::Sigs> + 's>> {
-        Err(sop::errors::Error::NotImplemented)
+        Ok(Box::new(cmd::sign::SignCmd::new(self)))
     }
 
     fn verify(&'s self) -> sop::Result<Box<dyn Verify<'s, Self, Self::Certs, Self::Sigs> + 's>> {
-        Err(sop::errors::Error::NotImplemented)
+        Ok(Box::new(cmd::verify::VerifyCmd::new(self)))
     }
 
     fn encrypt(&'s self) -> sop::Result<Box<dyn Encrypt<'s, Self, Self::Certs, Self::Keys> + 's>> {
@@ -92,15 +92,15 @@ impl<'s> sop::SOP<'s> for SixSop {
     }
 
     fn inline_detach(&'s self) -> sop::Result<Box<dyn InlineDetach<'s, Self::Sigs> + 's>> {
-        Err(sop::errors::Error::NotImplemented)
+        Ok(Box::new(cmd::inline_verify::InlineDetachCmd::new(self)))
     }
 
     fn inline_verify(&'s self) -> sop::Result<Box<dyn InlineVerify<'s, Self, Self::Certs> + 's>> {
-        Err(sop::errors::Error::NotImplemented)
+        Ok(Box::new(cmd::inline_verify::InlineVerifyCmd::default()))
     }
 
     fn inline_sign(&'s self) -> sop::Result<Box<dyn InlineSign<'s, Self, Self::Keys> + 's>> {
-        Err(sop::errors::Error::NotImplemented)
+        Ok(Box::new(cmd::inline_sign::InlineSignCmd::new()))
     }
 }
 

@@ -38,6 +38,12 @@ impl<'s> Keys<'s> {
     }
 }
 
+impl<'s> Sigs<'s> {
+    pub(crate) fn new(sop: &'s SixSop, bytes: Vec<u8>) -> Self {
+        Self { sop, bytes, source_name: None }
+    }
+}
+
 impl<'s> Certs<'s> {
     pub(crate) fn new(sop: &'s SixSop, certs: Vec<Cert>) -> Self {
         Self { sop, certs, source_name: None }

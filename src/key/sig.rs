@@ -134,7 +134,23 @@ pub(crate) fn make(
     };
     let mut h = start_hash(hash, &sig.salt)?;
     feed(&mut h);
-    let digest = finish_hash(h, &sig);
+    sign_hashed(&mut sig, secret, h, rng)?;
+    Ok(sig)
+}
+
+/// Completes `sig`, whose type, algorithms, salt and hashed subpackets are set, over `h`, a
+/// hash that already holds the salt and the signed data: adds the trailer, then sets the left
+/// 16 bits and the signature material.
+///
+/// # Errors
+/// `KeyUnusable` if `secret` cannot make signatures; RNG errors (ML-DSA's hedged signing).
+pub(crate) fn sign_hashed(
+    sig: &mut SignaturePacket,
+    secret: &SecretKeyMaterial,
+    h: Hasher,
+    rng: &mut Rng,
+) -> Result<()> {
+    let digest = finish_hash(h, sig);
     if let Some(prefix) = digest.first_chunk::<2>() {
         sig.left16 = *prefix;
     }
@@ -146,7 +162,7 @@ pub(crate) fn make(
         }
         _ => return Err(Error::KeyUnusable("key cannot make signatures")),
     };
-    Ok(sig)
+    Ok(())
 }
 
 /// Makes a signature over keys or user IDs.

@@ -1,0 +1,165 @@
+//! `sixsop sign`, and the helpers the signing subcommands share: unlocking keys, copying input
+//! with a UTF-8 check for `--as=text`.
+
+use std::io::{self, Read, Write};
+
+use sixpgp::{Error, Limits, Password, SignatureMode, Signer, Tsk};
+use sop::ops::{Micalg, Sign, SignAs};
+use sop::plumbing::PasswordsAreHumanReadable;
+
+use crate::errors::to_sop;
+use crate::{Keys, Sigs, SixSop};
+
+/// Collects keys and passwords, then makes detached signatures.
+#[derive(Debug)]
+pub(crate) struct SignCmd<'s> {
+    sop: &'s SixSop,
+    mode: SignatureMode,
+    signers: Signers,
+}
+
+/// Signing keys (copies, so that they can be unlocked) and the passwords to try on them.
+#[derive(Debug, Default)]
+pub(crate) struct Signers {
+    keys: Vec<Tsk>,
+    passwords: Vec<Password>,
+}
+
+impl Signers {
+    /// Adds copies of `keys`.
+    pub(crate) fn add(&mut self, keys: &Keys<'_>) -> sop::Result<()> {
+        for k in &keys.keys {
+            self.keys.push(Tsk::from_bytes(&k.to_vec()).map_err(to_sop)?);
+        }
+        Ok(())
+    }
+
+    pub(crate) fn password(&mut self, password: sop::Password) {
+        self.passwords.push(Password::from(password.normalized()));
+    }
+
+    /// The keys, each unlocked with every password that opens a part of it.
+    pub(crate) fn unlocked(mut self) -> sop::Result<Vec<Tsk>> {
+        if self.keys.is_empty() {
+            return Err(sop::errors::Error::MissingArg);
+        }
+        for k in &mut self.keys {
+            for pw in &self.passwords {
+                if k.is_locked() {
+                    let _ = k.unlock(pw, &Limits::default()).map_err(to_sop)?;
+                }
+            }
+        }
+        Ok(self.keys)
+    }
+}
+
+impl<'s> SignCmd<'s> {
+    pub(crate) fn new(sop: &'s SixSop) -> Self {
+        Self { sop, mode: SignatureMode::Binary, signers: Signers::default() }
+    }
+}
+
+/// Checks that a stream is UTF-8, chunk by chunk (a sequence may span chunks).
+#[derive(Debug, Default)]
+pub(crate) struct Utf8Check {
+    /// The start of a sequence cut at the end of the last chunk (at most 3 octets).
+    pending: Vec<u8>,
+}
+
+impl Utf8Check {
+    /// Checks the next chunk.
+    pub(crate) fn update(&mut self, data: &[u8]) -> sop::Result<()> {
+        let mut buf = std::mem::take(&mut self.pending);
+        buf.extend_from_slice(data);
+        match std::str::from_utf8(&buf) {
+            Ok(_) => Ok(()),
+            Err(e) if e.error_len().is_none() => {
+                self.pending = buf.get(e.valid_up_to()..).unwrap_or_default().to_vec();
+                Ok(())
+            }
+            Err(_) => Err(expected_text()),
+        }
+    }
+
+    /// Checks that no sequence was left incomplete.
+    pub(crate) fn finish(&self) -> sop::Result<()> {
+        if self.pending.is_empty() { Ok(()) } else { Err(expected_text()) }
+    }
+}
+
+fn expected_text() -> sop::errors::Error {
+    eprintln!("sixsop: --as=text input is not UTF-8");
+    sop::errors::Error::ExpectedText
+}
+
+/// Copies `src` to `dst`, checking UTF-8 if `text`.
+pub(crate) fn copy(src: &mut (dyn Read + Send + Sync), dst: &mut dyn Write, text: bool) -> sop::Result<()> {
+    let mut check = Utf8Check::default();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = match src.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(to_sop(Error::from_io(e))),
+        };
+        let chunk = buf.get(..n).unwrap_or_default();
+        if text {
+            check.update(chunk)?;
+        }
+        dst.write_all(chunk).map_err(|e| to_sop(Error::from_io(e)))?;
+    }
+    if text {
+        check.finish()?;
+    }
+    Ok(())
+}
+
+pub(crate) fn mode_of(mode: SignAs) -> SignatureMode {
+    match mode {
+        SignAs::Binary => SignatureMode::Binary,
+        SignAs::Text => SignatureMode::Text,
+    }
+}
+
+impl<'s> Sign<'s, SixSop, Keys<'s>, Sigs<'s>> for SignCmd<'s> {
+    fn mode(mut self: Box<Self>, mode: SignAs) -> Box<dyn Sign<'s, SixSop, Keys<'s>, Sigs<'s>> + 's> {
+        self.mode = mode_of(mode);
+        self
+    }
+
+    fn keys(
+        mut self: Box<Self>,
+        keys: &Keys<'s>,
+    ) -> sop::Result<Box<dyn Sign<'s, SixSop, Keys<'s>, Sigs<'s>> + 's>> {
+        self.signers.add(keys)?;
+        Ok(self)
+    }
+
+    fn with_key_password(
+        mut self: Box<Self>,
+        password: sop::Password,
+    ) -> sop::Result<Box<dyn Sign<'s, SixSop, Keys<'s>, Sigs<'s>> + 's>> {
+        self.signers.password(password);
+        Ok(self)
+    }
+
+    fn data(self: Box<Self>, data: &mut (dyn Read + Send + Sync)) -> sop::Result<(Micalg, Sigs<'s>)> {
+        let keys = self.signers.unlocked()?;
+        let mut signer = Signer::new().mode(self.mode);
+        for k in &keys {
+            signer = signer.key(k);
+        }
+        let mut w = signer.detached().map_err(to_sop)?;
+        let hashes = w.hash_algorithms();
+        copy(data, &mut w, self.mode == SignatureMode::Text)?;
+        let bytes = w.finish().map_err(to_sop)?;
+        // One micalg when every signature uses the same hash; else none can be given.
+        let micalg = match hashes.first() {
+            Some(&h) if hashes.iter().all(|&x| x == h) => Micalg::from(u8::from(h)),
+            _ => Micalg::Unknown(String::new()),
+        };
+        Ok((micalg, Sigs::new(self.sop, bytes)))
+    }
+}

@@ -1,0 +1,331 @@
+//! Making document signatures: detached ([`SignWriter`]) and inline ([`InlineSignWriter`],
+//! One-Pass Signatures + Literal Data + Signatures), streaming (RFC 9580 §5.2, §5.4, §10.3).
+//!
+//! <https://www.rfc-editor.org/rfc/rfc9580#section-10.3>
+
+use std::fmt;
+use std::io::{self, Write};
+use std::time::SystemTime;
+
+use crate::crypto::HashAlgorithm;
+use crate::crypto::rng::Rng;
+use crate::error::{Error, Result};
+use crate::key::Fingerprint;
+use crate::key::sig::{critical, default_hash, sign_hashed, sub};
+use crate::key::{Tsk, flags, to_timestamp};
+use crate::message::hashing::{DataHasher, SignatureMode};
+use crate::message::literal::LiteralWriter;
+use crate::packet::Packet;
+use crate::packet::header::{Header, Tag};
+use crate::packet::key::SecretKeyMaterial;
+use crate::packet::literal::{LiteralFormat, LiteralHeader};
+use crate::packet::one_pass::OnePassSignature;
+use crate::packet::signature::{SignatureMaterial, SignaturePacket, SignatureType};
+use crate::packet::subpacket::SubpacketData;
+
+/// Builds signing streams: which keys sign, in which mode, at what time.
+///
+/// Each [`Tsk`] given with [`key`](Self::key) contributes one signature, made by its first key
+/// that is valid for signing at the creation time and whose secret is unlocked. Signatures are v6,
+/// salted, over SHA2-512, with a creation time and the issuer fingerprint in the hashed area.
+///
+/// ```
+/// # fn main() -> sixpgp::Result<()> {
+/// use std::io::Write;
+/// use sixpgp::{Cert, KeyBuilder, Profile, Signer, Verifier};
+///
+/// let alice = KeyBuilder::new(Profile::Rfc9580).user_id("Alice <alice@example.org>").generate()?;
+/// let mut w = Signer::new().key(&alice).detached()?;
+/// w.write_all(b"Hello")?;
+/// let signatures: Vec<u8> = w.finish()?;
+///
+/// let certs: Vec<Cert> = vec![alice.to_cert()];
+/// let results = Verifier::new(&certs).verify_detached(&signatures, &b"Hello"[..])?;
+/// assert!(results.iter().any(|v| v.is_good()));
+/// # Ok(()) }
+/// ```
+#[must_use]
+pub struct Signer<'a> {
+    keys: Vec<&'a Tsk>,
+    mode: SignatureMode,
+    creation_time: Option<SystemTime>,
+    rng: Option<Rng>,
+}
+
+impl fmt::Debug for Signer<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Signer")
+            .field("keys", &self.keys.iter().map(|k| k.fingerprint()).collect::<Vec<_>>())
+            .field("mode", &self.mode)
+            .field("creation_time", &self.creation_time)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Signer<'_> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// One signature being made.
+struct Pending<'a> {
+    secret: &'a SecretKeyMaterial,
+    fingerprint: Fingerprint,
+    /// Type, algorithms, salt and hashed subpackets; the rest is filled in at the end.
+    sig: SignaturePacket,
+    hasher: DataHasher,
+}
+
+impl<'a> Signer<'a> {
+    /// A signer with no keys, binary mode, the current time and the operating system's RNG.
+    pub fn new() -> Self {
+        Self { keys: Vec::new(), mode: SignatureMode::Binary, creation_time: None, rng: None }
+    }
+
+    /// Adds a signing key.
+    pub fn key(mut self, tsk: &'a Tsk) -> Self {
+        self.keys.push(tsk);
+        self
+    }
+
+    /// Binary (default) or text signatures.
+    pub fn mode(mut self, mode: SignatureMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// The signature creation time (default: now). Keys must be valid for signing at that time.
+    pub fn creation_time(mut self, t: SystemTime) -> Self {
+        self.creation_time = Some(t);
+        self
+    }
+
+    /// Draws salts and ML-DSA randomness from `rng` instead of the operating system's RNG.
+    pub fn rng(mut self, rng: impl rand_core::CryptoRng + Send + 'static) -> Self {
+        self.rng = Some(Rng::from_boxed(Box::new(rng)));
+        self
+    }
+
+    /// Prepares one pending signature per key.
+    fn start(self) -> Result<(Vec<Pending<'a>>, Rng, SignatureMode)> {
+        if self.keys.is_empty() {
+            return Err(Error::InvalidArgument("no signing key given"));
+        }
+        let mut rng = self.rng.unwrap_or_else(Rng::os);
+        let t = to_timestamp(self.creation_time.unwrap_or_else(SystemTime::now));
+        let sig_type = match self.mode {
+            SignatureMode::Binary => SignatureType::Binary,
+            SignatureMode::Text => SignatureType::Text,
+        };
+        let mut pending = Vec::with_capacity(self.keys.len());
+        for tsk in self.keys {
+            let mut locked = false;
+            let mut chosen = None;
+            for k in tsk.cert.keys_with_flags(t, flags::SIGN) {
+                match tsk.secret_for(&k.fingerprint) {
+                    Ok(secret) => {
+                        chosen = Some((k.key, k.fingerprint, secret));
+                        break;
+                    }
+                    Err(Error::KeyLocked) => locked = true,
+                    Err(_) => {}
+                }
+            }
+            let Some((key, fingerprint, secret)) = chosen else {
+                return Err(if locked {
+                    Error::KeyLocked
+                } else {
+                    Error::KeyUnusable("no key valid for signing at the signature creation time")
+                });
+            };
+            let hash = default_hash(key.algorithm);
+            let salt_len =
+                hash.v6_salt_len().ok_or(Error::InvalidArgument("hash algorithm has no v6 salt size"))?;
+            let mut salt = vec![0u8; salt_len];
+            rng.fill(&mut salt)?;
+            let hasher = DataHasher::new(hash, &salt, self.mode)?;
+            // Hashed subpackets: creation time (critical), issuer fingerprint (RFC 9580 §5.2.3.11,
+            // §5.2.3.35).
+            let hashed = vec![
+                critical(SubpacketData::SignatureCreationTime(t)),
+                sub(SubpacketData::IssuerFingerprint {
+                    version: 6,
+                    fingerprint: fingerprint.as_bytes().to_vec(),
+                }),
+            ];
+            let sig = SignaturePacket {
+                sig_type,
+                pk_algorithm: key.algorithm,
+                hash_algorithm: hash,
+                hashed,
+                unhashed: Vec::new(),
+                left16: [0; 2],
+                salt,
+                material: SignatureMaterial::Unknown(Vec::new()),
+            };
+            pending.push(Pending { secret, fingerprint, sig, hasher });
+        }
+        Ok((pending, rng, self.mode))
+    }
+
+    /// A hashing sink for detached signatures: write the document, then
+    /// [`finish`](SignWriter::finish) returns the signature packets.
+    ///
+    /// # Errors
+    /// `InvalidArgument` without keys; `KeyLocked` if a key's signing secret is locked;
+    /// `KeyUnusable` if a key has no key valid for signing at the creation time; RNG errors.
+    pub fn detached(self) -> Result<SignWriter<'a>> {
+        let (pending, rng, mode) = self.start()?;
+        Ok(SignWriter { pending, rng, mode })
+    }
+
+    /// An inline-signing stream into `sink`: One-Pass Signature packets, then a Literal Data
+    /// packet holding what is written (format `b`, or `u` in text mode), then, at
+    /// [`finish`](InlineSignWriter::finish), the signatures. The output is binary; wrap `sink`
+    /// in an [`ArmorWriter`](crate::ArmorWriter) to armor it.
+    ///
+    /// # Errors
+    /// As [`Signer::detached`], and I/O errors of `sink`.
+    pub fn inline_writer<W: Write>(self, mut sink: W) -> Result<InlineSignWriter<'a, W>> {
+        let (pending, rng, mode) = self.start()?;
+        // RFC 9580 §10.3: One-Pass Signed Message :- One-Pass Signature Packet,
+        // OpenPGP Message, Corresponding Signature Packet. The last One-Pass Signature packet
+        // before the data has the flag 1; the others 0 (§5.4).
+        let count = pending.len();
+        for (i, p) in pending.iter().enumerate() {
+            let ops = OnePassSignature {
+                sig_type: p.sig.sig_type,
+                hash_algorithm: p.sig.hash_algorithm,
+                pk_algorithm: p.sig.pk_algorithm,
+                salt: p.sig.salt.clone(),
+                fingerprint: *p.fingerprint.as_bytes(),
+                last: u8::from(i.saturating_add(1) == count),
+            };
+            let body = ops.to_vec();
+            Header::fixed(Tag::OnePassSignature, body.len())?.write_to(&mut sink)?;
+            sink.write_all(&body)?;
+        }
+        let format = match mode {
+            SignatureMode::Binary => LiteralFormat::Binary,
+            SignatureMode::Text => LiteralFormat::Utf8,
+        };
+        let header = LiteralHeader { format, filename: Vec::new(), date: 0 };
+        let literal = LiteralWriter::new(sink, &header)?;
+        Ok(InlineSignWriter { signer: SignWriter { pending, rng, mode }, literal })
+    }
+}
+
+/// A hashing sink that makes detached signatures over what is written to it.
+///
+/// Call [`finish`](Self::finish) to get the signatures; dropping it makes none.
+#[must_use = "call finish() to get the signatures"]
+pub struct SignWriter<'a> {
+    pending: Vec<Pending<'a>>,
+    rng: Rng,
+    mode: SignatureMode,
+}
+
+impl fmt::Debug for SignWriter<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SignWriter")
+            .field("signers", &self.pending.iter().map(|p| p.fingerprint).collect::<Vec<_>>())
+            .field("mode", &self.mode)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SignWriter<'_> {
+    /// The hash algorithm of each signature, in order (for a MIME `micalg` parameter).
+    #[must_use]
+    pub fn hash_algorithms(&self) -> Vec<HashAlgorithm> {
+        self.pending.iter().map(|p| p.sig.hash_algorithm).collect()
+    }
+
+    /// The fingerprints of the signing keys, in order.
+    #[must_use]
+    pub fn signing_keys(&self) -> Vec<Fingerprint> {
+        self.pending.iter().map(|p| p.fingerprint).collect()
+    }
+
+    /// Makes the signatures, in the order the keys were given.
+    fn make(mut self) -> Result<Vec<SignaturePacket>> {
+        let mut out = Vec::with_capacity(self.pending.len());
+        for p in self.pending {
+            let Pending { secret, mut sig, hasher, .. } = p;
+            sign_hashed(&mut sig, secret, hasher.into_hasher(), &mut self.rng)?;
+            out.push(sig);
+        }
+        Ok(out)
+    }
+
+    /// Makes the signatures and returns them as binary Signature packets, one per key.
+    ///
+    /// # Errors
+    /// `KeyUnusable` if a secret cannot sign; RNG errors.
+    pub fn finish(self) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        for sig in self.make()? {
+            out.extend(Packet::Signature(sig).to_vec());
+        }
+        Ok(out)
+    }
+}
+
+impl Write for SignWriter<'_> {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        for p in &mut self.pending {
+            p.hasher.update(data);
+        }
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Writes an inline-signed message (see [`Signer::inline_writer`]).
+///
+/// [`finish`](Self::finish) ends the literal data, writes the signatures and returns the sink.
+/// Dropping the writer without it does no I/O and leaves an incomplete message.
+#[must_use = "call finish() to write the signatures"]
+pub struct InlineSignWriter<'a, W: Write> {
+    signer: SignWriter<'a>,
+    literal: LiteralWriter<W>,
+}
+
+impl<W: Write> fmt::Debug for InlineSignWriter<'_, W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("InlineSignWriter").field("signer", &self.signer).finish_non_exhaustive()
+    }
+}
+
+impl<W: Write> InlineSignWriter<'_, W> {
+    /// Ends the literal data, writes the signatures (in the reverse order of the One-Pass
+    /// Signature packets, RFC 9580 §10.3) and returns the sink.
+    ///
+    /// # Errors
+    /// I/O errors of the sink; as [`SignWriter::finish`].
+    pub fn finish(self) -> Result<W> {
+        let mut sink = self.literal.finish()?;
+        let sigs = self.signer.make()?;
+        for sig in sigs.into_iter().rev() {
+            Packet::Signature(sig).write_to(&mut sink)?;
+        }
+        sink.flush()?;
+        Ok(sink)
+    }
+}
+
+impl<W: Write> Write for InlineSignWriter<'_, W> {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        let n = self.literal.write(data)?;
+        self.signer.write_all(data.get(..n).unwrap_or_default())?;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.literal.flush()
+    }
+}

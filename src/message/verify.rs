@@ -1,0 +1,762 @@
+//! Verifying document signatures: detached ([`DetachedVerifier`]) and inline
+//! ([`InlineVerifyReader`]), streaming over the signed data (RFC 9580 §5.2, §10.3).
+//!
+//! A signature counts as good only if all of these hold:
+//! - it is a v6 binary (0x00) or text (0x01) signature with a hashed creation time and no
+//!   unknown critical subpacket (RFC 9580 §5.2.3.7);
+//! - its creation time is within the not-before / not-after window, and it has not expired at
+//!   the evaluation time;
+//! - the hash has at least 256 bits and the cryptography verifies with a key of one of the
+//!   given certificates;
+//! - that key was valid for signing at the signature's creation time: validly bound, with the
+//!   signing flag, not expired, not revoked (hard revocations apply at any time, soft ones from
+//!   their creation on; see `key::select`).
+//!
+//! A signature that fails any check is reported as such; it never hides the others.
+
+use std::fmt;
+use std::io::{self, BufRead, Read, Write};
+use std::time::SystemTime;
+
+use crate::armor::ArmorReader;
+use crate::error::{Error, Limit, Result, Unsupported};
+use crate::key::Fingerprint;
+use crate::key::sig::{finish_hash, verify_digest};
+use crate::key::{Cert, flags, from_timestamp, to_timestamp};
+use crate::limits::Limits;
+use crate::message::hashing::{DataHasher, SignatureMode};
+use crate::message::literal::LiteralReader;
+use crate::packet::header::Tag;
+use crate::packet::one_pass::OnePassSignature;
+use crate::packet::signature::{SignaturePacket, SignatureType};
+use crate::packet::{RawPacket, read_raw_packet};
+
+/// The verdict on one signature.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum VerificationStatus {
+    /// The signature verifies and every check passed.
+    Good,
+    /// The signature was checked and is not acceptable (wrong data, invalid key, outside the
+    /// time window, expired); the reason is given.
+    Bad(&'static str),
+    /// The signature cannot be checked (no matching certificate, unsupported algorithm or
+    /// version, unknown critical subpacket, malformed packet); the reason is given.
+    Unverifiable(&'static str),
+}
+
+/// The result of checking one signature.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verification {
+    status: VerificationStatus,
+    signing_key: Option<Fingerprint>,
+    cert: Option<Fingerprint>,
+    mode: Option<SignatureMode>,
+    creation_time: Option<SystemTime>,
+}
+
+impl Verification {
+    fn unverifiable(reason: &'static str) -> Self {
+        Self {
+            status: VerificationStatus::Unverifiable(reason),
+            signing_key: None,
+            cert: None,
+            mode: None,
+            creation_time: None,
+        }
+    }
+
+    /// The verdict.
+    #[must_use]
+    pub fn status(&self) -> VerificationStatus {
+        self.status
+    }
+
+    /// True if the signature is good.
+    #[must_use]
+    pub fn is_good(&self) -> bool {
+        self.status == VerificationStatus::Good
+    }
+
+    /// The fingerprint of the key that made the signature: the matching key if one was found,
+    /// else the issuer fingerprint the signature names.
+    #[must_use]
+    pub fn signing_key(&self) -> Option<Fingerprint> {
+        self.signing_key
+    }
+
+    /// The primary fingerprint of the certificate holding the signing key, if it was found.
+    #[must_use]
+    pub fn cert(&self) -> Option<Fingerprint> {
+        self.cert
+    }
+
+    /// Binary or text, for a document signature.
+    #[must_use]
+    pub fn mode(&self) -> Option<SignatureMode> {
+        self.mode
+    }
+
+    /// The signature's creation time, if it has one.
+    #[must_use]
+    pub fn creation_time(&self) -> Option<SystemTime> {
+        self.creation_time
+    }
+}
+
+/// Builds signature verifications against a set of certificates.
+///
+/// Defaults: no not-before bound; the not-after bound and the evaluation time ("now", used for
+/// signature expiration) are the current time.
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct Verifier<'a> {
+    certs: &'a [Cert],
+    not_before: Option<u32>,
+    not_after: Option<u32>,
+    at: Option<u32>,
+    limits: Limits,
+}
+
+impl<'a> Verifier<'a> {
+    /// A verifier trusting the signing keys of `certs`.
+    pub fn new(certs: &'a [Cert]) -> Self {
+        Self { certs, not_before: None, not_after: None, at: None, limits: Limits::default() }
+    }
+
+    /// Signatures made before `t` are not acceptable.
+    pub fn not_before(mut self, t: SystemTime) -> Self {
+        self.not_before = Some(to_timestamp(t));
+        self
+    }
+
+    /// Signatures made after `t` are not acceptable (default: the evaluation time).
+    pub fn not_after(mut self, t: SystemTime) -> Self {
+        self.not_after = Some(to_timestamp(t));
+        self
+    }
+
+    /// The evaluation time (default: now): signatures expired at `t` are not acceptable.
+    pub fn at(mut self, t: SystemTime) -> Self {
+        self.at = Some(to_timestamp(t));
+        self
+    }
+
+    /// Resource limits for parsing signatures and messages.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    fn now(&self) -> u32 {
+        self.at.unwrap_or_else(|| to_timestamp(SystemTime::now()))
+    }
+
+    /// A sink that verifies detached `signatures` (binary or armored Signature packets) over
+    /// what is written to it; [`DetachedVerifier::finish`] gives one [`Verification`] per
+    /// signature.
+    ///
+    /// # Errors
+    /// `Malformed`/`Truncated` if the signature packets cannot be framed (a packet that frames
+    /// but does not parse is reported as unverifiable instead), or if they hold no signature or
+    /// another packet type; `LimitExceeded(Signatures)` for too many.
+    pub fn detached(self, signatures: &[u8]) -> Result<DetachedVerifier<'a>> {
+        let mut bytes = Vec::new();
+        let _ = ArmorReader::with_limits(signatures, &self.limits)
+            .read_to_end(&mut bytes)
+            .map_err(Error::from_io)?;
+        let mut r = &bytes[..];
+        let mut items = Vec::new();
+        while let Some(raw) = read_raw_packet(&mut r, &self.limits)? {
+            match raw.tag {
+                Tag::Signature => {}
+                Tag::Padding | Tag::Marker => continue,
+                _ => return Err(Error::malformed("detached signatures: not a signature packet")),
+            }
+            if items.len() >= self.limits.signatures_limit() {
+                return Err(Error::LimitExceeded(Limit::Signatures));
+            }
+            items.push(Pending::from_body(&raw.body));
+        }
+        if items.is_empty() {
+            return Err(Error::malformed("detached signatures: no signature packet"));
+        }
+        Ok(DetachedVerifier { verifier: self, items })
+    }
+
+    /// Verifies detached `signatures` over `data`, streaming it.
+    ///
+    /// # Errors
+    /// As [`Verifier::detached`], and read errors of `data`. Bad or unverifiable signatures are
+    /// not errors: they are in the result.
+    pub fn verify_detached(self, signatures: &[u8], mut data: impl Read) -> Result<Vec<Verification>> {
+        let mut sink = self.detached(signatures)?;
+        let _ = io::copy(&mut data, &mut sink).map_err(Error::from_io)?;
+        Ok(sink.finish())
+    }
+
+    /// A reader over an inline-signed message (binary; unwrap armor with an
+    /// [`ArmorReader`]): it yields the literal data and verifies the signatures as it goes.
+    ///
+    /// # Errors
+    /// `Malformed`/`Truncated`/`Unsupported` if the packets before the literal data are not a
+    /// signed message (compressed data is not supported); I/O errors.
+    pub fn inline_reader<R: BufRead>(self, source: R) -> Result<InlineVerifyReader<'a, R>> {
+        InlineVerifyReader::new(self, source)
+    }
+
+    /// Checks one signature over the finished hash.
+    fn check(&self, sig: &SignaturePacket, hasher: DataHasher) -> Verification {
+        let mode = match sig.sig_type {
+            SignatureType::Text => Some(SignatureMode::Text),
+            _ => Some(SignatureMode::Binary),
+        };
+        let issuer =
+            sig.issuer_fingerprint().and_then(|f| <[u8; 32]>::try_from(f).ok()).map(Fingerprint::from_bytes);
+        let created = sig.creation_time();
+        let mut v = Verification {
+            status: VerificationStatus::Unverifiable("no matching certificate"),
+            signing_key: issuer,
+            cert: None,
+            mode,
+            creation_time: created.map(from_timestamp),
+        };
+        let digest = finish_hash(hasher.into_hasher(), sig);
+        let bad = |mut v: Verification, status| {
+            v.status = status;
+            v
+        };
+        if sig.has_unknown_critical() {
+            return bad(v, VerificationStatus::Unverifiable("unknown critical subpacket"));
+        }
+        let Some(created) = created else {
+            return bad(v, VerificationStatus::Bad("no signature creation time"));
+        };
+        let now = self.now();
+        if self.not_before.is_some_and(|nb| created < nb) {
+            return bad(v, VerificationStatus::Bad("made before the not-before time"));
+        }
+        if created > self.not_after.unwrap_or(now) {
+            return bad(v, VerificationStatus::Bad("made after the not-after time"));
+        }
+        if let Some(exp) = sig.signature_expiration().filter(|&e| e != 0)
+            && u64::from(now) >= u64::from(created).saturating_add(u64::from(exp))
+        {
+            return bad(v, VerificationStatus::Bad("signature expired"));
+        }
+        // Every key of every certificate the issuer fingerprint names (or all, without one).
+        for cert in self.certs {
+            let keys = std::iter::once((&cert.primary, cert.fingerprint))
+                .chain(cert.subkeys.iter().map(|s| (&s.key, s.fingerprint)));
+            for (key, fingerprint) in keys {
+                if issuer.is_some_and(|i| i != fingerprint) {
+                    continue;
+                }
+                let status = match verify_digest(key, sig, &digest) {
+                    Ok(()) => {
+                        let valid = cert
+                            .keys_with_flags(created, flags::SIGN)
+                            .iter()
+                            .any(|k| k.fingerprint == fingerprint);
+                        if valid {
+                            VerificationStatus::Good
+                        } else {
+                            VerificationStatus::Bad(
+                                "signing key not valid for signing at the signature creation time",
+                            )
+                        }
+                    }
+                    Err(Error::Unsupported(_)) => VerificationStatus::Unverifiable("unsupported algorithm"),
+                    Err(Error::BadSignature(why)) => VerificationStatus::Bad(why),
+                    Err(_) => VerificationStatus::Bad("signature does not verify"),
+                };
+                // Keep the most favourable outcome: good, then bad, then unverifiable.
+                let better = match (status, v.status) {
+                    (_, VerificationStatus::Good) => false,
+                    (VerificationStatus::Good, _) => true,
+                    (VerificationStatus::Bad(_), VerificationStatus::Unverifiable(_)) => true,
+                    _ => v.cert.is_none(),
+                };
+                if better {
+                    v.status = status;
+                    v.signing_key = Some(fingerprint);
+                    v.cert = Some(cert.fingerprint);
+                }
+            }
+        }
+        v
+    }
+}
+
+/// One signature awaiting the end of the data.
+#[derive(Debug)]
+enum Pending {
+    Hashing(Box<SignaturePacket>, DataHasher),
+    Done(Verification),
+}
+
+impl Pending {
+    /// Parses a Signature packet body and starts its hash.
+    fn from_body(body: &[u8]) -> Self {
+        match SignaturePacket::parse(body) {
+            Ok(sig) => Self::start(sig),
+            Err(Error::Unsupported(Unsupported::PacketVersion { .. })) => {
+                Self::Done(Verification::unverifiable("unsupported signature version"))
+            }
+            Err(_) => Self::Done(Verification::unverifiable("malformed signature packet")),
+        }
+    }
+
+    fn start(sig: SignaturePacket) -> Self {
+        let mode = match sig.sig_type {
+            SignatureType::Binary => SignatureMode::Binary,
+            SignatureType::Text => SignatureMode::Text,
+            _ => return Self::Done(Verification::unverifiable("not a document signature")),
+        };
+        match DataHasher::new(sig.hash_algorithm, &sig.salt, mode) {
+            Ok(h) => Self::Hashing(Box::new(sig), h),
+            Err(_) => Self::Done(Verification::unverifiable("unsupported hash algorithm")),
+        }
+    }
+
+    fn update(&mut self, data: &[u8]) {
+        if let Self::Hashing(_, h) = self {
+            h.update(data);
+        }
+    }
+
+    fn finish(self, verifier: &Verifier<'_>) -> Verification {
+        match self {
+            Self::Hashing(sig, h) => verifier.check(&sig, h),
+            Self::Done(v) => v,
+        }
+    }
+}
+
+/// A sink that verifies detached signatures over what is written to it (see
+/// [`Verifier::detached`]).
+#[derive(Debug)]
+#[must_use = "call finish() to get the verifications"]
+pub struct DetachedVerifier<'a> {
+    verifier: Verifier<'a>,
+    items: Vec<Pending>,
+}
+
+impl DetachedVerifier<'_> {
+    /// One [`Verification`] per signature, in order.
+    pub fn finish(self) -> Vec<Verification> {
+        let verifier = self.verifier;
+        self.items.into_iter().map(|p| p.finish(&verifier)).collect()
+    }
+}
+
+impl Write for DetachedVerifier<'_> {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        for p in &mut self.items {
+            p.update(data);
+        }
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Where an [`InlineVerifyReader`] is.
+enum Stage<R: BufRead> {
+    /// Inside the literal data.
+    Body(LiteralReader<R>),
+    /// The message has been read completely.
+    Done,
+    /// An error happened.
+    Failed,
+}
+
+/// Reads an inline-signed message (RFC 9580 §10.3): signatures or One-Pass Signatures, a Literal
+/// Data packet, the signatures that the One-Pass Signatures announce.
+///
+/// `read` releases the literal data **before** the signatures have been checked: the verdict
+/// is final only when [`finish`](Self::finish) returns. Callers must not act on the data (or
+/// must be able to take it back) until then. `read` returns `Ok(0)` only after the trailing
+/// signature packets have been read and the message has ended; structural errors (a missing
+/// signature, trailing garbage, truncation) are reported by `read`, never as EOF.
+#[must_use = "call finish() to get the verifications"]
+pub struct InlineVerifyReader<'a, R: BufRead> {
+    verifier: Verifier<'a>,
+    stage: Stage<R>,
+    /// Signatures placed before the data.
+    prefixed: Vec<Pending>,
+    /// One-Pass Signatures, in order, with the hash each one started (or why it could not).
+    one_pass: Vec<(OnePassSignature, OpsHash)>,
+    /// The verdicts, once the message has ended.
+    results: Vec<Verification>,
+    /// Every Signature packet, header included, in the order found.
+    signature_packets: Vec<u8>,
+}
+
+impl<R: BufRead> fmt::Debug for InlineVerifyReader<'_, R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("InlineVerifyReader")
+            .field("one_pass", &self.one_pass.len())
+            .field("prefixed", &self.prefixed.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The packet type of the header at the start of `r`, without consuming it.
+fn peek_tag(r: &mut impl BufRead) -> Result<Option<Tag>> {
+    let buf = r.fill_buf().map_err(Error::from_io)?;
+    Ok(buf.first().map(|&b| if b & 0x40 != 0 { Tag::from(b & 0x3f) } else { Tag::Other(0) }))
+}
+
+fn serialize(raw: &RawPacket, out: &mut Vec<u8>) -> Result<()> {
+    crate::packet::header::Header::fixed(raw.tag, raw.body.len())?.write_to(out)?;
+    out.extend_from_slice(&raw.body);
+    Ok(())
+}
+
+impl<'a, R: BufRead> InlineVerifyReader<'a, R> {
+    fn new(verifier: Verifier<'a>, mut source: R) -> Result<Self> {
+        let mut prefixed = Vec::new();
+        let mut one_pass = Vec::new();
+        let mut signature_packets = Vec::new();
+        loop {
+            match peek_tag(&mut source)? {
+                None => return Err(Error::Truncated("signed message: no literal data")),
+                Some(Tag::LiteralData) => break,
+                Some(Tag::CompressedData) => return Err(Error::Unsupported(Unsupported::CompressedData)),
+                Some(_) => {}
+            }
+            let raw = read_raw_packet(&mut source, &verifier.limits)?
+                .ok_or(Error::Truncated("signed message: no literal data"))?;
+            if prefixed.len().saturating_add(one_pass.len()) >= verifier.limits.signatures_limit() {
+                return Err(Error::LimitExceeded(Limit::Signatures));
+            }
+            match raw.tag {
+                Tag::Signature => {
+                    if !one_pass.is_empty() {
+                        return Err(Error::malformed(
+                            "signed message: signature between one-pass signatures",
+                        ));
+                    }
+                    serialize(&raw, &mut signature_packets)?;
+                    prefixed.push(Pending::from_body(&raw.body));
+                }
+                Tag::OnePassSignature => {
+                    let ops = OnePassSignature::parse(&raw.body)?;
+                    let hasher = start_for(&ops);
+                    one_pass.push((ops, hasher));
+                }
+                Tag::Marker | Tag::Padding => {}
+                _ => {
+                    return Err(Error::malformed(
+                        "signed message: unexpected packet before the literal data",
+                    ));
+                }
+            }
+        }
+        let literal = LiteralReader::new(source)?;
+        Ok(Self {
+            verifier,
+            stage: Stage::Body(literal),
+            prefixed,
+            one_pass,
+            results: Vec::new(),
+            signature_packets,
+        })
+    }
+
+    /// Every Signature packet of the message (header included, binary), in the order found.
+    /// Complete once the data has been read to EOF.
+    #[must_use]
+    pub fn signature_packets(&self) -> &[u8] {
+        &self.signature_packets
+    }
+
+    /// Reads the rest of the data if needed, and returns one [`Verification`] per signature:
+    /// first the signatures placed before the data, then those announced by One-Pass
+    /// Signatures, outermost first.
+    ///
+    /// # Errors
+    /// As `read`: a message that is truncated or does not have a signature for every One-Pass
+    /// Signature.
+    pub fn finish(mut self) -> Result<Vec<Verification>> {
+        if matches!(self.stage, Stage::Body(_)) {
+            let _ = io::copy(&mut self, &mut io::sink()).map_err(Error::from_io)?;
+        }
+        match self.stage {
+            Stage::Done => Ok(self.results),
+            _ => Err(Error::malformed("signed message: reading failed earlier")),
+        }
+    }
+
+    /// After the literal data: the trailing signatures, then the end of the message.
+    fn end(&mut self, mut source: R) -> Result<()> {
+        let mut trailing = Vec::new();
+        while let Some(raw) = read_raw_packet(&mut source, &self.verifier.limits)? {
+            match raw.tag {
+                Tag::Signature => {
+                    if trailing.len() >= self.one_pass.len() {
+                        return Err(Error::malformed(
+                            "signed message: more signatures than one-pass signatures",
+                        ));
+                    }
+                    serialize(&raw, &mut self.signature_packets)?;
+                    trailing.push(raw.body);
+                }
+                Tag::Padding | Tag::Marker => {}
+                _ => {
+                    return Err(Error::malformed("signed message: unexpected packet after the literal data"));
+                }
+            }
+        }
+        if trailing.len() != self.one_pass.len() {
+            return Err(Error::Truncated("signed message: a one-pass signature has no signature"));
+        }
+        let verifier = &self.verifier;
+        let mut results: Vec<Verification> =
+            std::mem::take(&mut self.prefixed).into_iter().map(|p| p.finish(verifier)).collect();
+        // The first trailing signature belongs to the last One-Pass Signature (§10.3).
+        let pairs = std::mem::take(&mut self.one_pass).into_iter().rev().zip(trailing);
+        let mut announced: Vec<Verification> = pairs
+            .map(|((ops, hasher), body)| match (SignaturePacket::parse(&body), hasher) {
+                (Ok(sig), Ok(h)) if matches_ops(&ops, &sig) => verifier.check(&sig, h),
+                (Ok(_), Ok(_)) => Verification {
+                    status: VerificationStatus::Bad("signature does not match its one-pass signature"),
+                    ..Verification::unverifiable("")
+                },
+                (Ok(_), Err(v)) => v,
+                (Err(Error::Unsupported(Unsupported::PacketVersion { .. })), _) => {
+                    Verification::unverifiable("unsupported signature version")
+                }
+                (Err(_), _) => Verification::unverifiable("malformed signature packet"),
+            })
+            .collect();
+        announced.reverse();
+        results.extend(announced);
+        self.results = results;
+        Ok(())
+    }
+}
+
+/// The hash a One-Pass Signature started, or the verdict if it cannot be started.
+type OpsHash = std::result::Result<DataHasher, Verification>;
+
+/// Starts the hash a One-Pass Signature announces.
+fn start_for(ops: &OnePassSignature) -> OpsHash {
+    let mode = match ops.sig_type {
+        SignatureType::Binary => SignatureMode::Binary,
+        SignatureType::Text => SignatureMode::Text,
+        _ => return Err(Verification::unverifiable("not a document signature")),
+    };
+    DataHasher::new(ops.hash_algorithm, &ops.salt, mode)
+        .map_err(|_| Verification::unverifiable("unsupported hash algorithm"))
+}
+
+/// A v6 signature must repeat what its One-Pass Signature announced (RFC 9580 §5.4).
+fn matches_ops(ops: &OnePassSignature, sig: &SignaturePacket) -> bool {
+    ops.sig_type == sig.sig_type
+        && ops.hash_algorithm == sig.hash_algorithm
+        && ops.pk_algorithm == sig.pk_algorithm
+        && ops.salt == sig.salt
+}
+
+impl<R: BufRead> Read for InlineVerifyReader<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        let Stage::Body(literal) = &mut self.stage else {
+            return match self.stage {
+                Stage::Done => Ok(0),
+                _ => Err(Error::malformed("signed message: reading failed earlier").into()),
+            };
+        };
+        let n = match literal.read(buf) {
+            Ok(n) => n,
+            Err(e) => {
+                self.stage = Stage::Failed;
+                return Err(e);
+            }
+        };
+        if n > 0 {
+            let data = buf.get(..n).unwrap_or_default();
+            for p in &mut self.prefixed {
+                p.update(data);
+            }
+            for (_, h) in &mut self.one_pass {
+                if let Ok(h) = h {
+                    h.update(data);
+                }
+            }
+            return Ok(n);
+        }
+        let Stage::Body(literal) = std::mem::replace(&mut self.stage, Stage::Failed) else {
+            return Ok(0);
+        };
+        self.end(literal.into_inner())?;
+        self.stage = Stage::Done;
+        Ok(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+    use crate::crypto::rng::Rng;
+    use crate::key::sig::{Signed, critical, make, make_over, sub};
+    use crate::key::{KeyBuilder, Profile, Tsk};
+    use crate::message::sign::Signer;
+    use crate::packet::Packet;
+    use crate::packet::key::{SecretKeyData, SecretKeyMaterial};
+    use crate::packet::subpacket::SubpacketData;
+
+    const T0: u32 = 1_750_000_000;
+
+    fn key() -> Tsk {
+        KeyBuilder::new(Profile::Rfc9580)
+            .user_id("Test <test@example.org>")
+            .creation_time(from_timestamp(T0))
+            .generate()
+            .unwrap()
+    }
+
+    fn primary_secret(tsk: &Tsk) -> &SecretKeyMaterial {
+        match &tsk.secrets.primary {
+            SecretKeyData::Plain(m) => m,
+            SecretKeyData::Encrypted(_) => panic!("locked"),
+        }
+    }
+
+    fn sign_at(tsk: &Tsk, t: u32) -> Vec<u8> {
+        let mut w = Signer::new().key(tsk).creation_time(from_timestamp(t)).detached().unwrap();
+        w.write_all(b"data").unwrap();
+        w.finish().unwrap()
+    }
+
+    fn status(cert: &Cert, sigs: &[u8], now: u32) -> VerificationStatus {
+        let certs = [cert.clone()];
+        let r = Verifier::new(&certs).at(from_timestamp(now)).verify_detached(sigs, &b"data"[..]).unwrap();
+        r[0].status()
+    }
+
+    /// A key revocation of `tsk`'s primary key at `created` with reason `code`.
+    fn revoke(tsk: &mut Tsk, created: u32, code: u8) {
+        let primary = tsk.cert.primary.clone();
+        let rev = make_over(
+            &primary,
+            primary_secret(tsk),
+            SignatureType::KeyRevocation,
+            vec![
+                critical(SubpacketData::SignatureCreationTime(created)),
+                sub(SubpacketData::ReasonForRevocation { code, reason: b"test".to_vec() }),
+            ],
+            Signed::Key(&primary),
+            &mut Rng::os(),
+        )
+        .unwrap();
+        tsk.cert.primary_sigs.push(rev);
+    }
+
+    #[test]
+    fn hard_revocation_is_retroactive_soft_is_not() {
+        for (code, retroactive) in [(0u8, true), (2, true), (1, false), (3, false)] {
+            let mut tsk = key();
+            let before = sign_at(&tsk, T0 + 10);
+            revoke(&mut tsk, T0 + 100, code);
+            let got = status(&tsk.cert, &before, T0 + 1000);
+            assert_eq!(got == VerificationStatus::Good, !retroactive, "code {code}: {got:?}");
+        }
+        // After a soft revocation, new signatures are refused by the signer.
+        let mut tsk = key();
+        revoke(&mut tsk, T0 + 100, 1);
+        assert!(Signer::new().key(&tsk).creation_time(from_timestamp(T0 + 200)).detached().is_err());
+    }
+
+    #[test]
+    fn signatures_by_keys_that_cannot_sign_or_were_not_yet_valid_are_bad() {
+        let tsk = key();
+        let cert = &tsk.cert;
+        let fingerprint = cert.fingerprint;
+        let forge = |secret: &SecretKeyMaterial,
+                     key: &crate::packet::key::PublicKeyPacket,
+                     fp: Fingerprint,
+                     t: u32| {
+            let hashed = vec![
+                critical(SubpacketData::SignatureCreationTime(t)),
+                sub(SubpacketData::IssuerFingerprint { version: 6, fingerprint: fp.as_bytes().to_vec() }),
+            ];
+            let sig = make(
+                key,
+                secret,
+                SignatureType::Binary,
+                crate::crypto::HashAlgorithm::Sha512,
+                hashed,
+                &mut Rng::os(),
+                |h| {
+                    h.update(b"data");
+                },
+            )
+            .unwrap();
+            Packet::Signature(sig).to_vec()
+        };
+        // Made before the key existed.
+        let early = forge(primary_secret(&tsk), &cert.primary, fingerprint, T0 - 10);
+        assert!(matches!(status(cert, &early, T0 + 100), VerificationStatus::Bad(_)));
+        // The same forgery at a valid time is good (so the check above is the time).
+        let ok = forge(primary_secret(&tsk), &cert.primary, fingerprint, T0 + 10);
+        assert_eq!(status(cert, &ok, T0 + 100), VerificationStatus::Good);
+        // The encryption subkey's secret cannot sign at all; a signature by a key without the
+        // signing flag is bad: use the primary key with a cert whose flags say certify-only.
+        let mut certify_only = tsk.cert.clone();
+        let primary = certify_only.primary.clone();
+        let direct = make_over(
+            &primary,
+            primary_secret(&tsk),
+            SignatureType::DirectKey,
+            vec![
+                critical(SubpacketData::SignatureCreationTime(T0 + 1)),
+                sub(SubpacketData::KeyFlags(vec![flags::CERTIFY])),
+            ],
+            Signed::Key(&primary),
+            &mut Rng::os(),
+        )
+        .unwrap();
+        certify_only.primary_sigs.push(direct);
+        let later = forge(primary_secret(&tsk), &cert.primary, fingerprint, T0 + 10);
+        assert!(matches!(status(&certify_only, &later, T0 + 100), VerificationStatus::Bad(_)));
+    }
+
+    #[test]
+    fn unknown_critical_subpacket_and_expired_signature() {
+        let tsk = key();
+        let cert = &tsk.cert;
+        let sign_with = |extra: SubpacketData, is_critical: bool| {
+            let hashed = vec![
+                critical(SubpacketData::SignatureCreationTime(T0 + 10)),
+                if is_critical { critical(extra) } else { sub(extra) },
+            ];
+            let sig = make(
+                &cert.primary,
+                primary_secret(&tsk),
+                SignatureType::Binary,
+                crate::crypto::HashAlgorithm::Sha512,
+                hashed,
+                &mut Rng::os(),
+                |h| {
+                    h.update(b"data");
+                },
+            )
+            .unwrap();
+            Packet::Signature(sig).to_vec()
+        };
+        let unknown = sign_with(SubpacketData::Unknown { tag: 100, body: vec![1] }, true);
+        assert!(matches!(status(cert, &unknown, T0 + 100), VerificationStatus::Unverifiable(_)));
+        let expiring = sign_with(SubpacketData::SignatureExpirationTime(50), true);
+        assert_eq!(status(cert, &expiring, T0 + 20), VerificationStatus::Good);
+        assert!(matches!(status(cert, &expiring, T0 + 100), VerificationStatus::Bad(_)));
+    }
+}
