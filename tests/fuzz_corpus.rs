@@ -1,6 +1,7 @@
 //! Replays every fuzz corpus file through its fuzz entry point on stable Rust, so that each
 //! crash the fuzzers ever found stays fixed (crash inputs are added to the corpus directories).
 #![cfg(feature = "fuzzing")]
+#![allow(clippy::unwrap_used, reason = "a test fails by panicking")]
 
 use std::fs;
 use std::path::Path;

@@ -236,10 +236,10 @@ fn debug_never_shows_secret_material() {
 mod rand_chacha_like {
     use sixpgp::rand_core::{TryCryptoRng, TryRng};
 
-    pub struct Rng(u64);
+    pub(crate) struct Rng(u64);
 
     impl Rng {
-        pub fn new(seed: u64) -> Self {
+        pub(crate) fn new(seed: u64) -> Self {
             Self(seed)
         }
 
@@ -256,7 +256,7 @@ mod rand_chacha_like {
         type Error = core::convert::Infallible;
 
         fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
-            Ok(self.next() as u32)
+            Ok(u32::try_from(self.next() >> 32).unwrap_or_default())
         }
 
         fn try_next_u64(&mut self) -> Result<u64, Self::Error> {

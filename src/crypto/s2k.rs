@@ -10,7 +10,7 @@ use zeroize::Zeroizing;
 use crate::crypto::hash::Hasher;
 use crate::error::{Error, Limit, Result, Unsupported};
 use crate::limits::Limits;
-use crate::packet::s2k::S2k;
+use crate::packet::s2k::{S2k, count_octets};
 
 /// Longest key this module derives (two SHA2-256 contexts; any cipher key fits).
 const MAX_KEY_LEN: usize = 64;
@@ -35,7 +35,7 @@ pub(crate) fn derive(
     match s2k {
         S2k::IteratedSalted { hash, salt, count } => {
             let hasher = Hasher::new(*hash)?;
-            let octets = decode_count(*count);
+            let octets = count_octets(*count);
             Limits::check(octets, limits.max_s2k_iterations(), Limit::S2kIterations)?;
             iterated_salted(&hasher, salt, password, octets, key_len)
         }
@@ -45,11 +45,6 @@ pub(crate) fn derive(
         }
         S2k::Other(spec) => Err(Error::Unsupported(Unsupported::S2k(spec.first().copied().unwrap_or(0)))),
     }
-}
-
-/// The coded count of RFC 9580 §3.7.1.3: `(16 + (c & 15)) << ((c >> 4) + 6)` octets.
-pub(crate) fn decode_count(c: u8) -> u64 {
-    (16 + u64::from(c & 15)) << ((c >> 4) + 6)
 }
 
 /// Iterated and salted S2K (RFC 9580 §3.7.1.3, with the multi-context rule of §3.7.1.1).
@@ -187,8 +182,8 @@ mod tests {
             let key = derive(&s2k, pw, 16, &Limits::default()).unwrap();
             assert_eq!(hex::encode(key.as_slice()), v["s2k_derived_key"].as_str().unwrap());
         }
-        assert_eq!(decode_count(0xff), 65_011_712);
-        assert_eq!(decode_count(0), 1024);
+        assert_eq!(count_octets(0xff), 65_011_712);
+        assert_eq!(count_octets(0), 1024);
     }
 
     /// Cross-checks the counting and multi-context rules against a direct construction.

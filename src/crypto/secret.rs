@@ -18,6 +18,7 @@ macro_rules! secret_array {
 
         impl $name {
             /// The secret octets.
+            #[allow(dead_code, reason = "not every secret type is read through a borrowed view")]
             pub(crate) fn as_bytes(&self) -> &[u8; $len] {
                 &self.0
             }

@@ -25,10 +25,6 @@ pub(crate) struct ValidKey<'a> {
     pub(crate) key: &'a PublicKeyPacket,
     pub(crate) fingerprint: Fingerprint,
     pub(crate) flags: u8,
-    /// The binding (or direct-key) signature that gave these properties.
-    pub(crate) binding: &'a SignaturePacket,
-    /// Index into `cert.subkeys`, `None` for the primary key.
-    pub(crate) subkey_index: Option<usize>,
 }
 
 /// Is `sig` alive at `t` (creation time ≤ t < expiration), made no earlier than `key_created`?
@@ -161,17 +157,11 @@ impl Cert {
         if !key_alive(primary, binding, t) {
             return Err(Error::KeyUnusable("certificate is expired"));
         }
-        Ok(ValidKey {
-            key: primary,
-            fingerprint: self.fingerprint,
-            flags: first_flags(binding),
-            binding,
-            subkey_index: None,
-        })
+        Ok(ValidKey { key: primary, fingerprint: self.fingerprint, flags: first_flags(binding) })
     }
 
     /// A subkey as a [`ValidKey`] at `t`, if validly bound, unrevoked and unexpired.
-    fn subkey_at<'a>(&'a self, index: usize, sub: &'a SubkeyBinding, t: u32) -> Option<ValidKey<'a>> {
+    fn subkey_at<'a>(&'a self, sub: &'a SubkeyBinding, t: u32) -> Option<ValidKey<'a>> {
         let primary = &self.primary;
         let signed = Signed::Subkey(primary, &sub.key);
         if sub.key.creation_time > t
@@ -186,13 +176,7 @@ impl Cert {
         if !key_alive(&sub.key, binding, t) {
             return None;
         }
-        Some(ValidKey {
-            key: &sub.key,
-            fingerprint: sub.fingerprint,
-            flags: first_flags(binding),
-            binding,
-            subkey_index: Some(index),
-        })
+        Some(ValidKey { key: &sub.key, fingerprint: sub.fingerprint, flags: first_flags(binding) })
     }
 
     /// Every key (primary first) valid at `t`. Empty if the primary key itself is not.
@@ -201,7 +185,7 @@ impl Cert {
             return Vec::new();
         };
         let mut out = vec![primary];
-        out.extend(self.subkeys.iter().enumerate().filter_map(|(i, s)| self.subkey_at(i, s, t)));
+        out.extend(self.subkeys.iter().filter_map(|s| self.subkey_at(s, t)));
         out
     }
 
@@ -356,7 +340,8 @@ mod tests {
         tsk.cert.subkeys[0].sigs.push(binding);
         // The newer binding is invalid, so the older (encryption) binding still decides.
         let keys = tsk.cert.valid_keys_at(T0 + 10);
-        let sub_key = keys.iter().find(|k| k.subkey_index == Some(0)).unwrap();
+        let sub_fp = tsk.cert.subkeys[0].fingerprint;
+        let sub_key = keys.iter().find(|k| k.fingerprint == sub_fp).unwrap();
         assert_eq!(sub_key.flags & flags::SIGN, 0);
         assert_ne!(sub_key.flags & flags::ENCRYPT_STORAGE, 0);
     }

@@ -18,11 +18,6 @@ impl<'a> Reader<'a> {
         Self { buf, context }
     }
 
-    /// Octets not yet consumed.
-    pub(crate) fn remaining(&self) -> usize {
-        self.buf.len()
-    }
-
     /// True when every octet has been consumed.
     pub(crate) fn is_empty(&self) -> bool {
         self.buf.is_empty()
@@ -37,11 +32,6 @@ impl<'a> Reader<'a> {
         let (&first, rest) = self.buf.split_first().ok_or_else(|| self.truncated())?;
         self.buf = rest;
         Ok(first)
-    }
-
-    /// A big-endian 16-bit number.
-    pub(crate) fn be_u16(&mut self) -> Result<u16> {
-        Ok(u16::from_be_bytes(self.array::<2>()?))
     }
 
     /// A big-endian 32-bit number.
@@ -92,7 +82,7 @@ mod tests {
     fn reads_and_bounds() {
         let mut r = Reader::new(&[1, 0, 2, 0, 0, 0, 3, 9, 9], "test");
         assert_eq!(r.u8().unwrap(), 1);
-        assert_eq!(r.be_u16().unwrap(), 2);
+        assert_eq!(r.array::<2>().unwrap(), [0, 2]);
         assert_eq!(r.be_u32().unwrap(), 3);
         assert!(matches!(r.take(3), Err(Error::Truncated("test"))));
         assert_eq!(r.take(1).unwrap(), &[9]);

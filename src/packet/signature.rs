@@ -272,6 +272,7 @@ impl SignaturePacket {
             .fold(15usize, usize::saturating_add)
     }
 
+    #[allow(dead_code, reason = "uniform serialization interface (STYLE §2); used by the round-trip tests")]
     /// The serialized body.
     pub(crate) fn to_vec(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.encoded_len());
@@ -322,6 +323,7 @@ impl SignaturePacket {
         })
     }
 
+    #[allow(dead_code, reason = "certificate preference accessor for key maintenance (issue 5)")]
     /// Features octets (hashed area only).
     pub(crate) fn features(&self) -> Option<&[u8]> {
         self.find_hashed(|d| match d {
@@ -338,6 +340,7 @@ impl SignaturePacket {
         })
     }
 
+    #[allow(dead_code, reason = "certificate preference accessor for key maintenance (issue 5)")]
     /// Preferred symmetric ciphers (hashed area only).
     pub(crate) fn preferred_symmetric(&self) -> Option<&[u8]> {
         self.find_hashed(|d| match d {
@@ -346,6 +349,7 @@ impl SignaturePacket {
         })
     }
 
+    #[allow(dead_code, reason = "certificate preference accessor for key maintenance (issue 5)")]
     /// Preferred hash algorithms (hashed area only).
     pub(crate) fn preferred_hash(&self) -> Option<&[u8]> {
         self.find_hashed(|d| match d {

@@ -1,21 +1,22 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code, reason = "each test binary uses a different subset")]
+#![allow(clippy::unwrap_used, clippy::panic, reason = "test helpers fail the test by panicking")]
 
 use std::io::Read;
 
 /// Reads a file from `tests/data/`.
-pub fn data(name: &str) -> Vec<u8> {
+pub(crate) fn data(name: &str) -> Vec<u8> {
     let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
 /// Reads a JSON file from `tests/data/`.
-pub fn json(name: &str) -> serde_json::Value {
+pub(crate) fn json(name: &str) -> serde_json::Value {
     serde_json::from_slice(&data(name)).unwrap()
 }
 
 /// A hex string field of a JSON object, decoded.
-pub fn hex_field(v: &serde_json::Value, path: &[&str]) -> Vec<u8> {
+pub(crate) fn hex_field(v: &serde_json::Value, path: &[&str]) -> Vec<u8> {
     let mut cur = v;
     for p in path {
         cur = &cur[*p];
@@ -24,8 +25,8 @@ pub fn hex_field(v: &serde_json::Value, path: &[&str]) -> Vec<u8> {
 }
 
 /// Removes armor (or passes binary through).
-pub fn dearmor(bytes: &[u8]) -> Vec<u8> {
+pub(crate) fn dearmor(bytes: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
-    sixpgp::ArmorReader::new(bytes).read_to_end(&mut out).unwrap();
+    let _ = sixpgp::ArmorReader::new(bytes).read_to_end(&mut out).unwrap();
     out
 }
