@@ -506,3 +506,16 @@ proptest! {
         let _ = dearmor(&prefixed);
     }
 }
+
+#[cfg(feature = "fuzzing")]
+#[test]
+fn fuzz_corpus_replays() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/corpus/armor");
+    let mut count = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let input = std::fs::read(entry.unwrap().path()).unwrap();
+        sixpgp::fuzzing::armor(&input);
+        count += 1;
+    }
+    assert!(count >= 5);
+}

@@ -575,8 +575,25 @@ fn push_run(b64: &mut Vec<u8>, padded: &mut bool, run: &[u8]) -> Result<()> {
 }
 
 /// A character of the base64 alphabet, or the padding `=`.
-const fn is_base64(b: u8) -> bool {
-    matches!(b, b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'+' | b'/' | b'=')
+fn is_base64(b: u8) -> bool {
+    // A table: this runs once per input octet.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "evaluated at compile time, with an index below 256 into a 256-entry table"
+    )]
+    const TABLE: [bool; 256] = {
+        let mut table = [false; 256];
+        let mut i = 0_u8;
+        loop {
+            table[i as usize] =
+                matches!(i, b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'+' | b'/' | b'=');
+            if i == u8::MAX {
+                break table;
+            }
+            i += 1;
+        }
+    };
+    TABLE.get(usize::from(b)).copied().unwrap_or(false)
 }
 
 /// Whitespace allowed before the armor or binary data.
