@@ -500,6 +500,30 @@ proptest! {
     }
 
     #[test]
+    fn mutated_armor_reads_the_same_at_any_read_size(
+        edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0_u8..3), 1..4),
+        which in any::<prop::sample::Index>(),
+    ) {
+        let ((_, text), _) = VECTORS[which.index(VECTORS.len())];
+        let mut input = text.as_bytes().to_vec();
+        for (at, byte, op) in edits {
+            let at = at.index(input.len());
+            match op {
+                0 => input[at] = byte,
+                1 => input.insert(at, byte),
+                _ => { let _ = input.remove(at); }
+            }
+        }
+        let whole = dearmor(&input);
+        let bytewise = dearmor_bytewise(&input);
+        match (whole, bytewise) {
+            (Ok((_, a)), Ok(b)) => prop_assert_eq!(a, b),
+            (Err(a), Err(b)) => prop_assert_eq!(std::mem::discriminant(&a), std::mem::discriminant(&b)),
+            (a, b) => prop_assert!(false, "whole {:?} vs bytewise {:?}", a, b),
+        }
+    }
+
+    #[test]
     fn arbitrary_input_never_panics(input in proptest::collection::vec(any::<u8>(), 0..300)) {
         let _ = dearmor(&input);
         let prefixed = [&b"-----BEGIN PGP MESSAGE-----\n\n"[..], &input].concat();
