@@ -392,6 +392,18 @@ fn malformed_input_is_rejected() {
             "too much padding",
         ),
         (text.replacen("\n\n", "\n\nAB==\n", 1), "non-canonical bits"),
+        (
+            text.replacen("-----\n", &format!("-----{}\n", " ".repeat(2000)), 1),
+            "long BEGIN",
+        ),
+        (
+            insert_before_end(text, &format!("=AAAA{}", " ".repeat(2000))),
+            "long checksum",
+        ),
+        (
+            format!("{}{}\n", text.trim_end(), " ".repeat(2000)),
+            "long END",
+        ),
     ];
     for (input, what) in &cases {
         let result = dearmor(input.as_bytes());

@@ -42,8 +42,11 @@ const MAX_MARKER_LINE_LEN: usize = 1024;
 /// - A CRC24 line (`=` and four base64 characters) is accepted and ignored whether it is right,
 ///   wrong or absent: [RFC 9580 §6.1](https://www.rfc-editor.org/rfc/rfc9580#section-6.1) says
 ///   a reader MUST NOT reject data because of it.
-/// - The armor header section, BEGIN line included, is bounded by
-///   [`Limits::armor_header_len_limit`].
+/// - The armor header lines and the blank line after them are bounded together by
+///   [`Limits::armor_header_len_limit`] octets (line endings included); the BEGIN, checksum and
+///   END lines by 1024 octets each.
+/// - Armor headers must have the `Key: Value` shape (a colon is required) and the blank line
+///   after them is required, even when there are no headers.
 ///
 /// The reader stops right after the END line; [`into_inner`](Self::into_inner) gives back the
 /// source positioned there. Memory use is fixed (about 56 KiB), whatever the input size.
