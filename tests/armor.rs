@@ -305,6 +305,9 @@ fn malformed_input_is_rejected() {
         (text.replacen("\n\n", "\n\nAA==AAAA\n", 1), "data after padding"),
         (text.replacen("\n\n", "\n\nAA==\n==\n", 1), "too much padding"),
         (text.replacen("\n\n", "\n\nAB==\n", 1), "non-canonical bits"),
+        (text.replacen("-----\n", &format!("-----{}\n", " ".repeat(2000)), 1), "long BEGIN"),
+        (insert_before_end(text, &format!("=AAAA{}", " ".repeat(2000))), "long checksum"),
+        (format!("{}{}\n", text.trim_end(), " ".repeat(2000)), "long END"),
     ];
     for (input, what) in &cases {
         let result = dearmor(input.as_bytes());
@@ -388,9 +391,46 @@ proptest! {
     }
 
     #[test]
+    fn mutated_armor_reads_the_same_at_any_read_size(
+        edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0_u8..3), 1..4),
+        which in any::<prop::sample::Index>(),
+    ) {
+        let ((_, text), _) = VECTORS[which.index(VECTORS.len())];
+        let mut input = text.as_bytes().to_vec();
+        for (at, byte, op) in edits {
+            let at = at.index(input.len());
+            match op {
+                0 => input[at] = byte,
+                1 => input.insert(at, byte),
+                _ => { let _ = input.remove(at); }
+            }
+        }
+        let whole = dearmor(&input);
+        let bytewise = dearmor_bytewise(&input);
+        match (whole, bytewise) {
+            (Ok((_, a)), Ok(b)) => prop_assert_eq!(a, b),
+            (Err(a), Err(b)) => prop_assert_eq!(std::mem::discriminant(&a), std::mem::discriminant(&b)),
+            (a, b) => prop_assert!(false, "whole {:?} vs bytewise {:?}", a, b),
+        }
+    }
+
+    #[test]
     fn arbitrary_input_never_panics(input in proptest::collection::vec(any::<u8>(), 0..300)) {
         let _ = dearmor(&input);
         let prefixed = [&b"-----BEGIN PGP MESSAGE-----\n\n"[..], &input].concat();
         let _ = dearmor(&prefixed);
     }
+}
+
+#[cfg(feature = "fuzzing")]
+#[test]
+fn fuzz_corpus_replays() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/corpus/armor");
+    let mut count = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let input = std::fs::read(entry.unwrap().path()).unwrap();
+        sixpgp::fuzzing::armor(&input);
+        count += 1;
+    }
+    assert!(count >= 5);
 }

@@ -30,3 +30,8 @@ fn packet_corpus() {
 fn cert_corpus() {
     replay("cert", sixpgp::fuzzing::cert);
 }
+
+#[test]
+fn armor_corpus() {
+    replay("armor", sixpgp::fuzzing::armor);
+}

@@ -42,8 +42,11 @@ const MAX_MARKER_LINE_LEN: usize = 1024;
 /// - A CRC24 line (`=` and four base64 characters) is accepted and ignored whether it is right,
 ///   wrong or absent: [RFC 9580 §6.1](https://www.rfc-editor.org/rfc/rfc9580#section-6.1) says
 ///   a reader MUST NOT reject data because of it.
-/// - The armor header section, BEGIN line included, is bounded by
-///   [`Limits::armor_header_len_limit`].
+/// - The armor header lines and the blank line after them are bounded together by
+///   [`Limits::armor_header_len_limit`] octets (line endings included); the BEGIN, checksum and
+///   END lines by 1024 octets each.
+/// - Armor headers must have the `Key: Value` shape (a colon is required) and the blank line
+///   after them is required, even when there are no headers.
 ///
 /// The reader stops right after the END line; [`into_inner`](Self::into_inner) gives back the
 /// source positioned there. Memory use is fixed (about 56 KiB), whatever the input size.
@@ -475,6 +478,8 @@ impl<R: BufRead> fmt::Debug for ArmorReader<R> {
 
 /// `inner.fill_buf()`, retrying when interrupted.
 fn fill_buf<R: BufRead>(inner: &mut R) -> Result<&[u8]> {
+    // Retry until the source is not interrupted; the second call returns the buffered data
+    // (calling `fill_buf` on a non-empty buffer does no I/O).
     loop {
         match inner.fill_buf() {
             Ok(_) => break,
@@ -541,8 +546,24 @@ fn push_run(b64: &mut Vec<u8>, padded: &mut bool, run: &[u8]) -> Result<()> {
 }
 
 /// A character of the base64 alphabet, or the padding `=`.
-const fn is_base64(b: u8) -> bool {
-    matches!(b, b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'+' | b'/' | b'=')
+fn is_base64(b: u8) -> bool {
+    // A table: this runs once per input octet.
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "evaluated at compile time, with an index below 256 into a 256-entry table"
+    )]
+    const TABLE: [bool; 256] = {
+        let mut table = [false; 256];
+        let mut i = 0_u8;
+        loop {
+            table[i as usize] = matches!(i, b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'+' | b'/' | b'=');
+            if i == u8::MAX {
+                break table;
+            }
+            i += 1;
+        }
+    };
+    TABLE.get(usize::from(b)).copied().unwrap_or(false)
 }
 
 /// Whitespace allowed before the armor or binary data.
@@ -559,7 +580,125 @@ fn replay(err: &Error) -> Error {
         Error::LimitExceeded(limit) => Error::LimitExceeded(*limit),
         Error::InvalidArgument(what) => Error::InvalidArgument(what),
         Error::Decrypt => Error::Decrypt,
-        Error::Io(e) => Error::Io(io::Error::new(e.kind(), "armor: the source failed earlier")),
+        Error::Io(e) => {
+            // A replayed error must not invite a retry loop.
+            let kind = match e.kind() {
+                io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock => io::ErrorKind::Other,
+                kind => kind,
+            };
+            Error::Io(io::Error::new(kind, "armor: the source failed earlier"))
+        }
         _ => Error::malformed("armor: reader failed earlier"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn push_all(runs: &[&[u8]]) -> Result<Vec<u8>> {
+        let mut b64 = Vec::new();
+        let mut padded = false;
+        for run in runs {
+            push_run(&mut b64, &mut padded, run)?;
+        }
+        Ok(b64)
+    }
+
+    #[test]
+    fn padding_rules() {
+        assert!(push_all(&[b"AAAA", b"AA==", b""]).is_ok());
+        assert!(push_all(&[b"AAA=", b""]).is_ok());
+        assert!(push_all(&[b"AA", b"=", b"="]).is_ok());
+        assert!(push_all(&[b"A", b"A="]).is_ok());
+        assert!(push_all(&[b"A=="]).is_err(), "padding at the second character");
+        assert!(push_all(&[b"="]).is_err());
+        assert!(push_all(&[b"AA==="]).is_err());
+        assert!(push_all(&[b"AA==", b"="]).is_err());
+        assert!(push_all(&[b"AAA=", b"A"]).is_err());
+        assert!(push_all(&[b"AA=A"]).is_err());
+        assert!(push_all(&[b"AA=", b"A"]).is_err());
+    }
+
+    #[test]
+    fn memory_stays_bounded() {
+        // One 1 MiB base64 line.
+        let data: Vec<u8> = (0..768 * 1024_u32).map(|i| (i % 251) as u8).collect();
+        let armored = [
+            &b"-----BEGIN PGP MESSAGE-----\n\n"[..],
+            STANDARD.encode(&data).as_bytes(),
+            b"\n-----END PGP MESSAGE-----\n",
+        ]
+        .concat();
+        let mut r = ArmorReader::new(&armored[..]);
+        let mut out = Vec::new();
+        let mut buf = [0_u8; 5000];
+        loop {
+            let n = r.read(&mut buf).unwrap();
+            if n == 0 {
+                break;
+            }
+            out.extend_from_slice(&buf[..n]);
+            assert!(r.b64.capacity() <= B64_CAP);
+            assert_eq!(r.out.len(), OUT_CAP);
+        }
+        assert_eq!(out, data);
+        assert!(matches!(r.state, State::Done));
+    }
+
+    /// A source that fails with `Interrupted` before every refill of its 7-octet buffer.
+    struct Interrupting<'a> {
+        data: &'a [u8],
+        buffered: usize,
+        interrupt: bool,
+    }
+
+    impl Read for Interrupting<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.fill_buf()?.len().min(buf.len());
+            buf[..n].copy_from_slice(&self.data[..n]);
+            self.consume(n);
+            Ok(n)
+        }
+    }
+
+    impl BufRead for Interrupting<'_> {
+        fn fill_buf(&mut self) -> io::Result<&[u8]> {
+            if self.buffered == 0 {
+                self.interrupt = !self.interrupt;
+                if self.interrupt {
+                    return Err(io::ErrorKind::Interrupted.into());
+                }
+                self.buffered = self.data.len().min(7);
+            }
+            Ok(&self.data[..self.buffered])
+        }
+        fn consume(&mut self, amount: usize) {
+            self.data = &self.data[amount..];
+            self.buffered = self.buffered.checked_sub(amount).unwrap();
+        }
+    }
+
+    #[test]
+    fn interrupted_sources_are_retried() {
+        let armored = b"-----BEGIN PGP MESSAGE-----\nComment: x\n\nwgABAgMEBQYHCAkK\n=AAAA\n-----END PGP MESSAGE-----\n";
+        let mut r = ArmorReader::new(Interrupting { data: armored, buffered: 0, interrupt: false });
+        let mut out = Vec::new();
+        let _ = r.read_to_end(&mut out).unwrap();
+        assert_eq!(out, b"\xc2\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a");
+    }
+
+    #[test]
+    fn source_errors_poison() {
+        struct Broken;
+        impl Read for Broken {
+            fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+                Err(io::ErrorKind::BrokenPipe.into())
+            }
+        }
+        let mut r = ArmorReader::new(io::BufReader::new(Broken));
+        assert_eq!(r.read(&mut [0; 4]).unwrap_err().kind(), io::ErrorKind::BrokenPipe);
+        assert_eq!(r.read(&mut [0; 4]).unwrap_err().kind(), io::ErrorKind::BrokenPipe);
+        assert!(matches!(r.detect(), Err(Error::Io(_))));
     }
 }
