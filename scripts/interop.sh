@@ -113,13 +113,21 @@ for peer in "${PEERS[@]}"; do
     fi
   done
 
-  # 3. Password-encrypted messages, both directions.
+  # 3. Password-encrypted messages, both directions. Peers that default to SEIPDv1 for
+  #    password-only messages are asked for their RFC 9580 profile (sixsop reads SEIPDv2 only).
   echo -n "interop password" >"$WORK/pw"
-  if "$SIX" encrypt --with-password "$WORK/pw" <"$WORK/msg" >"$D/pct" 2>/dev/null; then
+  peer_enc_profile=()
+  if "$peer" list-profiles encrypt 2>/dev/null | grep -q '^rfc9580:'; then
+    peer_enc_profile=(--profile rfc9580)
+  fi
+  if echo probe | "$peer" encrypt "${peer_enc_profile[@]}" --with-password "$WORK/pw" >/dev/null 2>&1; then
+    "$SIX" encrypt --with-password "$WORK/pw" <"$WORK/msg" >"$D/pct"
     check "sixsop password-encrypts, $peer decrypts" sh -c \
       "'$peer' decrypt --with-password '$WORK/pw' <'$D/pct' | cmp -s - '$WORK/msg'"
-    check "$peer password-encrypts, sixsop decrypts" sh -c \
-      "'$peer' encrypt --with-password '$WORK/pw' <'$WORK/msg' >'$D/pct2' && '$SIX' decrypt --with-password '$WORK/pw' <'$D/pct2' | cmp -s - '$WORK/msg'"
+    check "$peer password-encrypts (${peer_enc_profile[*]:-default profile}), sixsop decrypts" sh -c \
+      "'$peer' encrypt ${peer_enc_profile[*]} --with-password '$WORK/pw' <'$WORK/msg' >'$D/pct2' && '$SIX' decrypt --with-password '$WORK/pw' <'$D/pct2' | cmp -s - '$WORK/msg'"
+  else
+    echo "  skip $peer does not support password encryption (SKESK)"
   fi
   fi # keys
 
