@@ -227,8 +227,12 @@ fn update_respects_signing_only_and_no_added_capabilities() {
     classic.update(KeyUpdate::new().no_added_capabilities(true).at(at(10))).unwrap();
     assert_eq!(classic.to_vec(), before);
 
-    let mut signer =
-        KeyBuilder::new(Profile::Rfc9580).user_id("S").creation_time(at(0)).signing_only(true).generate().unwrap();
+    let mut signer = KeyBuilder::new(Profile::Rfc9580)
+        .user_id("S")
+        .creation_time(at(0))
+        .signing_only(true)
+        .generate()
+        .unwrap();
     signer.update(KeyUpdate::new().signing_only(true).at(at(10))).unwrap();
     assert!(!signer.cert().can_encrypt_at(at(20)));
     signer.update(KeyUpdate::new().at(at(10))).unwrap();

@@ -220,3 +220,42 @@ impl Tsk {
         self.reissue_subkey(index, t, &mut rng, |hashed| set_key_expiration(hashed, seconds))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, UNIX_EPOCH};
+
+    use super::*;
+    use crate::crypto::PublicKeyAlgorithm;
+    use crate::key::cert::SubkeyBinding;
+    use crate::key::generate::new_key;
+    use crate::key::{KeyBuilder, Profile};
+
+    #[test]
+    fn a_signing_subkey_keeps_a_valid_back_signature_when_rebound() {
+        let at = |s: u64| UNIX_EPOCH + Duration::from_secs(1_750_000_000 + s);
+        let ts = |s: u64| to_timestamp(at(s));
+        let mut tsk = KeyBuilder::new(Profile::Rfc9580).user_id("A").creation_time(at(0)).generate().unwrap();
+        let mut rng = Rng::os();
+        let (key, secret) = new_key(PublicKeyAlgorithm::Ed25519, ts(0), &mut rng).unwrap();
+        let fp = Fingerprint::of(&key);
+        tsk.cert.subkeys.push(SubkeyBinding { key, fingerprint: fp, sigs: Vec::new() });
+        tsk.secrets.subkeys.push(Some(crate::packet::key::SecretKeyData::Plain(secret)));
+        let binding = tsk
+            .subkey_binding(1, ts(1), vec![sub(SubpacketData::KeyFlags(vec![flags::SIGN]))], &mut rng)
+            .unwrap();
+        assert!(binding.embedded_signature().is_some());
+        tsk.cert.subkeys[1].sigs.push(binding);
+        let signing = |tsk: &Tsk, t: u64| {
+            tsk.cert.keys_with_flags(ts(t), flags::SIGN).iter().any(|k| k.fingerprint == fp)
+        };
+        assert!(signing(&tsk, 2));
+
+        tsk.set_expiration(&fp, Some(at(100)), at(10)).unwrap();
+        assert!(signing(&tsk, 50), "the re-issued binding has a valid back-signature");
+        assert!(!signing(&tsk, 150));
+        // Without the subkey's secret, a signing binding cannot be re-issued.
+        tsk.secrets.subkeys[1] = None;
+        assert!(matches!(tsk.set_expiration(&fp, None, at(20)), Err(Error::KeyUnusable(_))));
+    }
+}

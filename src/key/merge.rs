@@ -139,3 +139,98 @@ impl Tsk {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::OnceLock;
+    use std::time::{Duration, UNIX_EPOCH};
+
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::key::{KeyBuilder, KeyUpdate, Profile, ReasonForRevocation};
+
+    const T0: u64 = 1_750_000_000;
+
+    /// A certificate with many components: two user IDs (one revoked, one certified by a third
+    /// party), an added subkey, a revoked subkey, re-issued bindings and a key revocation.
+    fn rich() -> &'static Cert {
+        static RICH: OnceLock<Cert> = OnceLock::new();
+        RICH.get_or_init(|| {
+            let at = |s: u64| UNIX_EPOCH + Duration::from_secs(T0 + s);
+            let mut tsk = KeyBuilder::new(Profile::Rfc9580)
+                .user_id("A <a@example.org>")
+                .user_id("B <b@example.org>")
+                .creation_time(at(0))
+                .generate()
+                .unwrap();
+            let ca = KeyBuilder::new(Profile::Rfc9580).user_id("CA").creation_time(at(0)).generate().unwrap();
+            let sub = tsk.cert.subkeys[0].fingerprint;
+            tsk.update(KeyUpdate::new().at(at(10))).unwrap();
+            tsk.set_expiration(&sub, Some(at(5000)), at(20)).unwrap();
+            tsk.revoke_subkey(&sub, ReasonForRevocation::Retired, "", at(30)).unwrap();
+            tsk.revoke_user_id(b"B <b@example.org>", ReasonForRevocation::UserIdInvalid, "", at(40)).unwrap();
+            let certified = ca.certify_user_id(&tsk.cert, b"A <a@example.org>", true, at(50)).unwrap();
+            tsk.merge_cert(certified).unwrap();
+            tsk.revoke(ReasonForRevocation::Superseded, "", at(60)).unwrap();
+            tsk.to_cert()
+        })
+    }
+
+    /// The part of `cert` that `mask` selects: bit i keeps the i-th signature (in a fixed
+    /// walk); components keep their key or user ID even with no signature left.
+    fn subset(cert: &Cert, mask: u64) -> Cert {
+        let mut i = 0u32;
+        let mut keep = |s: &SignaturePacket| {
+            let k = mask >> (i % 64) & 1 == 1;
+            i += 1;
+            let _ = s;
+            k
+        };
+        let mut out = cert.clone();
+        out.primary_sigs.retain(&mut keep);
+        for u in &mut out.user_ids {
+            u.sigs.retain(&mut keep);
+        }
+        for s in &mut out.subkeys {
+            s.sigs.retain(&mut keep);
+        }
+        out
+    }
+
+    fn canonical(cert: &Cert) -> Cert {
+        let mut c = cert.clone();
+        c.canonicalize();
+        c
+    }
+
+    #[test]
+    fn the_rich_certificate_is_canonical_after_one_merge() {
+        let c = canonical(rich());
+        assert_eq!(canonical(&c), c);
+        assert_eq!(Cert::from_bytes(&c.to_vec()).unwrap().merge(c.clone()).unwrap(), c);
+        // Nothing valid was dropped: the signature count stays.
+        let count = |c: &Cert| {
+            c.primary_sigs.len()
+                + c.user_ids.iter().map(|u| u.sigs.len()).sum::<usize>()
+                + c.subkeys.iter().map(|s| s.sigs.len()).sum::<usize>()
+        };
+        assert_eq!(count(&c), count(rich()));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+
+        #[test]
+        fn merge_is_commutative_idempotent_and_complete(a in any::<u64>(), b in any::<u64>()) {
+            let (x, y) = (subset(rich(), a), subset(rich(), b));
+            let xy = x.clone().merge(y.clone()).unwrap();
+            prop_assert_eq!(&xy, &y.clone().merge(x.clone()).unwrap());
+            prop_assert_eq!(&xy.clone().merge(xy.clone()).unwrap(), &xy);
+            prop_assert_eq!(&xy.clone().merge(y.clone()).unwrap(), &xy);
+            // Merging the complements gives back the whole certificate.
+            let whole = subset(rich(), a).merge(subset(rich(), !a)).unwrap();
+            prop_assert_eq!(whole, canonical(rich()));
+        }
+    }
+}

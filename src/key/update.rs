@@ -213,3 +213,45 @@ impl Tsk {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, UNIX_EPOCH};
+
+    use super::*;
+    use crate::key::KeyBuilder;
+
+    #[test]
+    fn self_signatures_without_preferences_are_refreshed() {
+        let at = |s: u64| UNIX_EPOCH + Duration::from_secs(1_750_000_000 + s);
+        let mut tsk = KeyBuilder::new(Profile::Pqc).user_id("A").creation_time(at(0)).generate().unwrap();
+        // Re-issue the primary's self-signatures without any preference subpacket.
+        tsk.reissue_primary(to_timestamp(at(5)), &mut Rng::os(), |hashed, _| {
+            hashed.retain(|s| matches!(s.data, SubpacketData::KeyFlags(_) | SubpacketData::PrimaryUserId(_)));
+        })
+        .unwrap();
+        let t = to_timestamp(at(6));
+        assert!(tsk.cert.direct_key_binding_at(t).is_some_and(is_deprecated));
+        assert!(tsk.cert.user_id_binding_at(0, t).is_some_and(is_deprecated));
+
+        // --no-added-capabilities leaves them alone; the default refreshes them.
+        tsk.update(KeyUpdate::new().no_added_capabilities(true).at(at(10))).unwrap();
+        assert!(tsk.cert.direct_key_binding_at(to_timestamp(at(11))).is_some_and(is_deprecated));
+        tsk.update(KeyUpdate::new().at(at(10))).unwrap();
+        let t = to_timestamp(at(11));
+        let direct = tsk.cert.direct_key_binding_at(t).unwrap();
+        assert!(!is_deprecated(direct));
+        assert!(!is_deprecated(tsk.cert.user_id_binding_at(0, t).unwrap()));
+        // Kept: the key flags; added: AES-256 first for the post-quantum subkey.
+        assert_eq!(direct.key_flags(), Some(&[flags::CERTIFY | flags::SIGN][..]));
+        assert_eq!(direct.preferred_symmetric().and_then(|p| p.first().copied()), Some(9));
+    }
+
+    #[test]
+    fn a_features_subpacket_without_seipdv2_gets_the_bit() {
+        let mut hashed = vec![sub(SubpacketData::Features(vec![0x01]))];
+        add_missing_preferences(&mut hashed, &preferences(Profile::Rfc9580, false));
+        assert_eq!(hashed.len(), 4);
+        assert!(hashed.iter().any(|s| s.data == SubpacketData::Features(vec![0x09])));
+    }
+}
