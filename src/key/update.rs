@@ -107,7 +107,7 @@ fn is_deprecated(sig: &SignaturePacket) -> bool {
         || sig.preferred_symmetric().is_none()
         || sig.preferred_aead().is_none()
         || sig.preferred_hash().is_none()
-        || !sig.features().is_some_and(|f| f.first().is_some_and(|b| b & FEATURES != 0))
+        || sig.features().is_none_or(|f| f.first().is_none_or(|b| b & FEATURES == 0))
 }
 
 /// Adds the missing preference subpackets of `defaults` to `hashed`, and the SEIPDv2 bit to
@@ -160,7 +160,7 @@ impl Tsk {
             .collect();
         let has_target = enc_keys.iter().any(|(_, ok)| *ok);
         let add =
-            !has_target && !update.no_added_capabilities && !(enc_keys.is_empty() && update.signing_only);
+            !(has_target || update.no_added_capabilities || (enc_keys.is_empty() && update.signing_only));
         if add {
             let (key, secret) = new_key(target, t, &mut rng)?;
             let fingerprint = Fingerprint::of(&key);
