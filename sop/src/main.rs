@@ -26,7 +26,11 @@ impl<'s> sop::SOP<'s> for SixSop {
     type Sigs = Sigs<'s>;
 
     fn spec_version(&'s self) -> &'static str {
-        "~draft-dkg-openpgp-stateless-cli-11"
+        // `~`: every subcommand of -11 is implemented, but the -15 options `encrypt --for` and
+        // `update-key --revoke-deprecated-keys` are not exposed by the `sop` 0.8 frontend.
+        "~draft-dkg-openpgp-stateless-cli-11\n\
+         All subcommands of -11 are implemented. The -15 options encrypt --for and\n\
+         update-key --revoke-deprecated-keys are not available through the sop 0.8 frontend."
     }
 
     fn version(&self) -> sop::Result<Box<dyn Version<'_>>> {

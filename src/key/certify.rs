@@ -43,7 +43,7 @@ impl Cert {
         self.primary_at(to_timestamp(t)).is_ok_and(|k| k.flags & flags::CERTIFY != 0)
     }
 
-    /// Is the user ID number `index` certified at `t` by `authority` (see the module rules)?
+    /// Is the user ID `u` certified at `t` by `authority` (see the module rules)?
     fn certified_by(&self, u: &UserIdBinding, authority: &Cert, t: u32) -> bool {
         let signed = Signed::UserId(&self.primary, u.user_id.as_bytes());
         let auth_fp = authority.fingerprint.as_bytes().as_slice();
