@@ -21,7 +21,7 @@ SIX="$SIXSOP"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-# SECTIONS=signatures runs only the signature checks (default: all).
+# SECTIONS="signatures lifecycle" runs only those sections (keys, signatures, lifecycle; default: all).
 SECTIONS=${SECTIONS:-all}
 want() { [ "$SECTIONS" = all ] || [[ " $SECTIONS " == *" $1 "* ]]; }
 
@@ -198,6 +198,102 @@ for peer in "${PEERS[@]}"; do
       done
     done
   fi # signatures
+
+  # ------------------------------------------------------------------------------------------
+  # 5. Lifecycle: revocation certificates and merged certificates cross in both directions
+  #    (the receiving side must refuse to encrypt to a revoked certificate), updated keys,
+  #    third-party certifications.
+  # ------------------------------------------------------------------------------------------
+  if want lifecycle; then
+    L="$D/lc"
+    mkdir -p "$L"
+    # Does the peer refuse to encrypt to its own revoked certificates? (msop 0.0.6 does not.)
+    enforces=yes
+    if "$peer" generate-key "Probe <probe@example.org>" >"$L/probe.key" 2>/dev/null \
+      && "$peer" revoke-key <"$L/probe.key" >"$L/probe.rev" 2>/dev/null \
+      && "$peer" encrypt "$L/probe.rev" <"$WORK/msg" >/dev/null 2>&1; then
+      enforces=no
+      echo "  note $peer encrypts to its own revoked certificates: its refusal checks are skipped"
+    fi
+    # check_refuses LABEL CERT: the peer must not encrypt to CERT (if it enforces revocations).
+    check_refuses() {
+      if [ "$enforces" = yes ]; then
+        check "$1" sh -c "! '$peer' encrypt '$2' <'$WORK/msg' >/dev/null 2>&1"
+      else
+        echo "  skip $1"
+      fi
+    }
+    # sixsop's key, revoked by sixsop.
+    "$SIX" generate-key "Six <six@example.org>" >"$L/six.key"
+    "$SIX" extract-cert <"$L/six.key" >"$L/six.cert"
+    "$SIX" revoke-key <"$L/six.key" >"$L/six.rev"
+    "$SIX" merge-certs "$L/six.rev" <"$L/six.cert" >"$L/six.merged"
+    check "$peer encrypts to the sixsop certificate before revocation" sh -c \
+      "'$peer' encrypt '$L/six.cert' <'$WORK/msg' >/dev/null"
+    check_refuses "$peer refuses to encrypt to a sixsop revoke-key output" "$L/six.rev"
+    check_refuses "$peer refuses to encrypt to a sixsop merge-certs of cert + revocation" "$L/six.merged"
+    if "$peer" merge-certs "$L/six.rev" <"$L/six.cert" >"$L/six.peer-merged" 2>/dev/null; then
+      check "sixsop refuses to encrypt to $peer's merge of a sixsop revocation (exit 17)" sh -c \
+        "'$SIX' encrypt '$L/six.peer-merged' <'$WORK/msg' >/dev/null 2>&1; test \$? -eq 17"
+      check_refuses "$peer refuses to encrypt to its merge of a sixsop revocation" "$L/six.peer-merged"
+    else
+      echo "  skip $peer merge-certs is not supported"
+    fi
+
+    # The peer's v6 key, revoked by the peer.
+    found=
+    for pprof in default performance rfc9580; do
+      if "$peer" generate-key --profile "$pprof" "Peer <peer@example.org>" >"$L/peer.key" 2>/dev/null \
+        && "$SIX" extract-cert <"$L/peer.key" >/dev/null 2>&1; then
+        found=$pprof
+        break
+      fi
+    done
+    if [ -n "$found" ]; then
+      "$peer" extract-cert <"$L/peer.key" >"$L/peer.cert"
+      if "$peer" revoke-key <"$L/peer.key" >"$L/peer.rev" 2>/dev/null; then
+        check "sixsop refuses to encrypt to a $peer revoke-key output (exit 17)" sh -c \
+          "'$SIX' encrypt '$L/peer.rev' <'$WORK/msg' >/dev/null 2>&1; test \$? -eq 17"
+        check "sixsop merge-certs of a $peer cert and its revocation" sh -c \
+          "'$SIX' merge-certs '$L/peer.rev' <'$L/peer.cert' >'$L/peer.merged'"
+        check_refuses "sixsop merge-certs of a $peer cert and its revocation: $peer refuses to encrypt" "$L/peer.merged"
+        check "sixsop merge-certs of a $peer cert and its revocation: sixsop refuses (exit 17)" sh -c \
+          "'$SIX' encrypt '$L/peer.merged' <'$WORK/msg' >/dev/null 2>&1; test \$? -eq 17"
+      else
+        echo "  skip $peer revoke-key is not supported"
+      fi
+      check "sixsop merge-certs of an unrevoked $peer cert stays usable for $peer" sh -c \
+        "'$SIX' merge-certs '$L/peer.cert' <'$L/peer.cert' >'$L/peer.self' && '$peer' encrypt '$L/peer.self' <'$WORK/msg' >'$L/ct' && '$peer' decrypt '$L/peer.key' <'$L/ct' | cmp -s - '$WORK/msg'"
+    else
+      echo "  skip $peer makes no v6 key sixsop reads"
+    fi
+
+    # sixsop update-key adds an ML-KEM-768+X25519 subkey to a classic key.
+    "$SIX" generate-key "Up <up@example.org>" >"$L/up.key"
+    "$SIX" update-key <"$L/up.key" >"$L/up2.key"
+    "$SIX" extract-cert <"$L/up2.key" >"$L/up2.cert"
+    check "$peer encrypts to a sixsop-updated (PQC subkey added) cert, sixsop decrypts" sh -c \
+      "'$peer' encrypt '$L/up2.cert' <'$WORK/msg' >'$L/ct' && '$SIX' decrypt '$L/up2.key' <'$L/ct' | cmp -s - '$WORK/msg'"
+    check "$peer reads a sixsop-updated key and decrypts what sixsop encrypts" sh -c \
+      "'$SIX' encrypt '$L/up2.cert' <'$WORK/msg' >'$L/ct' && '$peer' decrypt '$L/up2.key' <'$L/ct' | cmp -s - '$WORK/msg'"
+
+    # Third-party certifications, each way.
+    "$SIX" generate-key "Target <target@example.org>" >"$L/t.key"
+    "$SIX" extract-cert <"$L/t.key" >"$L/t.cert"
+    "$SIX" certify-userid --userid "Target <target@example.org>" "$L/six.key" <"$L/t.cert" >"$L/t.by-six" 2>/dev/null
+    if "$peer" validate-userid "Target <target@example.org>" "$L/six.cert" <"$L/t.cert" >/dev/null 2>&1; then
+      bad "$peer validates an uncertified user ID (cannot test certifications)"
+    elif [ -n "$found" ] && "$peer" certify-userid --userid "Target <target@example.org>" "$L/peer.key" <"$L/t.cert" >"$L/t.by-peer" 2>/dev/null; then
+      check "$peer validates a sixsop certification" sh -c \
+        "'$peer' validate-userid 'Target <target@example.org>' '$L/six.cert' <'$L/t.by-six'"
+      check "sixsop validates a $peer certification" sh -c \
+        "'$SIX' validate-userid 'Target <target@example.org>' '$L/peer.cert' <'$L/t.by-peer'"
+      check "sixsop validates a $peer certification by addr-spec" sh -c \
+        "'$SIX' validate-userid --addr-spec-only target@example.org '$L/peer.cert' <'$L/t.by-peer'"
+    else
+      echo "  skip $peer certify-userid/validate-userid are not supported"
+    fi
+  fi # lifecycle
 done
 
 echo

@@ -5,19 +5,26 @@
 //! algorithms this crate does not implement; it stays usable through the keys it knows.
 
 mod cert;
+mod certify;
+mod expire;
 mod fingerprint;
 mod generate;
+mod merge;
 mod parse;
 mod profile;
+mod revoke;
 pub(crate) mod select;
 pub(crate) mod sig;
 mod tsk;
+mod update;
 
 pub use cert::Cert;
 pub use fingerprint::{Fingerprint, KeyId};
 pub use generate::KeyBuilder;
 pub use profile::Profile;
+pub use revoke::ReasonForRevocation;
 pub use tsk::Tsk;
+pub use update::KeyUpdate;
 
 /// Key flags (RFC 9580 §5.2.3.29), first octet.
 pub(crate) mod flags {

@@ -48,7 +48,7 @@ pub use crate::armor::{ArmorKind, ArmorReader, ArmorWriter};
 pub use crate::crypto::secret::{Password, SessionKey};
 pub use crate::crypto::{AeadAlgorithm, HashAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm};
 pub use crate::error::{Error, Limit, Malformed, Result, Unsupported};
-pub use crate::key::{Cert, Fingerprint, KeyBuilder, KeyId, Profile, Tsk};
+pub use crate::key::{Cert, Fingerprint, KeyBuilder, KeyId, KeyUpdate, Profile, ReasonForRevocation, Tsk};
 pub use crate::limits::Limits;
 pub use crate::message::cleartext::{CleartextMessage, CleartextSignWriter, is_cleartext_signed};
 pub use crate::message::hashing::SignatureMode;

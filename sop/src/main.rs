@@ -26,7 +26,11 @@ impl<'s> sop::SOP<'s> for SixSop {
     type Sigs = Sigs<'s>;
 
     fn spec_version(&'s self) -> &'static str {
-        "~draft-dkg-openpgp-stateless-cli-11"
+        // `~`: every subcommand of -11 is implemented, but the -15 options `encrypt --for` and
+        // `update-key --revoke-deprecated-keys` are not exposed by the `sop` 0.8 frontend.
+        "~draft-dkg-openpgp-stateless-cli-11\n\
+         All subcommands of -11 are implemented. The -15 options encrypt --for and\n\
+         update-key --revoke-deprecated-keys are not available through the sop 0.8 frontend."
     }
 
     fn version(&self) -> sop::Result<Box<dyn Version<'_>>> {
@@ -42,7 +46,7 @@ impl<'s> sop::SOP<'s> for SixSop {
     }
 
     fn revoke_key(&'s self) -> sop::Result<Box<dyn RevokeKey<'s, Self, Self::Certs, Self::Keys> + 's>> {
-        Err(sop::errors::Error::NotImplemented)
+        Ok(Box::new(cmd::revoke_key::RevokeKeyCmd::new(self)))
     }
 
     fn extract_cert(&'s self) -> sop::Result<Box<dyn ExtractCert<'s, Self, Self::Certs, Self::Keys> + 's>> {
@@ -50,21 +54,21 @@ impl<'s> sop::SOP<'s> for SixSop {
     }
 
     fn update_key(&'s self) -> sop::Result<Box<dyn UpdateKey<'s, Self, Self::Certs, Self::Keys> + 's>> {
-        Err(sop::errors::Error::NotImplemented)
+        Ok(Box::new(cmd::update_key::UpdateKeyCmd::new(self)))
     }
 
     fn merge_certs(&'s self) -> sop::Result<Box<dyn MergeCerts<'s, Self, Self::Certs> + 's>> {
-        Err(sop::errors::Error::NotImplemented)
+        Ok(Box::new(cmd::merge_certs::MergeCertsCmd::new(self)))
     }
 
     fn certify_userid(
         &'s self,
     ) -> sop::Result<Box<dyn CertifyUserID<'s, Self, Self::Certs, Self::Keys> + 's>> {
-        Err(sop::errors::Error::NotImplemented)
+        Ok(Box::new(cmd::certify_userid::CertifyUserIdCmd::new(self)))
     }
 
     fn validate_userid(&'s self) -> sop::Result<Box<dyn ValidateUserID<'s, Self, Self::Certs> + 's>> {
-        Err(sop::errors::Error::NotImplemented)
+        Ok(Box::new(cmd::validate_userid::ValidateUserIdCmd::new()))
     }
 
     fn sign(&'s self) -> sop::Result<Box<dyn Sign<'s, Self, Self::Keys, Self::Sigs> + 's>> {

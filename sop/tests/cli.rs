@@ -19,9 +19,10 @@ fn run(args: &[&str], stdin: &[u8], dir: &Path) -> Output {
         .spawn()
         .unwrap();
     let mut input = child.stdin.take().unwrap();
-    // A subcommand that fails early exits without reading its input: a broken pipe here is
-    // not a test failure (the exit code is what the test checks).
-    let _ = input.write_all(stdin);
+    // A child that fails early (an exit-code test) may close its stdin first.
+    if let Err(e) = input.write_all(stdin) {
+        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
+    }
     drop(input);
     child.wait_with_output().unwrap()
 }

@@ -21,7 +21,7 @@ use crate::packet::subpacket::{Subpacket, SubpacketData};
 use crate::packet::user_id::UserId;
 
 /// Features subpacket value: SEIPDv2 only (RFC 9580 §5.2.3.32). We never read SEIPDv1.
-const FEATURES: u8 = 0x08;
+pub(crate) const FEATURES: u8 = 0x08;
 
 /// Builds a new v6 key.
 ///
@@ -118,24 +118,8 @@ impl KeyBuilder {
 
         // Properties of the whole key go on the direct-key signature (RFC 9580 §5.2.3.10); the
         // same preferences are repeated on user ID self-signatures for older readers.
-        let mut key_props = vec![
-            sub(SubpacketData::KeyFlags(vec![flags::CERTIFY | flags::SIGN])),
-            sub(SubpacketData::PreferredSymmetric(symmetric_prefs(pqc))),
-            sub(SubpacketData::PreferredAead(
-                self.profile
-                    .aead_preferences(pqc)
-                    .into_iter()
-                    .map(|(s, a)| (u8::from(s), u8::from(a)))
-                    .collect(),
-            )),
-            sub(SubpacketData::PreferredHash(vec![
-                u8::from(HashAlgorithm::Sha512),
-                u8::from(HashAlgorithm::Sha256),
-                u8::from(HashAlgorithm::Sha3_512),
-                u8::from(HashAlgorithm::Sha3_256),
-            ])),
-            sub(SubpacketData::Features(vec![FEATURES])),
-        ];
+        let mut key_props = vec![sub(SubpacketData::KeyFlags(vec![flags::CERTIFY | flags::SIGN]))];
+        key_props.extend(preferences(self.profile, pqc));
         if let Some(exp) = expiration {
             key_props.push(critical(SubpacketData::KeyExpirationTime(exp)));
         }
@@ -214,6 +198,24 @@ impl KeyBuilder {
     }
 }
 
+/// The preference subpackets a key of `profile` advertises (symmetric ciphers, AEAD
+/// ciphersuites, hashes, features); `pqc` if its encryption subkey is post-quantum.
+pub(crate) fn preferences(profile: Profile, pqc: bool) -> Vec<Subpacket> {
+    vec![
+        sub(SubpacketData::PreferredSymmetric(symmetric_prefs(pqc))),
+        sub(SubpacketData::PreferredAead(
+            profile.aead_preferences(pqc).into_iter().map(|(s, a)| (u8::from(s), u8::from(a))).collect(),
+        )),
+        sub(SubpacketData::PreferredHash(vec![
+            u8::from(HashAlgorithm::Sha512),
+            u8::from(HashAlgorithm::Sha256),
+            u8::from(HashAlgorithm::Sha3_512),
+            u8::from(HashAlgorithm::Sha3_256),
+        ])),
+        sub(SubpacketData::Features(vec![FEATURES])),
+    ]
+}
+
 fn symmetric_prefs(pqc: bool) -> Vec<u8> {
     let (a, b) = if pqc {
         (SymmetricAlgorithm::Aes256, SymmetricAlgorithm::Aes128)
@@ -224,7 +226,10 @@ fn symmetric_prefs(pqc: bool) -> Vec<u8> {
 }
 
 /// Generates a key pair of `algorithm`.
-fn new_key(
+///
+/// # Errors
+/// `Unsupported` for an algorithm this crate cannot generate; RNG failures.
+pub(crate) fn new_key(
     algorithm: PublicKeyAlgorithm,
     created: u32,
     rng: &mut Rng,

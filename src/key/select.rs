@@ -11,6 +11,7 @@
 
 use std::time::SystemTime;
 
+use crate::crypto::PublicKeyAlgorithm;
 use crate::error::{Error, Result};
 use crate::key::cert::{Cert, SubkeyBinding};
 use crate::key::fingerprint::Fingerprint;
@@ -60,7 +61,7 @@ fn first_flags(sig: &SignaturePacket) -> u8 {
 }
 
 /// Is any of `sigs` a valid revocation of `signed` at `t`?
-fn revoked(
+pub(crate) fn revoked(
     primary: &PublicKeyPacket,
     sigs: &[SignaturePacket],
     sig_type: SignatureType,
@@ -91,7 +92,7 @@ fn newest_valid<'a>(
     candidates.into_iter().find(|s| verify(s))
 }
 
-const CERTIFICATIONS: [SignatureType; 4] = [
+pub(crate) const CERTIFICATIONS: [SignatureType; 4] = [
     SignatureType::PositiveCertification,
     SignatureType::CasualCertification,
     SignatureType::PersonaCertification,
@@ -134,6 +135,39 @@ impl Cert {
         best
     }
 
+    /// The newest valid direct-key self-signature at `t`, ignoring key expiration.
+    pub(crate) fn direct_key_binding_at(&self, t: u32) -> Option<&SignaturePacket> {
+        let primary = &self.primary;
+        newest_valid(&self.primary_sigs, &[SignatureType::DirectKey], primary.creation_time, t, |s| {
+            sig::verify(primary, s, Signed::Key(primary)).is_ok()
+        })
+    }
+
+    /// The newest valid self-certification of user ID number `index` at `t`, if the user ID is
+    /// not revoked.
+    pub(crate) fn user_id_binding_at(&self, index: usize, t: u32) -> Option<&SignaturePacket> {
+        let primary = &self.primary;
+        let u = self.user_ids.get(index)?;
+        let signed = Signed::UserId(primary, u.user_id.as_bytes());
+        if revoked(primary, &u.sigs, SignatureType::CertificationRevocation, signed, t) {
+            return None;
+        }
+        newest_valid(&u.sigs, &CERTIFICATIONS, primary.creation_time, t, |s| {
+            sig::verify(primary, s, signed).is_ok()
+        })
+    }
+
+    /// The newest valid binding of subkey number `index` at `t` (back-signature included),
+    /// ignoring key expiration and revocation.
+    pub(crate) fn subkey_binding_at(&self, index: usize, t: u32) -> Option<&SignaturePacket> {
+        let primary = &self.primary;
+        let sub = self.subkeys.get(index)?;
+        let signed = Signed::Subkey(primary, &sub.key);
+        newest_valid(&sub.sigs, &[SignatureType::SubkeyBinding], sub.key.creation_time, t, |s| {
+            sig::verify(primary, s, signed).is_ok() && back_signature_ok(s, primary, &sub.key, t)
+        })
+    }
+
     /// Checks that the primary key is usable at `t`: self-signed, not revoked, not expired.
     ///
     /// # Errors
@@ -161,7 +195,7 @@ impl Cert {
     }
 
     /// A subkey as a [`ValidKey`] at `t`, if validly bound, unrevoked and unexpired.
-    fn subkey_at<'a>(&'a self, sub: &'a SubkeyBinding, t: u32) -> Option<ValidKey<'a>> {
+    pub(crate) fn subkey_at<'a>(&'a self, sub: &'a SubkeyBinding, t: u32) -> Option<ValidKey<'a>> {
         let primary = &self.primary;
         let signed = Signed::Subkey(primary, &sub.key);
         if sub.key.creation_time > t
@@ -200,6 +234,16 @@ impl Cert {
         !self
             .keys_with_flags(to_timestamp(t), flags::ENCRYPT_COMMUNICATIONS | flags::ENCRYPT_STORAGE)
             .is_empty()
+    }
+
+    /// The fingerprints and algorithms of the keys valid for encryption at `t`: the keys
+    /// [`Encryptor`](crate::Encryptor) encrypts to.
+    #[must_use]
+    pub fn encryption_keys_at(&self, t: SystemTime) -> Vec<(Fingerprint, PublicKeyAlgorithm)> {
+        self.keys_with_flags(to_timestamp(t), flags::ENCRYPT_COMMUNICATIONS | flags::ENCRYPT_STORAGE)
+            .iter()
+            .map(|k| (k.fingerprint, k.key.algorithm))
+            .collect()
     }
 
     /// Is there a key valid for signing at `t`?
