@@ -323,7 +323,6 @@ impl SignaturePacket {
         })
     }
 
-    #[allow(dead_code, reason = "certificate preference accessor for key maintenance (issue 5)")]
     /// Features octets (hashed area only).
     pub(crate) fn features(&self) -> Option<&[u8]> {
         self.find_hashed(|d| match d {
@@ -340,7 +339,6 @@ impl SignaturePacket {
         })
     }
 
-    #[allow(dead_code, reason = "certificate preference accessor for key maintenance (issue 5)")]
     /// Preferred symmetric ciphers (hashed area only).
     pub(crate) fn preferred_symmetric(&self) -> Option<&[u8]> {
         self.find_hashed(|d| match d {
@@ -349,7 +347,6 @@ impl SignaturePacket {
         })
     }
 
-    #[allow(dead_code, reason = "certificate preference accessor for key maintenance (issue 5)")]
     /// Preferred hash algorithms (hashed area only).
     pub(crate) fn preferred_hash(&self) -> Option<&[u8]> {
         self.find_hashed(|d| match d {
