@@ -638,3 +638,137 @@ impl<R: BufRead> Read for DecryptReader<'_, R> {
         Ok(n)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+    use crate::crypto::secret::SessionKey;
+    use crate::key::{KeyBuilder, Profile, from_timestamp};
+    use crate::message::literal::LiteralWriter;
+    use crate::message::seipd::SeipdWriter;
+    use crate::message::sign::Signer;
+    use crate::message::verify::VerificationStatus;
+    use crate::packet::literal::LiteralHeader;
+    use crate::packet::partial::PartialBodyWriter;
+
+    const T0: u32 = 1_750_000_000;
+    const KEY: [u8; 16] = [7; 16];
+
+    fn key(name: &str) -> Tsk {
+        KeyBuilder::new(Profile::Rfc9580).user_id(name).creation_time(from_timestamp(T0)).generate().unwrap()
+    }
+
+    /// `inner` (the packets inside the encryption) in a SEIPDv2 packet under `KEY`.
+    fn encrypt_raw(inner: &[u8]) -> Vec<u8> {
+        let framed = PartialBodyWriter::new(Vec::new(), Tag::Seipd);
+        let session_key = SessionKey::from_bytes(&KEY);
+        let mut w = SeipdWriter::new(
+            framed,
+            &session_key,
+            SymmetricAlgorithm::Aes128,
+            AeadAlgorithm::Ocb,
+            0,
+            [1; 32],
+        )
+        .unwrap();
+        w.write_all(inner).unwrap();
+        w.finish().unwrap().finish().unwrap()
+    }
+
+    fn decrypt_verify(msg: &[u8], certs: &[Cert]) -> Result<(Vec<u8>, Vec<Verification>)> {
+        let mut r = Decryptor::new([])
+            .session_key(SessionKey::from_bytes(&KEY), Some(SymmetricAlgorithm::Aes128))
+            .verify_with(certs)
+            .at(from_timestamp(T0 + 200))
+            .reader(msg)?;
+        let mut out = Vec::new();
+        let _ = r.read_to_end(&mut out).map_err(Error::from_io)?;
+        Ok((out, r.finish()?.verifications))
+    }
+
+    fn signer(tsk: &Tsk) -> Signer<'_> {
+        Signer::new().key(tsk).creation_time(from_timestamp(T0 + 100))
+    }
+
+    #[test]
+    fn tampered_signature_is_bad_but_the_message_decrypts() {
+        let alice = key("Alice <alice@example.org>");
+        let certs = [alice.to_cert()];
+        let mut w = signer(&alice).inline_writer(Vec::new()).unwrap();
+        w.write_all(b"signed data").unwrap();
+        let inner = w.finish().unwrap();
+        let (out, v) = decrypt_verify(&encrypt_raw(&inner), &certs).unwrap();
+        assert_eq!(out, b"signed data");
+        assert!(v[0].is_good());
+        // Flip a bit of the Ed25519 signature (the last octets of the message).
+        let mut bad = inner.clone();
+        *bad.last_mut().unwrap() ^= 0x01;
+        let (out, v) = decrypt_verify(&encrypt_raw(&bad), &certs).unwrap();
+        assert_eq!(out, b"signed data");
+        assert!(matches!(v[0].status(), VerificationStatus::Bad(_)), "{v:?}");
+        // Flip a bit of the salt in the signature: it no longer matches its one-pass signature.
+        // (The last salt octet is just before the 64-octet Ed25519 signature.)
+        let last_salt_octet = inner.len() - 64 - 1;
+        let mut bad = inner.clone();
+        bad[last_salt_octet] ^= 0x01;
+        let (_, v) = decrypt_verify(&encrypt_raw(&bad), &certs).unwrap();
+        assert!(!v[0].is_good(), "{v:?}");
+    }
+
+    #[test]
+    fn prefixed_and_one_pass_signatures_are_both_verified() {
+        let alice = key("Alice <alice@example.org>");
+        let bob = key("Bob <bob@example.org>");
+        let certs = [alice.to_cert(), bob.to_cert()];
+        // Bob's signature placed before Alice's one-pass signed message (RFC 9580 §10.3).
+        let mut d = signer(&bob).detached().unwrap();
+        d.write_all(b"payload").unwrap();
+        let mut inner = d.finish().unwrap();
+        let mut w = signer(&alice).inline_writer(Vec::new()).unwrap();
+        w.write_all(b"payload").unwrap();
+        inner.extend(w.finish().unwrap());
+        let (out, v) = decrypt_verify(&encrypt_raw(&inner), &certs).unwrap();
+        assert_eq!(out, b"payload");
+        assert_eq!(v.len(), 2);
+        assert!(v.iter().all(Verification::is_good), "{v:?}");
+        assert_eq!(v[0].cert(), Some(bob.fingerprint()));
+        assert_eq!(v[1].cert(), Some(alice.fingerprint()));
+
+        // Only a prefixed signature over a plain literal packet.
+        let mut d = signer(&bob).detached().unwrap();
+        d.write_all(b"payload").unwrap();
+        let mut inner = d.finish().unwrap();
+        let mut l = LiteralWriter::new(Vec::new(), &LiteralHeader::binary()).unwrap();
+        l.write_all(b"payload").unwrap();
+        inner.extend(l.finish().unwrap());
+        let (_, v) = decrypt_verify(&encrypt_raw(&inner), &certs).unwrap();
+        assert_eq!(v.len(), 1);
+        assert!(v[0].is_good());
+    }
+
+    #[test]
+    fn structure_errors_are_errors_with_or_without_verification() {
+        let alice = key("Alice <alice@example.org>");
+        let certs = [alice.to_cert()];
+        let mut w = signer(&alice).inline_writer(Vec::new()).unwrap();
+        w.write_all(b"x").unwrap();
+        let inner = w.finish().unwrap();
+        // The trailing signature cut off: a one-pass signature without its signature.
+        let mut l = LiteralWriter::new(Vec::new(), &LiteralHeader::binary()).unwrap();
+        l.write_all(b"x").unwrap();
+        let literal = l.finish().unwrap();
+        // OPS + literal, no signature: find the literal packet and cut after it.
+        let literal_at = inner.windows(literal.len()).position(|w| w == literal).unwrap();
+        let cut = &inner[..literal_at + literal.len()];
+        assert!(cut.len() < inner.len());
+        for verify in [true, false] {
+            let msg = encrypt_raw(cut);
+            let d = Decryptor::new([]).session_key(SessionKey::from_bytes(&KEY), None);
+            let d = if verify { d.verify_with(&certs) } else { d };
+            let mut r = d.reader(&msg[..]).unwrap();
+            assert!(r.read_to_end(&mut Vec::new()).is_err());
+        }
+    }
+}

@@ -744,6 +744,42 @@ mod tests {
         tsk.cert.primary_sigs.push(rev);
     }
 
+    /// Decrypt-and-verify applies the same key checks: a signer whose key was later revoked
+    /// (hard) is bad, soft-revoked after the signature is still good.
+    #[test]
+    fn sign_encrypt_with_a_revoked_signer() {
+        use std::io::Read;
+
+        use crate::message::{Decryptor, Encryptor};
+        let carol = key();
+        let carol_cert = carol.to_cert();
+        for (code, good) in [(0u8, false), (1, true)] {
+            let mut signer = key();
+            let mut w = Encryptor::new([&carol_cert])
+                .signer(&signer)
+                .at(from_timestamp(T0 + 10))
+                .writer(Vec::new())
+                .unwrap();
+            w.write_all(b"data").unwrap();
+            let msg = w.finish().unwrap();
+            revoke(&mut signer, T0 + 100, code);
+            let certs = [signer.to_cert()];
+            let mut r = Decryptor::new([&carol])
+                .verify_with(&certs)
+                .at(from_timestamp(T0 + 1000))
+                .reader(&msg[..])
+                .unwrap();
+            let mut out = Vec::new();
+            let _ = r.read_to_end(&mut out).unwrap();
+            assert_eq!(out, b"data");
+            let v = r.finish().unwrap().verifications;
+            assert_eq!(v[0].is_good(), good, "code {code}: {v:?}");
+            // After the revocation the key cannot sign new messages.
+            let e = Encryptor::new([&carol_cert]).signer(&signer).at(from_timestamp(T0 + 200));
+            assert!(e.writer(Vec::new()).is_err());
+        }
+    }
+
     #[test]
     fn hard_revocation_is_retroactive_soft_is_not() {
         for (code, retroactive) in [(0u8, true), (2, true), (1, false), (3, false)] {
