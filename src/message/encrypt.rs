@@ -469,7 +469,7 @@ impl<'a> Encryptor<'a> {
         let inner = match signatures {
             None => Inner::Plain(LiteralWriter::new(seipd, &literal)?),
             // The signing randomness (ML-DSA) comes from the same RNG, after everything else.
-            Some(prepared) => Inner::Signed(Box::new(prepared.writer(rng).inline(seipd, &literal)?)),
+            Some(prepared) => Inner::Signed(prepared.writer(rng).inline(seipd, &literal)?),
         };
         Ok(EncryptWriter { inner, padding, sym, aead, session_key, poisoned: false })
     }
@@ -525,7 +525,7 @@ enum Inner<'a, W: Write> {
     /// Literal data framing.
     Plain(LiteralWriter<Encrypted<W>>),
     /// One-Pass Signatures, literal data framing and hashing, signatures at the end.
-    Signed(Box<InlineSignWriter<'a, Encrypted<W>>>),
+    Signed(InlineSignWriter<'a, Encrypted<W>>),
 }
 
 impl<W: Write> Inner<'_, W> {
