@@ -21,7 +21,8 @@ SIX="$SIXSOP"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-# SECTIONS="signatures lifecycle" runs only those sections (keys, signatures, lifecycle; default: all).
+# SECTIONS="signatures sign-encrypt" runs only those sections (default: all; the sections are
+# keys, signatures, lifecycle, sign-encrypt).
 SECTIONS=${SECTIONS:-all}
 want() { [ "$SECTIONS" = all ] || [[ " $SECTIONS " == *" $1 "* ]]; }
 
@@ -294,6 +295,57 @@ for peer in "${PEERS[@]}"; do
       echo "  skip $peer certify-userid/validate-userid are not supported"
     fi
   fi # lifecycle
+
+  # ------------------------------------------------------------------------------------------
+  # 6. Sign+encrypt: `encrypt --sign-with` by one side, `decrypt --verify-with
+  #    --verifications-out` by the other, binary and text, with a key pair of the default and
+  #    security profiles on each side (the peer's own v6 keys: rsop performance/security,
+  #    sqop rfc9580/security, msop default/security).
+  # ------------------------------------------------------------------------------------------
+  if want sign-encrypt; then
+    peer_enc_profile=()
+    if "$peer" list-profiles encrypt 2>/dev/null | grep -q '^rfc9580:'; then
+      peer_enc_profile=(--profile rfc9580)
+    fi
+    for prof in default security; do
+      sk="$D/se-six-$prof.key"
+      sc="$D/se-six-$prof.cert"
+      pk="$D/se-peer-$prof.key"
+      pc="$D/se-peer-$prof.cert"
+      "$SIX" generate-key --profile "$prof" "Six $prof <six@example.org>" >"$sk" || { bad "sixsop generate-key $prof"; continue; }
+      "$SIX" extract-cert <"$sk" >"$sc"
+      found=
+      for pprof in "$prof" performance rfc9580; do
+        [ "$prof" = security ] && [ "$pprof" != security ] && break
+        if "$peer" generate-key --profile "$pprof" "Peer $prof <peer@example.org>" >"$pk" 2>/dev/null \
+          && "$SIX" extract-cert <"$pk" >/dev/null 2>&1; then
+          found=$pprof
+          break
+        fi
+      done
+      if [ -z "$found" ]; then
+        echo "  skip $peer makes no v6 key for profile $prof (sign+encrypt)"
+        continue
+      fi
+      "$peer" extract-cert <"$pk" >"$pc"
+      what="$prof: sixsop $prof key, $peer $found key"
+      for as in binary text; do
+        rm -f "$D/sev"
+        check "sixsop encrypt --sign-with --as $as, $peer decrypt --verify-with ($what)" sh -c \
+          "'$SIX' encrypt --as $as --sign-with '$sk' '$pc' <'$WORK/msg' >'$D/se.six' && '$peer' decrypt --verify-with '$sc' --verifications-out '$D/sev' '$pk' <'$D/se.six' | cmp -s - '$WORK/msg' && test -s '$D/sev'"
+        rm -f "$D/sev"
+        check "$peer encrypt --sign-with --as $as, sixsop decrypt --verify-with ($what)" sh -c \
+          "'$peer' encrypt ${peer_enc_profile[*]} --as $as --sign-with '$pk' '$sc' <'$WORK/msg' >'$D/se.peer' && '$SIX' decrypt --verify-with '$pc' --verifications-out '$D/sev' '$sk' <'$D/se.peer' | cmp -s - '$WORK/msg' && test -s '$D/sev'"
+      done
+      rm -f "$D/sev"
+      check "sixsop sign+encrypt of 100 kB, $peer decrypts and verifies ($what)" sh -c \
+        "'$SIX' encrypt --sign-with '$sk' '$pc' <'$WORK/big' >'$D/se.six' && '$peer' decrypt --verify-with '$sc' --verifications-out '$D/sev' '$pk' <'$D/se.six' | cmp -s - '$WORK/big' && test -s '$D/sev'"
+      # The wrong verifying certificate: the message decrypts, no verification is reported.
+      rm -f "$D/sev"
+      check "$peer sign+encrypt, sixsop decrypt --verify-with the wrong cert reports none ($what)" sh -c \
+        "'$peer' encrypt ${peer_enc_profile[*]} --sign-with '$pk' '$sc' <'$WORK/msg' >'$D/se.peer' && '$SIX' decrypt --verify-with '$sc' --verifications-out '$D/sev' '$sk' <'$D/se.peer' | cmp -s - '$WORK/msg' && test -f '$D/sev' && ! test -s '$D/sev'"
+    done
+  fi # sign-encrypt
 done
 
 echo

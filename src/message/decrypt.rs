@@ -3,29 +3,33 @@
 //! Accepted grammar (RFC 9580 §10.3), after optional armor:
 //!
 //! ```text
-//! (PKESK | SKESK | Marker | Padding)*  SEIPDv2 { (OPS | Padding)* Literal (Signature | Padding)* }
+//! (PKESK | SKESK | Marker | Padding)*
+//!   SEIPDv2 { Signature* OPS* Literal Signature* }      (Padding and Marker anywhere inside)
 //! ```
 //!
 //! PKESKs and SKESKs of versions or algorithms this crate does not implement are skipped: a
-//! co-recipient's key must never make the message unreadable. One-pass signatures and the
-//! signatures after the literal data are accepted but **not verified** yet (a later version
-//! verifies them); their counts must match.
+//! co-recipient's key must never make the message unreadable. There must be as many
+//! signatures after the literal data as One-Pass Signatures before it. The signatures are
+//! verified (in the same pass, hashing the literal data as it is released) when the caller
+//! asks for it with [`Decryptor::verify_with`]; otherwise their structure is checked only.
 //!
 //! <https://www.rfc-editor.org/rfc/rfc9580#section-10.3>
 
 use std::fmt;
 use std::io::{self, BufRead, Read};
+use std::time::SystemTime;
 
 use crate::armor::ArmorReader;
 use crate::crypto::secret::{Password, SessionKey};
 use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm, mlkem_x25519, s2k, x25519};
 use crate::error::{Error, Limit, Result, Unsupported};
-use crate::key::{Fingerprint, Tsk};
+use crate::key::{Cert, Fingerprint, Tsk};
 use crate::limits::Limits;
 use crate::message::info::LiteralInfo;
 use crate::message::literal::LiteralReader;
 use crate::message::seipd::SeipdReader;
 use crate::message::skesk::decrypt_session_key;
+use crate::message::verify::{InlineSignatures, Verification, Verifier};
 use crate::packet::header::{BodyLength, Header, Tag};
 use crate::packet::key::{PublicKeyMaterial, PublicKeyPacket, SecretKeyMaterial};
 use crate::packet::partial::PartialBodyReader;
@@ -33,7 +37,6 @@ use crate::packet::pkesk::{Pkesk, PkeskFields, Recipient};
 use crate::packet::s2k::S2k;
 use crate::packet::seipd::SeipdHeader;
 use crate::packet::skesk::Skesk;
-use crate::packet::{RawPacket, read_raw_packet};
 
 /// What opened a message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,11 +60,39 @@ pub enum DecryptedWith {
 ///
 /// Session keys are tried first, then the PKESKs that name one of the keys (and anonymous
 /// PKESKs with every key of their algorithm), then the SKESKs with each password.
+///
+/// With [`verify_with`](Decryptor::verify_with) the signatures inside the message are
+/// verified in the same pass (see [`DecryptReader`] for what is final when).
+///
+/// ```
+/// # fn main() -> sixpgp::Result<()> {
+/// use std::io::{Read, Write};
+/// use sixpgp::{Decryptor, Encryptor, KeyBuilder, Profile};
+///
+/// let alice = KeyBuilder::new(Profile::Rfc9580).user_id("Alice <alice@example.org>").generate()?;
+/// let bob = KeyBuilder::new(Profile::Rfc9580).user_id("Bob <bob@example.org>").generate()?;
+/// let (alice_cert, bob_cert) = (alice.to_cert(), bob.to_cert());
+///
+/// let mut w = Encryptor::new([&bob_cert]).signer(&alice).writer(Vec::new())?;
+/// w.write_all(b"Hello, Bob")?;
+/// let ciphertext = w.finish()?;
+///
+/// let mut r = Decryptor::new([&bob]).verify_with([&alice_cert]).reader(&ciphertext[..])?;
+/// let mut plaintext = Vec::new();
+/// r.read_to_end(&mut plaintext)?;            // authenticated, but not yet known to be signed
+/// let summary = r.finish()?;                 // the verdicts
+/// assert!(summary.verifications.iter().any(|v| v.is_good()));
+/// assert_eq!(plaintext, b"Hello, Bob");
+/// # Ok(()) }
+/// ```
 pub struct Decryptor<'a> {
     keys: Vec<&'a Tsk>,
     passwords: Vec<Password>,
     session_keys: Vec<(SessionKey, Option<SymmetricAlgorithm>)>,
     limits: Limits,
+    /// Whether to verify signatures, and against what.
+    verify: bool,
+    verifier: Verifier<'a>,
 }
 
 impl fmt::Debug for Decryptor<'_> {
@@ -71,7 +102,8 @@ impl fmt::Debug for Decryptor<'_> {
             .field("passwords", &self.passwords.len())
             .field("session_keys", &self.session_keys.len())
             .field("limits", &self.limits)
-            .finish()
+            .field("verify", &self.verify)
+            .finish_non_exhaustive()
     }
 }
 
@@ -80,9 +112,6 @@ impl Default for Decryptor<'_> {
         Self::new([])
     }
 }
-
-/// Octets of one packet header octet: the new-format bits.
-const NEW_FORMAT: u8 = 0xc0;
 
 impl<'a> Decryptor<'a> {
     /// Decrypts with the secret keys in `keys` (possibly none, if passwords or session keys
@@ -94,6 +123,8 @@ impl<'a> Decryptor<'a> {
             passwords: Vec::new(),
             session_keys: Vec::new(),
             limits: Limits::default(),
+            verify: false,
+            verifier: Verifier::from_certs([]),
         }
     }
 
@@ -120,6 +151,43 @@ impl<'a> Decryptor<'a> {
         self
     }
 
+    /// Verifies the signatures inside the message against the signing keys of `certs`
+    /// (repeatable; the certificates add up). The verdicts are in
+    /// [`DecryptSummary::verifications`], one per signature; without this call no signature is
+    /// verified and that list is empty.
+    ///
+    /// Signatures count as good under the rules of [`Verifier`], with the time window set by
+    /// [`not_before`](Decryptor::not_before), [`not_after`](Decryptor::not_after) and
+    /// [`at`](Decryptor::at).
+    #[must_use]
+    pub fn verify_with(mut self, certs: impl IntoIterator<Item = &'a Cert>) -> Self {
+        self.verify = true;
+        self.verifier.add_certs(certs);
+        self
+    }
+
+    /// Signatures made before `t` are not acceptable (default: no bound).
+    #[must_use]
+    pub fn not_before(mut self, t: SystemTime) -> Self {
+        self.verifier = self.verifier.not_before(t);
+        self
+    }
+
+    /// Signatures made after `t` are not acceptable (default: the evaluation time).
+    #[must_use]
+    pub fn not_after(mut self, t: SystemTime) -> Self {
+        self.verifier = self.verifier.not_after(t);
+        self
+    }
+
+    /// The evaluation time for signature verification (default: now): signatures expired at
+    /// `t` are not acceptable.
+    #[must_use]
+    pub fn at(mut self, t: SystemTime) -> Self {
+        self.verifier = self.verifier.at(t);
+        self
+    }
+
     /// Resource limits (S2K cost, number of session-key packets, packet sizes). Default:
     /// [`Limits::default`].
     #[must_use]
@@ -137,9 +205,10 @@ impl<'a> Decryptor<'a> {
     /// - `NoDecryptionKey` if no key, password or session key opens it; `KeyLocked` if only a
     ///   locked key would have;
     /// - `Decrypt` if the first chunk does not authenticate (e.g. a wrong session key);
-    /// - `LimitExceeded` for too many session-key packets or oversize S2K parameters;
+    /// - `LimitExceeded` for too many session-key packets or signatures, or oversize S2K
+    ///   parameters;
     /// - `Malformed`/`Truncated` for broken input; `Io` from the source.
-    pub fn reader<R: BufRead>(self, source: R) -> Result<DecryptReader<R>> {
+    pub fn reader<R: BufRead>(self, source: R) -> Result<DecryptReader<'a, R>> {
         let mut armor = ArmorReader::with_limits(source, &self.limits);
         let _ = armor.detect()?;
 
@@ -202,32 +271,7 @@ impl<'a> Decryptor<'a> {
 
         // 4. The chunk engine and the packets before the literal data.
         let mut seipd = SeipdReader::new(body, &session_key, &header)?;
-        let mut ops = 0usize;
-        loop {
-            let ctb =
-                peek_octet(&mut seipd)?.ok_or(Error::malformed("encrypted message: no literal data"))?;
-            match ctb {
-                c if c == NEW_FORMAT | u8::from(Tag::LiteralData) => break,
-                c if c == NEW_FORMAT | u8::from(Tag::OnePassSignature) => {
-                    let _ = read_raw_packet(&mut seipd, &self.limits)?;
-                    ops = ops.saturating_add(1);
-                    if ops > self.limits.signatures_limit() {
-                        return Err(Error::LimitExceeded(Limit::Signatures));
-                    }
-                }
-                c if c == NEW_FORMAT | u8::from(Tag::Padding) => {
-                    let _ = read_raw_packet(&mut seipd, &self.limits)?;
-                }
-                c if c == NEW_FORMAT | u8::from(Tag::CompressedData) => {
-                    return Err(Error::Unsupported(Unsupported::CompressedData));
-                }
-                _ => {
-                    // Let the packet reader name what is wrong (legacy format, bad header...).
-                    let _ = read_raw_packet(&mut seipd, &self.limits)?;
-                    return Err(Error::malformed("encrypted message: expected literal data"));
-                }
-            }
-        }
+        let signatures = InlineSignatures::read_prefix(&mut seipd, &self.limits, self.verify)?;
         let literal = LiteralReader::new(seipd)?;
         let info = LiteralInfo::from_header(literal.header());
         Ok(DecryptReader {
@@ -237,7 +281,9 @@ impl<'a> Decryptor<'a> {
             aead: header.aead,
             session_key,
             decrypted_with,
-            ops,
+            signatures,
+            verifier: self.verify.then(|| self.verifier.limits(self.limits)),
+            verifications: Vec::new(),
             limits: self.limits,
         })
     }
@@ -395,19 +441,40 @@ enum Stage<R: BufRead> {
 /// signatures followed it inside the encryption, and nothing follows the message. Any other
 /// ending is an error, never a clean end of stream; after an error every read fails.
 ///
-/// Signatures inside the message are **not verified** by this version.
-pub struct DecryptReader<R: BufRead> {
+/// # Signatures: what is final when
+///
+/// With [`Decryptor::verify_with`], the literal data is hashed as the caller consumes it and
+/// the signatures are checked when the trailing Signature packets have been decrypted, at the
+/// end of the message. So:
+/// - every plaintext octet `read` returns is **authentic** (it comes from the holder of the
+///   session key: its AEAD chunk verified), but **not yet known to be signed**;
+/// - the signature verdicts exist only in the [`DecryptSummary`] returned by
+///   [`finish`](DecryptReader::finish) (or after `Ok(0)`, which `finish` then confirms).
+///
+/// A caller that needs a good signature must hold back (or be able to undo) what it does
+/// with the plaintext until `finish` returns and it has checked
+/// [`DecryptSummary::verifications`]. A bad or unverifiable signature is never an error: the
+/// message still decrypts, and the verdict says why the signature is not good. Memory stays
+/// bounded: the signatures are hashed in a stream, not buffered.
+///
+/// `'a` is the lifetime of the verifying certificates.
+pub struct DecryptReader<'a, R: BufRead> {
     stage: Stage<R>,
     info: LiteralInfo,
     sym: SymmetricAlgorithm,
     aead: AeadAlgorithm,
     session_key: SessionKey,
     decrypted_with: DecryptedWith,
-    ops: usize,
+    /// The signature packets around the literal data and their running hashes.
+    signatures: InlineSignatures,
+    /// Set if the signatures are to be verified.
+    verifier: Option<Verifier<'a>>,
+    /// The verdicts, once the message has ended.
+    verifications: Vec<Verification>,
     limits: Limits,
 }
 
-impl<R: BufRead> fmt::Debug for DecryptReader<R> {
+impl<R: BufRead> fmt::Debug for DecryptReader<'_, R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("DecryptReader")
             .field("literal", &self.info)
@@ -432,13 +499,18 @@ pub struct DecryptSummary {
     pub session_key: SessionKey,
     /// What opened the message.
     pub decrypted_with: DecryptedWith,
+    /// One verdict per signature in the message, if [`Decryptor::verify_with`] was used
+    /// (else empty): first the signatures placed before the literal data, then those announced
+    /// by One-Pass Signatures, outermost first. Only [`Verification::is_good`] ones vouch for
+    /// the plaintext.
+    pub verifications: Vec<Verification>,
 }
 
 fn poisoned() -> io::Error {
     Error::InvalidArgument("stream used after an error").into()
 }
 
-impl<R: BufRead> DecryptReader<R> {
+impl<R: BufRead> DecryptReader<'_, R> {
     /// Format, file name and date of the literal data.
     #[must_use]
     pub fn literal(&self) -> &LiteralInfo {
@@ -463,8 +535,9 @@ impl<R: BufRead> DecryptReader<R> {
         &self.decrypted_with
     }
 
-    /// Reads (and discards) whatever plaintext the caller has not read, checks that the whole
-    /// message is authentic and complete, and returns the summary.
+    /// Reads (and discards, still hashing it) whatever plaintext the caller has not read,
+    /// checks that the whole message is authentic and complete, and returns the summary with
+    /// the signature verdicts.
     ///
     /// # Errors
     /// As for reading: `Decrypt`, `Truncated`, `Malformed`, ... if any part of the message is
@@ -480,31 +553,16 @@ impl<R: BufRead> DecryptReader<R> {
             aead: self.aead,
             session_key: self.session_key,
             decrypted_with: self.decrypted_with,
+            verifications: self.verifications,
         })
     }
 
-    /// After the literal data: trailing packets inside, the final tag, then the outer end.
-    fn finish_message(&self, literal: LiteralReader<Body<R>>) -> Result<()> {
+    /// After the literal data: the signatures (checked if verifying), the final tag, then the
+    /// outer end.
+    fn finish_message(&mut self, literal: LiteralReader<Body<R>>) -> Result<()> {
         let mut seipd = literal.into_inner();
-        let mut signatures = 0usize;
-        while let Some(RawPacket { tag, .. }) = read_raw_packet(&mut seipd, &self.limits)? {
-            match tag {
-                Tag::Padding => {}
-                Tag::Signature => {
-                    signatures = signatures.saturating_add(1);
-                    if signatures > self.ops {
-                        return Err(Error::malformed(
-                            "encrypted message: signature without one-pass signature",
-                        ));
-                    }
-                }
-                _ => return Err(Error::malformed("encrypted message: unexpected packet after literal data")),
-            }
-        }
-        if signatures != self.ops {
-            return Err(Error::malformed("encrypted message: one-pass signature without signature"));
-        }
-        // `read_raw_packet` saw the end of the SEIPD plaintext, i.e. the final tag verified.
+        self.verifications = self.signatures.read_suffix(&mut seipd, &self.limits, self.verifier.as_ref())?;
+        // `read_suffix` read to the end of the SEIPD plaintext, i.e. the final tag verified.
         if !seipd.is_done() {
             return Err(Error::Truncated("SEIPD"));
         }
@@ -533,7 +591,7 @@ impl<R: BufRead> DecryptReader<R> {
     }
 }
 
-impl<R: BufRead> BufRead for DecryptReader<R> {
+impl<R: BufRead> BufRead for DecryptReader<'_, R> {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
         if let Err(e) = self.advance() {
             self.stage = Stage::Failed;
@@ -547,13 +605,26 @@ impl<R: BufRead> BufRead for DecryptReader<R> {
     }
 
     fn consume(&mut self, amt: usize) {
-        if let Stage::Literal(l) = &mut self.stage {
-            l.consume(amt);
+        let Stage::Literal(l) = &mut self.stage else {
+            return;
+        };
+        if amt == 0 {
+            return;
+        }
+        // What is consumed is what `fill_buf` returned, still buffered: hash it now, so that
+        // each octet is hashed once however the caller reads. `fill_buf` does no I/O here
+        // (there is buffered data); if it did fail, the stream is poisoned.
+        match l.fill_buf() {
+            Ok(buf) if buf.len() >= amt => {
+                self.signatures.update(buf.get(..amt).unwrap_or_default());
+                l.consume(amt);
+            }
+            _ => self.stage = Stage::Failed,
         }
     }
 }
 
-impl<R: BufRead> Read for DecryptReader<R> {
+impl<R: BufRead> Read for DecryptReader<'_, R> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
         if out.is_empty() {
             return Ok(0);
@@ -565,5 +636,139 @@ impl<R: BufRead> Read for DecryptReader<R> {
         }
         self.consume(n);
         Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+    use crate::crypto::secret::SessionKey;
+    use crate::key::{KeyBuilder, Profile, from_timestamp};
+    use crate::message::literal::LiteralWriter;
+    use crate::message::seipd::SeipdWriter;
+    use crate::message::sign::Signer;
+    use crate::message::verify::VerificationStatus;
+    use crate::packet::literal::LiteralHeader;
+    use crate::packet::partial::PartialBodyWriter;
+
+    const T0: u32 = 1_750_000_000;
+    const KEY: [u8; 16] = [7; 16];
+
+    fn key(name: &str) -> Tsk {
+        KeyBuilder::new(Profile::Rfc9580).user_id(name).creation_time(from_timestamp(T0)).generate().unwrap()
+    }
+
+    /// `inner` (the packets inside the encryption) in a SEIPDv2 packet under `KEY`.
+    fn encrypt_raw(inner: &[u8]) -> Vec<u8> {
+        let framed = PartialBodyWriter::new(Vec::new(), Tag::Seipd);
+        let session_key = SessionKey::from_bytes(&KEY);
+        let mut w = SeipdWriter::new(
+            framed,
+            &session_key,
+            SymmetricAlgorithm::Aes128,
+            AeadAlgorithm::Ocb,
+            0,
+            [1; 32],
+        )
+        .unwrap();
+        w.write_all(inner).unwrap();
+        w.finish().unwrap().finish().unwrap()
+    }
+
+    fn decrypt_verify(msg: &[u8], certs: &[Cert]) -> Result<(Vec<u8>, Vec<Verification>)> {
+        let mut r = Decryptor::new([])
+            .session_key(SessionKey::from_bytes(&KEY), Some(SymmetricAlgorithm::Aes128))
+            .verify_with(certs)
+            .at(from_timestamp(T0 + 200))
+            .reader(msg)?;
+        let mut out = Vec::new();
+        let _ = r.read_to_end(&mut out).map_err(Error::from_io)?;
+        Ok((out, r.finish()?.verifications))
+    }
+
+    fn signer(tsk: &Tsk) -> Signer<'_> {
+        Signer::new().key(tsk).creation_time(from_timestamp(T0 + 100))
+    }
+
+    #[test]
+    fn tampered_signature_is_bad_but_the_message_decrypts() {
+        let alice = key("Alice <alice@example.org>");
+        let certs = [alice.to_cert()];
+        let mut w = signer(&alice).inline_writer(Vec::new()).unwrap();
+        w.write_all(b"signed data").unwrap();
+        let inner = w.finish().unwrap();
+        let (out, v) = decrypt_verify(&encrypt_raw(&inner), &certs).unwrap();
+        assert_eq!(out, b"signed data");
+        assert!(v[0].is_good());
+        // Flip a bit of the Ed25519 signature (the last octets of the message).
+        let mut bad = inner.clone();
+        *bad.last_mut().unwrap() ^= 0x01;
+        let (out, v) = decrypt_verify(&encrypt_raw(&bad), &certs).unwrap();
+        assert_eq!(out, b"signed data");
+        assert!(matches!(v[0].status(), VerificationStatus::Bad(_)), "{v:?}");
+        // Flip a bit of the salt in the signature: it no longer matches its one-pass signature.
+        // (The last salt octet is just before the 64-octet Ed25519 signature.)
+        let last_salt_octet = inner.len() - 64 - 1;
+        let mut bad = inner.clone();
+        bad[last_salt_octet] ^= 0x01;
+        let (_, v) = decrypt_verify(&encrypt_raw(&bad), &certs).unwrap();
+        assert!(!v[0].is_good(), "{v:?}");
+    }
+
+    #[test]
+    fn prefixed_and_one_pass_signatures_are_both_verified() {
+        let alice = key("Alice <alice@example.org>");
+        let bob = key("Bob <bob@example.org>");
+        let certs = [alice.to_cert(), bob.to_cert()];
+        // Bob's signature placed before Alice's one-pass signed message (RFC 9580 §10.3).
+        let mut d = signer(&bob).detached().unwrap();
+        d.write_all(b"payload").unwrap();
+        let mut inner = d.finish().unwrap();
+        let mut w = signer(&alice).inline_writer(Vec::new()).unwrap();
+        w.write_all(b"payload").unwrap();
+        inner.extend(w.finish().unwrap());
+        let (out, v) = decrypt_verify(&encrypt_raw(&inner), &certs).unwrap();
+        assert_eq!(out, b"payload");
+        assert_eq!(v.len(), 2);
+        assert!(v.iter().all(Verification::is_good), "{v:?}");
+        assert_eq!(v[0].cert(), Some(bob.fingerprint()));
+        assert_eq!(v[1].cert(), Some(alice.fingerprint()));
+
+        // Only a prefixed signature over a plain literal packet.
+        let mut d = signer(&bob).detached().unwrap();
+        d.write_all(b"payload").unwrap();
+        let mut inner = d.finish().unwrap();
+        let mut l = LiteralWriter::new(Vec::new(), &LiteralHeader::binary()).unwrap();
+        l.write_all(b"payload").unwrap();
+        inner.extend(l.finish().unwrap());
+        let (_, v) = decrypt_verify(&encrypt_raw(&inner), &certs).unwrap();
+        assert_eq!(v.len(), 1);
+        assert!(v[0].is_good());
+    }
+
+    #[test]
+    fn structure_errors_are_errors_with_or_without_verification() {
+        let alice = key("Alice <alice@example.org>");
+        let certs = [alice.to_cert()];
+        let mut w = signer(&alice).inline_writer(Vec::new()).unwrap();
+        w.write_all(b"x").unwrap();
+        let inner = w.finish().unwrap();
+        // The trailing signature cut off: a one-pass signature without its signature.
+        let mut l = LiteralWriter::new(Vec::new(), &LiteralHeader::binary()).unwrap();
+        l.write_all(b"x").unwrap();
+        let literal = l.finish().unwrap();
+        // OPS + literal, no signature: find the literal packet and cut after it.
+        let literal_at = inner.windows(literal.len()).position(|w| w == literal).unwrap();
+        let cut = &inner[..literal_at + literal.len()];
+        assert!(cut.len() < inner.len());
+        for verify in [true, false] {
+            let msg = encrypt_raw(cut);
+            let d = Decryptor::new([]).session_key(SessionKey::from_bytes(&KEY), None);
+            let d = if verify { d.verify_with(&certs) } else { d };
+            let mut r = d.reader(&msg[..]).unwrap();
+            assert!(r.read_to_end(&mut Vec::new()).is_err());
+        }
     }
 }

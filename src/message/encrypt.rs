@@ -2,7 +2,9 @@
 //!
 //! Output (RFC 9580 §10.3): zero or more v6 PKESKs (one per recipient key) and v6 SKESKs (one
 //! per password), then one SEIPDv2 packet holding a Literal Data packet and an optional Padding
-//! packet.
+//! packet. With signers, the Literal Data packet is a One-Pass Signed Message inside the
+//! encryption: One-Pass Signatures, the Literal Data packet, the Signatures (sign-then-encrypt,
+//! RFC 9580 §10.3), made in the same single pass over the plaintext.
 //!
 //! <https://www.rfc-editor.org/rfc/rfc9580#section-10.3>
 
@@ -17,16 +19,18 @@ use crate::crypto::rng::Rng;
 use crate::crypto::secret::{Password, SessionKey};
 use crate::crypto::{AeadAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm, mlkem_x25519, s2k, x25519};
 use crate::error::{Error, Result, Unsupported};
-use crate::key::{Cert, Fingerprint, Profile, flags, to_timestamp};
+use crate::key::{Cert, Fingerprint, Profile, Tsk, flags, to_timestamp};
 use crate::limits::Limits;
+use crate::message::hashing::SignatureMode;
 use crate::message::info::DataFormat;
 use crate::message::literal::LiteralWriter;
 use crate::message::seipd::SeipdWriter;
+use crate::message::sign::{InlineSignWriter, Signer};
 use crate::message::skesk::encrypt_session_key;
 use crate::packet::Packet;
 use crate::packet::header::Tag;
 use crate::packet::key::PublicKeyMaterial;
-use crate::packet::literal::LiteralHeader;
+use crate::packet::literal::{LiteralFormat, LiteralHeader};
 use crate::packet::padding::Padding;
 use crate::packet::partial::PartialBodyWriter;
 use crate::packet::pkesk::{Pkesk, PkeskFields, Recipient};
@@ -101,6 +105,7 @@ impl Purpose {
 /// ```
 pub struct Encryptor<'a> {
     recipients: Vec<&'a Cert>,
+    signers: Vec<&'a Tsk>,
     passwords: Vec<Password>,
     armor: bool,
     purpose: Purpose,
@@ -117,6 +122,7 @@ impl fmt::Debug for Encryptor<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Encryptor")
             .field("recipients", &self.recipients.iter().map(|c| c.fingerprint()).collect::<Vec<_>>())
+            .field("signers", &self.signers.iter().map(|k| k.fingerprint()).collect::<Vec<_>>())
             .field("passwords", &self.passwords.len())
             .field("armor", &self.armor)
             .field("purpose", &self.purpose)
@@ -144,6 +150,7 @@ impl<'a> Encryptor<'a> {
     pub fn new(recipients: impl IntoIterator<Item = &'a Cert>) -> Self {
         Self {
             recipients: recipients.into_iter().collect(),
+            signers: Vec::new(),
             passwords: Vec::new(),
             armor: false,
             purpose: Purpose::Any,
@@ -161,6 +168,20 @@ impl<'a> Encryptor<'a> {
     #[must_use]
     pub fn recipient(mut self, cert: &'a Cert) -> Self {
         self.recipients.push(cert);
+        self
+    }
+
+    /// Signs the message with `tsk` too (repeatable: one signature per key), inside the
+    /// encryption: the plaintext becomes One-Pass Signatures + Literal Data + Signatures, hashed
+    /// as it is written and signed at [`finish`](EncryptWriter::finish).
+    ///
+    /// The signature is made by the key's first subkey (or primary key) valid for signing at
+    /// the creation time ([`at`](Encryptor::at), default now), whose secret must be unlocked.
+    /// With [`format`](Encryptor::format) `Utf8` or `Text` the signatures are text signatures
+    /// (type 0x01, over the text with CR LF line endings); otherwise binary (0x00).
+    #[must_use]
+    pub fn signer(mut self, tsk: &'a Tsk) -> Self {
+        self.signers.push(tsk);
         self
     }
 
@@ -186,7 +207,8 @@ impl<'a> Encryptor<'a> {
         self
     }
 
-    /// Evaluates the certificates (validity, flags, preferences) at `t` instead of now.
+    /// Evaluates the certificates (validity, flags, preferences) at `t` instead of now; with
+    /// [`signer`](Encryptor::signer)s, `t` is also the signature creation time.
     #[must_use]
     pub fn at(mut self, t: SystemTime) -> Self {
         self.time = Some(t);
@@ -342,8 +364,13 @@ impl<'a> Encryptor<'a> {
     ///   (SOP: `CERT_CANNOT_ENCRYPT`);
     /// - `Unsupported(PublicKeyAlgorithm)` if its only such keys use algorithms this crate
     ///   lacks;
+    /// - `KeyLocked` if a signer's signing secret is locked (SOP: `KEY_IS_PROTECTED`);
+    ///   `KeyUnusable` if a signer has no key valid for signing at the creation time (SOP:
+    ///   `KEY_CANNOT_SIGN`);
     /// - `Malformed` for an invalid recipient public key; `Io` from the sink or the RNG.
-    pub fn writer<W: Write>(self, sink: W) -> Result<EncryptWriter<W>> {
+    ///
+    /// Nothing is written to `sink` if the recipients or signers are unusable.
+    pub fn writer<W: Write>(self, sink: W) -> Result<EncryptWriter<'a, W>> {
         if self.recipients.is_empty() && self.passwords.is_empty() {
             return Err(Error::InvalidArgument("encrypt: no recipient and no password"));
         }
@@ -356,8 +383,26 @@ impl<'a> Encryptor<'a> {
         let keys = self.select_keys(t)?;
         let (sym, aead) = self.choose_algorithms(t, &keys);
         let key_len = sym.key_len().ok_or(Error::InvalidArgument("cipher"))?;
-        let Self { passwords, armor, hidden, literal, padding, rng, .. } = self;
+        let Self { passwords, armor, hidden, literal, padding, rng, signers, time, .. } = self;
         let mut rng = rng.unwrap_or_else(Rng::os);
+
+        // The signers first, so that an unusable signing key fails before any output.
+        let signatures = if signers.is_empty() {
+            None
+        } else {
+            let mode = match literal.format {
+                LiteralFormat::Utf8 | LiteralFormat::Text => SignatureMode::Text,
+                _ => SignatureMode::Binary,
+            };
+            let mut signer = Signer::new().mode(mode);
+            if let Some(t) = time {
+                signer = signer.creation_time(t);
+            }
+            for tsk in signers {
+                signer = signer.key(tsk);
+            }
+            Some(signer.prepare(&mut rng)?)
+        };
 
         // The session key, then every other random value, drawn before any plaintext arrives
         // so that the output depends only on the RNG and the plaintext, not on write sizes.
@@ -421,7 +466,11 @@ impl<'a> Encryptor<'a> {
         // sink ← PKESKs/SKESKs ← SEIPD framing ← chunk engine ← literal framing.
         let framed = PartialBodyWriter::new(sink, Tag::Seipd);
         let seipd = SeipdWriter::new(framed, &session_key, sym, aead, chunk_size_octet, salt)?;
-        let inner = LiteralWriter::new(seipd, &literal)?;
+        let inner = match signatures {
+            None => Inner::Plain(LiteralWriter::new(seipd, &literal)?),
+            // The signing randomness (ML-DSA) comes from the same RNG, after everything else.
+            Some(prepared) => Inner::Signed(prepared.writer(rng).inline(seipd, &literal)?),
+        };
         Ok(EncryptWriter { inner, padding, sym, aead, session_key, poisoned: false })
     }
 }
@@ -468,7 +517,41 @@ impl<W: Write> Write for Sink<W> {
     }
 }
 
-type Stack<W> = LiteralWriter<SeipdWriter<PartialBodyWriter<Sink<W>>>>;
+/// The encrypted stream: sink ← PKESKs/SKESKs ← SEIPD framing ← chunk engine.
+type Encrypted<W> = SeipdWriter<PartialBodyWriter<Sink<W>>>;
+
+/// What the plaintext goes through before the encryption.
+enum Inner<'a, W: Write> {
+    /// Literal data framing.
+    Plain(LiteralWriter<Encrypted<W>>),
+    /// One-Pass Signatures, literal data framing and hashing, signatures at the end.
+    Signed(InlineSignWriter<'a, Encrypted<W>>),
+}
+
+impl<W: Write> Inner<'_, W> {
+    fn finish(self) -> Result<Encrypted<W>> {
+        match self {
+            Self::Plain(l) => l.finish(),
+            Self::Signed(s) => s.finish(),
+        }
+    }
+}
+
+impl<W: Write> Write for Inner<'_, W> {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        match self {
+            Self::Plain(l) => l.write(data),
+            Self::Signed(s) => s.write(data),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Self::Plain(l) => l.flush(),
+            Self::Signed(s) => s.flush(),
+        }
+    }
+}
 
 /// Encrypts what is written to it into `W`; made by [`Encryptor::writer`].
 ///
@@ -476,9 +559,13 @@ type Stack<W> = LiteralWriter<SeipdWriter<PartialBodyWriter<Sink<W>>>>;
 /// and written as soon as it is full. [`finish`](EncryptWriter::finish) writes the last chunk,
 /// the final tag and every closing frame; without it the output is incomplete and will not
 /// decrypt. `Drop` does no I/O. After any error every call fails.
+///
+/// With [`signer`](Encryptor::signer)s the plaintext is hashed as it is written and the
+/// signatures are made by `finish`, inside the encryption, before the final tag; `'a` is the
+/// lifetime of the signing keys.
 #[must_use = "call finish() to complete the message"]
-pub struct EncryptWriter<W: Write> {
-    inner: Stack<W>,
+pub struct EncryptWriter<'a, W: Write> {
+    inner: Inner<'a, W>,
     padding: Option<Vec<u8>>,
     sym: SymmetricAlgorithm,
     aead: AeadAlgorithm,
@@ -486,7 +573,7 @@ pub struct EncryptWriter<W: Write> {
     poisoned: bool,
 }
 
-impl<W: Write> fmt::Debug for EncryptWriter<W> {
+impl<W: Write> fmt::Debug for EncryptWriter<'_, W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("EncryptWriter")
             .field("sym", &self.sym)
@@ -500,7 +587,7 @@ fn poisoned() -> Error {
     Error::InvalidArgument("stream used after an error")
 }
 
-impl<W: Write> EncryptWriter<W> {
+impl<W: Write> EncryptWriter<'_, W> {
     /// The cipher and session key, e.g. for SOP's `--session-key-out`.
     #[must_use]
     pub fn session_key(&self) -> (SymmetricAlgorithm, &SessionKey) {
@@ -513,11 +600,12 @@ impl<W: Write> EncryptWriter<W> {
         self.aead
     }
 
-    /// Writes the last chunk, the final tag, the padding, closes every frame (and the armor),
-    /// flushes the sink and returns it.
+    /// Makes the signatures (if signing), writes the last chunk, the final tag, the padding,
+    /// closes every frame (and the armor), flushes the sink and returns it.
     ///
     /// # Errors
-    /// `Io` from the sink; `InvalidArgument` if an earlier call failed.
+    /// `Io` from the sink; `InvalidArgument` if an earlier call failed; `KeyUnusable` if a
+    /// signing secret cannot sign.
     pub fn finish(self) -> Result<W> {
         if self.poisoned {
             return Err(poisoned());
@@ -530,7 +618,7 @@ impl<W: Write> EncryptWriter<W> {
     }
 }
 
-impl<W: Write> Write for EncryptWriter<W> {
+impl<W: Write> Write for EncryptWriter<'_, W> {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         if self.poisoned {
             return Err(poisoned().into());

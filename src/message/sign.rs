@@ -107,12 +107,15 @@ impl<'a> Signer<'a> {
         self
     }
 
-    /// Prepares one pending signature per key.
-    fn start(self) -> Result<(Vec<Pending<'a>>, Rng, SignatureMode)> {
+    /// Prepares one pending signature per key, drawing the salts from `rng` (the signer's own
+    /// RNG, if one was set, is not used: the caller owns the randomness).
+    ///
+    /// # Errors
+    /// As [`Signer::detached`].
+    pub(crate) fn prepare(self, rng: &mut Rng) -> Result<PreparedSignatures<'a>> {
         if self.keys.is_empty() {
             return Err(Error::InvalidArgument("no signing key given"));
         }
-        let mut rng = self.rng.unwrap_or_else(Rng::os);
         let t = to_timestamp(self.creation_time.unwrap_or_else(SystemTime::now));
         let sig_type = match self.mode {
             SignatureMode::Binary => SignatureType::Binary,
@@ -166,7 +169,13 @@ impl<'a> Signer<'a> {
             };
             pending.push(Pending { secret, fingerprint, sig, hasher });
         }
-        Ok((pending, rng, self.mode))
+        Ok(PreparedSignatures { pending, mode: self.mode })
+    }
+
+    /// Prepares the signatures with the signer's RNG (or the operating system's).
+    fn start(mut self) -> Result<SignWriter<'a>> {
+        let mut rng = self.rng.take().unwrap_or_else(Rng::os);
+        Ok(self.prepare(&mut rng)?.writer(rng))
     }
 
     /// A hashing sink for detached signatures: write the document, then
@@ -176,8 +185,7 @@ impl<'a> Signer<'a> {
     /// `InvalidArgument` without keys; `KeyLocked` if a key's signing secret is locked;
     /// `KeyUnusable` if a key has no key valid for signing at the creation time; RNG errors.
     pub fn detached(self) -> Result<SignWriter<'a>> {
-        let (pending, rng, mode) = self.start()?;
-        Ok(SignWriter { pending, rng, mode })
+        self.start()
     }
 
     /// An inline-signing stream into `sink`: One-Pass Signature packets, then a Literal Data
@@ -187,32 +195,36 @@ impl<'a> Signer<'a> {
     ///
     /// # Errors
     /// As [`Signer::detached`], and I/O errors of `sink`.
-    pub fn inline_writer<W: Write>(self, mut sink: W) -> Result<InlineSignWriter<'a, W>> {
-        let (pending, rng, mode) = self.start()?;
-        // RFC 9580 §10.3: One-Pass Signed Message :- One-Pass Signature Packet,
-        // OpenPGP Message, Corresponding Signature Packet. The last One-Pass Signature packet
-        // before the data has the flag 1; the others 0 (§5.4).
-        let count = pending.len();
-        for (i, p) in pending.iter().enumerate() {
-            let ops = OnePassSignature {
-                sig_type: p.sig.sig_type,
-                hash_algorithm: p.sig.hash_algorithm,
-                pk_algorithm: p.sig.pk_algorithm,
-                salt: p.sig.salt.clone(),
-                fingerprint: *p.fingerprint.as_bytes(),
-                last: u8::from(i.saturating_add(1) == count),
-            };
-            let body = ops.to_vec();
-            Header::fixed(Tag::OnePassSignature, body.len())?.write_to(&mut sink)?;
-            sink.write_all(&body)?;
-        }
-        let format = match mode {
+    pub fn inline_writer<W: Write>(self, sink: W) -> Result<InlineSignWriter<'a, W>> {
+        let format = match self.mode {
             SignatureMode::Binary => LiteralFormat::Binary,
             SignatureMode::Text => LiteralFormat::Utf8,
         };
         let header = LiteralHeader { format, filename: Vec::new(), date: 0 };
-        let literal = LiteralWriter::new(sink, &header)?;
-        Ok(InlineSignWriter { signer: SignWriter { pending, rng, mode }, literal })
+        self.start()?.inline(sink, &header)
+    }
+}
+
+/// Signatures whose keys, salts and hashed subpackets are chosen, waiting for the data (see
+/// [`Signer::prepare`]).
+pub(crate) struct PreparedSignatures<'a> {
+    pending: Vec<Pending<'a>>,
+    mode: SignatureMode,
+}
+
+impl fmt::Debug for PreparedSignatures<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PreparedSignatures")
+            .field("signers", &self.pending.iter().map(|p| p.fingerprint).collect::<Vec<_>>())
+            .field("mode", &self.mode)
+            .finish()
+    }
+}
+
+impl<'a> PreparedSignatures<'a> {
+    /// The hashing sink; `rng` supplies the signing randomness (ML-DSA) at the end.
+    pub(crate) fn writer(self, rng: Rng) -> SignWriter<'a> {
+        SignWriter { pending: self.pending, rng, mode: self.mode }
     }
 }
 
@@ -235,7 +247,7 @@ impl fmt::Debug for SignWriter<'_> {
     }
 }
 
-impl SignWriter<'_> {
+impl<'a> SignWriter<'a> {
     /// The hash algorithm of each signature, in order (for a MIME `micalg` parameter).
     #[must_use]
     pub fn hash_algorithms(&self) -> Vec<HashAlgorithm> {
@@ -246,6 +258,37 @@ impl SignWriter<'_> {
     #[must_use]
     pub fn signing_keys(&self) -> Vec<Fingerprint> {
         self.pending.iter().map(|p| p.fingerprint).collect()
+    }
+
+    /// Starts an inline-signed message in `sink`: One-Pass Signature packets, then a Literal
+    /// Data packet with `header`'s fields whose body is what is written to the result.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a bad literal header; I/O errors of `sink`.
+    pub(crate) fn inline<W: Write>(
+        self,
+        mut sink: W,
+        header: &LiteralHeader,
+    ) -> Result<InlineSignWriter<'a, W>> {
+        // RFC 9580 §10.3: One-Pass Signed Message :- One-Pass Signature Packet,
+        // OpenPGP Message, Corresponding Signature Packet. The last One-Pass Signature packet
+        // before the data has the flag 1; the others 0 (§5.4).
+        let count = self.pending.len();
+        for (i, p) in self.pending.iter().enumerate() {
+            let ops = OnePassSignature {
+                sig_type: p.sig.sig_type,
+                hash_algorithm: p.sig.hash_algorithm,
+                pk_algorithm: p.sig.pk_algorithm,
+                salt: p.sig.salt.clone(),
+                fingerprint: *p.fingerprint.as_bytes(),
+                last: u8::from(i.saturating_add(1) == count),
+            };
+            let body = ops.to_vec();
+            Header::fixed(Tag::OnePassSignature, body.len())?.write_to(&mut sink)?;
+            sink.write_all(&body)?;
+        }
+        let literal = LiteralWriter::new(sink, header)?;
+        Ok(InlineSignWriter { signer: self, literal })
     }
 
     /// Makes the signatures, in the order the keys were given.

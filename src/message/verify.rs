@@ -111,7 +111,7 @@ impl Verification {
 #[derive(Debug, Clone)]
 #[must_use]
 pub struct Verifier<'a> {
-    certs: &'a [Cert],
+    certs: Vec<&'a Cert>,
     not_before: Option<u32>,
     not_after: Option<u32>,
     at: Option<u32>,
@@ -121,7 +121,23 @@ pub struct Verifier<'a> {
 impl<'a> Verifier<'a> {
     /// A verifier trusting the signing keys of `certs`.
     pub fn new(certs: &'a [Cert]) -> Self {
-        Self { certs, not_before: None, not_after: None, at: None, limits: Limits::default() }
+        Self::from_certs(certs)
+    }
+
+    /// A verifier trusting the signing keys of every certificate in `certs`.
+    pub(crate) fn from_certs(certs: impl IntoIterator<Item = &'a Cert>) -> Self {
+        Self {
+            certs: certs.into_iter().collect(),
+            not_before: None,
+            not_after: None,
+            at: None,
+            limits: Limits::default(),
+        }
+    }
+
+    /// Trusts the signing keys of `certs` too.
+    pub(crate) fn add_certs(&mut self, certs: impl IntoIterator<Item = &'a Cert>) {
+        self.certs.extend(certs);
     }
 
     /// Signatures made before `t` are not acceptable.
@@ -245,7 +261,7 @@ impl<'a> Verifier<'a> {
             return bad(v, VerificationStatus::Bad("signature expired"));
         }
         // Every key of every certificate the issuer fingerprint names (or all, without one).
-        for cert in self.certs {
+        for &cert in &self.certs {
             let keys = std::iter::once((&cert.primary, cert.fingerprint))
                 .chain(cert.subkeys.iter().map(|s| (&s.key, s.fingerprint)));
             for (key, fingerprint) in keys {
@@ -363,6 +379,191 @@ impl Write for DetachedVerifier<'_> {
     }
 }
 
+/// The signature packets around one Literal Data packet (RFC 9580 §10.3) and the running
+/// hashes of the literal data: shared by [`InlineVerifyReader`] and the decryption stream, which
+/// frame the literal data differently but check its signatures the same way.
+pub(crate) struct InlineSignatures {
+    /// Whether the data is hashed (false: the structure is checked, nothing is verified).
+    hashing: bool,
+    /// Signatures placed before the data.
+    prefixed: Vec<Pending>,
+    /// One-Pass Signatures, in order, with the hash each one started (or why it could not).
+    one_pass: Vec<(OnePassSignature, OpsHash)>,
+    /// Every Signature packet, header included, in the order found.
+    signature_packets: Vec<u8>,
+}
+
+impl fmt::Debug for InlineSignatures {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("InlineSignatures")
+            .field("hashing", &self.hashing)
+            .field("one_pass", &self.one_pass.len())
+            .field("prefixed", &self.prefixed.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The packet type of the header at the start of `r`, without consuming it.
+fn peek_tag(r: &mut impl BufRead) -> Result<Option<Tag>> {
+    loop {
+        match r.fill_buf() {
+            Ok(buf) => {
+                return Ok(buf
+                    .first()
+                    .map(|&b| if b & 0x40 != 0 { Tag::from(b & 0x3f) } else { Tag::Other(0) }));
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::from_io(e)),
+        }
+    }
+}
+
+fn serialize(raw: &RawPacket, out: &mut Vec<u8>) -> Result<()> {
+    crate::packet::header::Header::fixed(raw.tag, raw.body.len())?.write_to(out)?;
+    out.extend_from_slice(&raw.body);
+    Ok(())
+}
+
+impl InlineSignatures {
+    /// Reads the packets before the literal data (signatures, then One-Pass Signatures;
+    /// padding and marker packets are skipped) and starts their hashes if `hashing`. `source`
+    /// is left at the Literal Data packet.
+    ///
+    /// # Errors
+    /// `Truncated` if the input ends before the literal data; `Unsupported(CompressedData)`;
+    /// `Malformed` for another packet, or a signature between One-Pass Signatures;
+    /// `LimitExceeded(Signatures)`; framing and I/O errors.
+    pub(crate) fn read_prefix(source: &mut impl BufRead, limits: &Limits, hashing: bool) -> Result<Self> {
+        let mut this =
+            Self { hashing, prefixed: Vec::new(), one_pass: Vec::new(), signature_packets: Vec::new() };
+        loop {
+            match peek_tag(source)? {
+                None => return Err(Error::Truncated("signed message: no literal data")),
+                Some(Tag::LiteralData) => return Ok(this),
+                Some(Tag::CompressedData) => return Err(Error::Unsupported(Unsupported::CompressedData)),
+                Some(_) => {}
+            }
+            let raw = read_raw_packet(source, limits)?
+                .ok_or(Error::Truncated("signed message: no literal data"))?;
+            if this.prefixed.len().saturating_add(this.one_pass.len()) >= limits.signatures_limit() {
+                return Err(Error::LimitExceeded(Limit::Signatures));
+            }
+            match raw.tag {
+                Tag::Signature => {
+                    if !this.one_pass.is_empty() {
+                        return Err(Error::malformed(
+                            "signed message: signature between one-pass signatures",
+                        ));
+                    }
+                    serialize(&raw, &mut this.signature_packets)?;
+                    this.prefixed.push(if hashing {
+                        Pending::from_body(&raw.body)
+                    } else {
+                        Pending::Done(Verification::unverifiable("not verified"))
+                    });
+                }
+                Tag::OnePassSignature => {
+                    let ops = OnePassSignature::parse(&raw.body)?;
+                    let hasher = if hashing {
+                        start_for(&ops)
+                    } else {
+                        Err(Verification::unverifiable("not verified"))
+                    };
+                    this.one_pass.push((ops, hasher));
+                }
+                Tag::Marker | Tag::Padding => {}
+                _ => {
+                    return Err(Error::malformed(
+                        "signed message: unexpected packet before the literal data",
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Hashes more literal data.
+    pub(crate) fn update(&mut self, data: &[u8]) {
+        if !self.hashing {
+            return;
+        }
+        for p in &mut self.prefixed {
+            p.update(data);
+        }
+        for (_, h) in &mut self.one_pass {
+            if let Ok(h) = h {
+                h.update(data);
+            }
+        }
+    }
+
+    /// Every Signature packet read so far (header included, binary), in the order found.
+    pub(crate) fn signature_packets(&self) -> &[u8] {
+        &self.signature_packets
+    }
+
+    /// After the literal data: reads the trailing signatures up to the end of `source` (only
+    /// padding and marker packets may come between them) and returns one [`Verification`] per
+    /// signature — first those placed before the data, then those announced by One-Pass
+    /// Signatures, outermost first — or none if `verifier` is `None`.
+    ///
+    /// # Errors
+    /// `Malformed` for another packet or more signatures than One-Pass Signatures; `Truncated`
+    /// for fewer; framing and I/O errors.
+    pub(crate) fn read_suffix(
+        &mut self,
+        source: &mut impl BufRead,
+        limits: &Limits,
+        verifier: Option<&Verifier<'_>>,
+    ) -> Result<Vec<Verification>> {
+        let mut trailing = Vec::new();
+        while let Some(raw) = read_raw_packet(source, limits)? {
+            match raw.tag {
+                Tag::Signature => {
+                    if trailing.len() >= self.one_pass.len() {
+                        return Err(Error::malformed(
+                            "signed message: more signatures than one-pass signatures",
+                        ));
+                    }
+                    serialize(&raw, &mut self.signature_packets)?;
+                    trailing.push(raw.body);
+                }
+                Tag::Padding | Tag::Marker => {}
+                _ => {
+                    return Err(Error::malformed("signed message: unexpected packet after the literal data"));
+                }
+            }
+        }
+        if trailing.len() != self.one_pass.len() {
+            return Err(Error::Truncated("signed message: a one-pass signature has no signature"));
+        }
+        let prefixed = std::mem::take(&mut self.prefixed);
+        let one_pass = std::mem::take(&mut self.one_pass);
+        let Some(verifier) = verifier else {
+            return Ok(Vec::new());
+        };
+        let mut results: Vec<Verification> = prefixed.into_iter().map(|p| p.finish(verifier)).collect();
+        // The first trailing signature belongs to the last One-Pass Signature (§10.3).
+        let pairs = one_pass.into_iter().rev().zip(trailing);
+        let mut announced: Vec<Verification> = pairs
+            .map(|((ops, hasher), body)| match (SignaturePacket::parse(&body), hasher) {
+                (Ok(sig), Ok(h)) if matches_ops(&ops, &sig) => verifier.check(&sig, h),
+                (Ok(_), Ok(_)) => Verification {
+                    status: VerificationStatus::Bad("signature does not match its one-pass signature"),
+                    ..Verification::unverifiable("")
+                },
+                (Ok(_), Err(v)) => v,
+                (Err(Error::Unsupported(Unsupported::PacketVersion { .. })), _) => {
+                    Verification::unverifiable("unsupported signature version")
+                }
+                (Err(_), _) => Verification::unverifiable("malformed signature packet"),
+            })
+            .collect();
+        announced.reverse();
+        results.extend(announced);
+        Ok(results)
+    }
+}
+
 /// Where an [`InlineVerifyReader`] is.
 enum Stage<R: BufRead> {
     /// Inside the literal data.
@@ -385,93 +586,29 @@ enum Stage<R: BufRead> {
 pub struct InlineVerifyReader<'a, R: BufRead> {
     verifier: Verifier<'a>,
     stage: Stage<R>,
-    /// Signatures placed before the data.
-    prefixed: Vec<Pending>,
-    /// One-Pass Signatures, in order, with the hash each one started (or why it could not).
-    one_pass: Vec<(OnePassSignature, OpsHash)>,
+    signatures: InlineSignatures,
     /// The verdicts, once the message has ended.
     results: Vec<Verification>,
-    /// Every Signature packet, header included, in the order found.
-    signature_packets: Vec<u8>,
 }
 
 impl<R: BufRead> fmt::Debug for InlineVerifyReader<'_, R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("InlineVerifyReader")
-            .field("one_pass", &self.one_pass.len())
-            .field("prefixed", &self.prefixed.len())
-            .finish_non_exhaustive()
+        f.debug_struct("InlineVerifyReader").field("signatures", &self.signatures).finish_non_exhaustive()
     }
-}
-
-/// The packet type of the header at the start of `r`, without consuming it.
-fn peek_tag(r: &mut impl BufRead) -> Result<Option<Tag>> {
-    let buf = r.fill_buf().map_err(Error::from_io)?;
-    Ok(buf.first().map(|&b| if b & 0x40 != 0 { Tag::from(b & 0x3f) } else { Tag::Other(0) }))
-}
-
-fn serialize(raw: &RawPacket, out: &mut Vec<u8>) -> Result<()> {
-    crate::packet::header::Header::fixed(raw.tag, raw.body.len())?.write_to(out)?;
-    out.extend_from_slice(&raw.body);
-    Ok(())
 }
 
 impl<'a, R: BufRead> InlineVerifyReader<'a, R> {
     fn new(verifier: Verifier<'a>, mut source: R) -> Result<Self> {
-        let mut prefixed = Vec::new();
-        let mut one_pass = Vec::new();
-        let mut signature_packets = Vec::new();
-        loop {
-            match peek_tag(&mut source)? {
-                None => return Err(Error::Truncated("signed message: no literal data")),
-                Some(Tag::LiteralData) => break,
-                Some(Tag::CompressedData) => return Err(Error::Unsupported(Unsupported::CompressedData)),
-                Some(_) => {}
-            }
-            let raw = read_raw_packet(&mut source, &verifier.limits)?
-                .ok_or(Error::Truncated("signed message: no literal data"))?;
-            if prefixed.len().saturating_add(one_pass.len()) >= verifier.limits.signatures_limit() {
-                return Err(Error::LimitExceeded(Limit::Signatures));
-            }
-            match raw.tag {
-                Tag::Signature => {
-                    if !one_pass.is_empty() {
-                        return Err(Error::malformed(
-                            "signed message: signature between one-pass signatures",
-                        ));
-                    }
-                    serialize(&raw, &mut signature_packets)?;
-                    prefixed.push(Pending::from_body(&raw.body));
-                }
-                Tag::OnePassSignature => {
-                    let ops = OnePassSignature::parse(&raw.body)?;
-                    let hasher = start_for(&ops);
-                    one_pass.push((ops, hasher));
-                }
-                Tag::Marker | Tag::Padding => {}
-                _ => {
-                    return Err(Error::malformed(
-                        "signed message: unexpected packet before the literal data",
-                    ));
-                }
-            }
-        }
+        let signatures = InlineSignatures::read_prefix(&mut source, &verifier.limits, true)?;
         let literal = LiteralReader::new(source)?;
-        Ok(Self {
-            verifier,
-            stage: Stage::Body(literal),
-            prefixed,
-            one_pass,
-            results: Vec::new(),
-            signature_packets,
-        })
+        Ok(Self { verifier, stage: Stage::Body(literal), signatures, results: Vec::new() })
     }
 
     /// Every Signature packet of the message (header included, binary), in the order found.
     /// Complete once the data has been read to EOF.
     #[must_use]
     pub fn signature_packets(&self) -> &[u8] {
-        &self.signature_packets
+        self.signatures.signature_packets()
     }
 
     /// Reads the rest of the data if needed, and returns one [`Verification`] per signature:
@@ -489,54 +626,6 @@ impl<'a, R: BufRead> InlineVerifyReader<'a, R> {
             Stage::Done => Ok(self.results),
             _ => Err(Error::malformed("signed message: reading failed earlier")),
         }
-    }
-
-    /// After the literal data: the trailing signatures, then the end of the message.
-    fn end(&mut self, mut source: R) -> Result<()> {
-        let mut trailing = Vec::new();
-        while let Some(raw) = read_raw_packet(&mut source, &self.verifier.limits)? {
-            match raw.tag {
-                Tag::Signature => {
-                    if trailing.len() >= self.one_pass.len() {
-                        return Err(Error::malformed(
-                            "signed message: more signatures than one-pass signatures",
-                        ));
-                    }
-                    serialize(&raw, &mut self.signature_packets)?;
-                    trailing.push(raw.body);
-                }
-                Tag::Padding | Tag::Marker => {}
-                _ => {
-                    return Err(Error::malformed("signed message: unexpected packet after the literal data"));
-                }
-            }
-        }
-        if trailing.len() != self.one_pass.len() {
-            return Err(Error::Truncated("signed message: a one-pass signature has no signature"));
-        }
-        let verifier = &self.verifier;
-        let mut results: Vec<Verification> =
-            std::mem::take(&mut self.prefixed).into_iter().map(|p| p.finish(verifier)).collect();
-        // The first trailing signature belongs to the last One-Pass Signature (§10.3).
-        let pairs = std::mem::take(&mut self.one_pass).into_iter().rev().zip(trailing);
-        let mut announced: Vec<Verification> = pairs
-            .map(|((ops, hasher), body)| match (SignaturePacket::parse(&body), hasher) {
-                (Ok(sig), Ok(h)) if matches_ops(&ops, &sig) => verifier.check(&sig, h),
-                (Ok(_), Ok(_)) => Verification {
-                    status: VerificationStatus::Bad("signature does not match its one-pass signature"),
-                    ..Verification::unverifiable("")
-                },
-                (Ok(_), Err(v)) => v,
-                (Err(Error::Unsupported(Unsupported::PacketVersion { .. })), _) => {
-                    Verification::unverifiable("unsupported signature version")
-                }
-                (Err(_), _) => Verification::unverifiable("malformed signature packet"),
-            })
-            .collect();
-        announced.reverse();
-        results.extend(announced);
-        self.results = results;
-        Ok(())
     }
 }
 
@@ -581,21 +670,15 @@ impl<R: BufRead> Read for InlineVerifyReader<'_, R> {
             }
         };
         if n > 0 {
-            let data = buf.get(..n).unwrap_or_default();
-            for p in &mut self.prefixed {
-                p.update(data);
-            }
-            for (_, h) in &mut self.one_pass {
-                if let Ok(h) = h {
-                    h.update(data);
-                }
-            }
+            self.signatures.update(buf.get(..n).unwrap_or_default());
             return Ok(n);
         }
         let Stage::Body(literal) = std::mem::replace(&mut self.stage, Stage::Failed) else {
             return Ok(0);
         };
-        self.end(literal.into_inner())?;
+        let limits = self.verifier.limits;
+        self.results =
+            self.signatures.read_suffix(&mut literal.into_inner(), &limits, Some(&self.verifier))?;
         self.stage = Stage::Done;
         Ok(0)
     }
@@ -659,6 +742,42 @@ mod tests {
         )
         .unwrap();
         tsk.cert.primary_sigs.push(rev);
+    }
+
+    /// Decrypt-and-verify applies the same key checks: a signer whose key was later revoked
+    /// (hard) is bad, soft-revoked after the signature is still good.
+    #[test]
+    fn sign_encrypt_with_a_revoked_signer() {
+        use std::io::Read;
+
+        use crate::message::{Decryptor, Encryptor};
+        let carol = key();
+        let carol_cert = carol.to_cert();
+        for (code, good) in [(0u8, false), (1, true)] {
+            let mut signer = key();
+            let mut w = Encryptor::new([&carol_cert])
+                .signer(&signer)
+                .at(from_timestamp(T0 + 10))
+                .writer(Vec::new())
+                .unwrap();
+            w.write_all(b"data").unwrap();
+            let msg = w.finish().unwrap();
+            revoke(&mut signer, T0 + 100, code);
+            let certs = [signer.to_cert()];
+            let mut r = Decryptor::new([&carol])
+                .verify_with(&certs)
+                .at(from_timestamp(T0 + 1000))
+                .reader(&msg[..])
+                .unwrap();
+            let mut out = Vec::new();
+            let _ = r.read_to_end(&mut out).unwrap();
+            assert_eq!(out, b"data");
+            let v = r.finish().unwrap().verifications;
+            assert_eq!(v[0].is_good(), good, "code {code}: {v:?}");
+            // After the revocation the key cannot sign new messages.
+            let e = Encryptor::new([&carol_cert]).signer(&signer).at(from_timestamp(T0 + 200));
+            assert!(e.writer(Vec::new()).is_err());
+        }
     }
 
     #[test]

@@ -8,6 +8,7 @@ use sop::ops::{Decrypt, Ready, Verification};
 
 use crate::cmd::change_key_password::variants;
 use crate::cmd::encrypt::{BUF_LEN, copy};
+use crate::cmd::verify::VerifyOptions;
 use crate::errors::{Context, to_sop_in};
 use crate::{Certs, Keys, SixSop};
 
@@ -19,6 +20,10 @@ pub(crate) struct DecryptCmd {
     key_passwords: Vec<Password>,
     passwords: Vec<Password>,
     session_keys: Vec<(SessionKey, Option<SymmetricAlgorithm>)>,
+    /// `--verify-with` certificates (with their names); none: no verification.
+    verify: VerifyOptions,
+    not_before: Option<SystemTime>,
+    not_after: Option<SystemTime>,
 }
 
 fn err(e: sixpgp::Error) -> sop::errors::Error {
@@ -27,25 +32,29 @@ fn err(e: sixpgp::Error) -> sop::errors::Error {
 
 impl<'s> Decrypt<'s, SixSop, Certs<'s>, Keys<'s>> for DecryptCmd {
     fn verify_not_before(
-        self: Box<Self>,
-        _t: SystemTime,
+        mut self: Box<Self>,
+        t: SystemTime,
     ) -> Box<dyn Decrypt<'s, SixSop, Certs<'s>, Keys<'s>> + 's> {
+        self.not_before = Some(t);
+        self.verify.not_before(t);
         self
     }
 
     fn verify_not_after(
-        self: Box<Self>,
-        _t: SystemTime,
+        mut self: Box<Self>,
+        t: SystemTime,
     ) -> Box<dyn Decrypt<'s, SixSop, Certs<'s>, Keys<'s>> + 's> {
+        self.not_after = Some(t);
+        self.verify.not_after(t);
         self
     }
 
     fn verify_with_certs(
-        self: Box<Self>,
-        _certs: &Certs<'s>,
+        mut self: Box<Self>,
+        certs: &Certs<'s>,
     ) -> sop::Result<Box<dyn Decrypt<'s, SixSop, Certs<'s>, Keys<'s>> + 's>> {
-        eprintln!("sixsop: decrypt --verify-with is not implemented yet");
-        Err(sop::errors::Error::UnsupportedOption)
+        self.verify.add(certs);
+        Ok(self)
     }
 
     fn with_session_key(
@@ -113,7 +122,8 @@ impl Ready<(Option<sop::SessionKey>, Vec<Verification>)> for DecryptReady<'_> {
         sink: &mut (dyn Write + Send + Sync),
     ) -> sop::Result<(Option<sop::SessionKey>, Vec<Verification>)> {
         let DecryptReady { cmd, ciphertext } = *self;
-        let DecryptCmd { mut keys, key_passwords, passwords, session_keys } = cmd;
+        let DecryptCmd { mut keys, key_passwords, passwords, session_keys, verify, not_before, not_after } =
+            cmd;
         // Unlock what the key passwords open; a key that stays locked is reported (exit 67)
         // only if it was the one needed.
         for key in &mut keys {
@@ -131,12 +141,33 @@ impl Ready<(Option<sop::SessionKey>, Vec<Verification>)> for DecryptReady<'_> {
         for (key, alg) in session_keys {
             d = d.session_key(key, alg);
         }
+        let verifying = !verify.certs.is_empty();
+        if verifying {
+            d = d.verify_with(&verify.certs);
+            if let Some(t) = not_before {
+                d = d.not_before(t);
+            }
+            if let Some(t) = not_after {
+                d = d.not_after(t);
+            }
+        }
         let mut r = d.reader(BufReader::with_capacity(BUF_LEN, ciphertext)).map_err(err)?;
         let mut out = BufWriter::with_capacity(BUF_LEN, sink);
         copy(&mut r, &mut out).map_err(|e| err(sixpgp::Error::from_io(e)))?;
         out.flush()?;
         let summary = r.finish().map_err(err)?;
         let session_key = sop::SessionKey::new(u8::from(summary.sym), summary.session_key.as_bytes())?;
-        Ok((Some(session_key), Vec::new()))
+        // VERIFICATIONS lists the good signatures only; none is not an error for `decrypt`
+        // (the caller sees an empty --verifications-out).
+        let verifications = if verifying {
+            match verify.to_sop(&summary.verifications) {
+                Ok(v) => v,
+                Err(sop::errors::Error::NoSignature) => Vec::new(),
+                Err(e) => return Err(e),
+            }
+        } else {
+            Vec::new()
+        };
+        Ok((Some(session_key), verifications))
     }
 }

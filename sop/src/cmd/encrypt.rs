@@ -2,12 +2,13 @@
 
 use std::io::{self, BufWriter, Read, Write};
 
-use sixpgp::{Cert, DataFormat, Encryptor, Password, Profile};
+use sixpgp::{Cert, DataFormat, Encryptor, Password, Profile, Signer};
 use sop::ops::{Encrypt, EncryptAs, Ready};
 use sop::plumbing::PasswordsAreHumanReadable;
 use zeroize::Zeroizing;
 
-use crate::errors::{Context, to_sop_in};
+use crate::cmd::sign::Signers;
+use crate::errors::{Context, to_sop, to_sop_in};
 use crate::{Certs, Keys, SixSop};
 
 /// Size of the plaintext read buffer: one default SEIPD chunk.
@@ -21,6 +22,9 @@ pub(crate) struct EncryptCmd {
     profile: Option<Profile>,
     passwords: Vec<Password>,
     certs: Vec<Cert>,
+    /// `--sign-with` keys and `--with-key-password` passwords.
+    signers: Signers,
+    signing: bool,
 }
 
 impl EncryptCmd {
@@ -31,6 +35,8 @@ impl EncryptCmd {
             profile: None,
             passwords: Vec::new(),
             certs: Vec::new(),
+            signers: Signers::default(),
+            signing: false,
         }
     }
 }
@@ -92,18 +98,19 @@ impl<'s> Encrypt<'s, SixSop, Certs<'s>, Keys<'s>> for EncryptCmd {
     }
 
     fn sign_with_keys(
-        self: Box<Self>,
-        _keys: &Keys<'s>,
+        mut self: Box<Self>,
+        keys: &Keys<'s>,
     ) -> sop::Result<Box<dyn Encrypt<'s, SixSop, Certs<'s>, Keys<'s>> + 's>> {
-        eprintln!("sixsop: encrypt --sign-with is not implemented yet");
-        Err(sop::errors::Error::UnsupportedOption)
+        self.signers.add(keys)?;
+        self.signing = true;
+        Ok(self)
     }
 
     fn with_key_password(
-        self: Box<Self>,
-        _password: sop::Password,
+        mut self: Box<Self>,
+        password: sop::Password,
     ) -> sop::Result<Box<dyn Encrypt<'s, SixSop, Certs<'s>, Keys<'s>> + 's>> {
-        // Only signing keys need unlocking, and signing is not supported yet.
+        self.signers.password(password);
         Ok(self)
     }
 
@@ -149,7 +156,16 @@ impl Ready<Option<sop::SessionKey>> for EncryptReady<'_> {
         sink: &mut (dyn Write + Send + Sync),
     ) -> sop::Result<Option<sop::SessionKey>> {
         let EncryptReady { cmd, plaintext } = *self;
+        let keys = if cmd.signing { cmd.signers.unlocked()? } else { Vec::new() };
+        // Each signing key on its own first, so that one that cannot sign is reported as such
+        // (KEY_CANNOT_SIGN, or KEY_IS_PROTECTED if locked), not as a recipient problem.
+        for k in &keys {
+            let _ = Signer::new().key(k).detached().map_err(to_sop)?;
+        }
         let mut e = Encryptor::new(&cmd.certs).armor(cmd.armor).format(cmd.format);
+        for k in &keys {
+            e = e.signer(k);
+        }
         if let Some(p) = cmd.profile {
             e = e.profile(p);
         }
