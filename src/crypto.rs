@@ -8,7 +8,6 @@ pub(crate) mod hash;
 pub(crate) mod hkdf;
 pub(crate) mod mldsa_ed25519;
 pub(crate) mod mlkem_x25519;
-#[allow(dead_code, reason = "AeadCipher switches to it in the next commit")]
 pub(crate) mod ocb;
 pub(crate) mod rng;
 pub(crate) mod s2k;
