@@ -8,6 +8,7 @@ pub(crate) mod hash;
 pub(crate) mod hkdf;
 pub(crate) mod mldsa_ed25519;
 pub(crate) mod mlkem_x25519;
+pub(crate) mod ocb;
 pub(crate) mod rng;
 pub(crate) mod s2k;
 pub(crate) mod secret;

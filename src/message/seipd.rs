@@ -15,6 +15,7 @@ use crate::crypto::hkdf;
 use crate::crypto::secret::SessionKey;
 use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm};
 use crate::error::{Error, Result, Unsupported};
+use crate::message::parallel;
 use crate::packet::seipd::SeipdHeader;
 
 /// Largest HKDF output: a 32-octet key and an 8-octet IV (EAX).
@@ -172,19 +173,47 @@ fn poisoned() -> io::Error {
     Error::InvalidArgument("stream used after an error").into()
 }
 
+fn bounds() -> Error {
+    Error::InvalidArgument("SEIPD: buffer bounds")
+}
+
+/// One chunk slot of a batch buffer: chunk ‖ tag.
+fn slot_len(cipher: &ChunkCipher) -> Result<usize> {
+    cipher.chunk_size().checked_add(TAG_LEN).ok_or(Error::InvalidArgument("chunk size"))
+}
+
+/// A new zeroizing buffer of `len` octets holding a copy of `old[..keep]`; `old` is wiped
+/// when the caller drops it, so no stale plaintext copy stays behind.
+fn grown(old: &[u8], keep: usize, len: usize) -> Result<Zeroizing<Vec<u8>>> {
+    let mut new = Zeroizing::new(vec![0u8; len]);
+    new.get_mut(..keep).ok_or_else(bounds)?.copy_from_slice(old.get(..keep).ok_or_else(bounds)?);
+    Ok(new)
+}
+
 /// Streams plaintext into SEIPDv2 fields and chunks (the packet *body*; wrap `inner` in a
 /// `PartialBodyWriter` for the framing).
 ///
-/// Each chunk is encrypted in place as soon as it is full and written in one call. `finish`
-/// writes the last (short, non-empty) chunk and the final tag. Dropping without `finish` does no
-/// I/O; the output then fails to decrypt.
+/// Plaintext is collected in a batch buffer of `threads` chunk slots (chunk ‖ room for the
+/// tag); when the batch is full, its chunks are encrypted in place in parallel
+/// ([`parallel::run`]) and written in one call. The buffer starts with one slot and grows to
+/// the whole batch only once a first chunk is full, so short messages allocate one chunk and
+/// start no thread. `finish` writes the last (short, non-empty) chunk and the final tag.
+/// Dropping without `finish` does no I/O; the output then fails to decrypt.
+///
+/// The ciphertext does not depend on the thread count.
 #[derive(Debug)]
 #[must_use = "call finish() to write the final tag"]
 pub(crate) struct SeipdWriter<W: Write> {
     inner: W,
     cipher: ChunkCipher,
-    /// Plaintext of the current chunk; capacity chunk + tag, allocated once.
+    /// Slots of chunk ‖ tag; length one slot, then `batch` slots.
     buf: Zeroizing<Vec<u8>>,
+    slot_len: usize,
+    /// Full chunks in `buf`.
+    full: usize,
+    /// Plaintext octets in the slot after them.
+    len: usize,
+    threads: usize,
     chunk_index: u64,
     total: u64,
     poisoned: bool,
@@ -192,7 +221,7 @@ pub(crate) struct SeipdWriter<W: Write> {
 
 impl<W: Write> SeipdWriter<W> {
     /// Writes the SEIPDv2 fields (version, `sym`, `aead`, `chunk_size_octet`, `salt`) to `inner`
-    /// and returns a writer for the plaintext.
+    /// and returns a writer for the plaintext, using [`parallel::default_threads`] threads.
     ///
     /// # Errors
     /// `Unsupported` for a cipher or mode this crate lacks, `Malformed`-free but
@@ -211,40 +240,94 @@ impl<W: Write> SeipdWriter<W> {
         }
         let header = SeipdHeader { sym, aead, chunk_size_octet, salt };
         let cipher = ChunkCipher::new(session_key, &header)?;
-        let capacity =
-            cipher.chunk_size().checked_add(TAG_LEN).ok_or(Error::InvalidArgument("chunk size"))?;
+        let slot_len = slot_len(&cipher)?;
         header.write_to(&mut inner)?;
         Ok(Self {
             inner,
             cipher,
-            buf: Zeroizing::new(Vec::with_capacity(capacity)),
+            buf: Zeroizing::new(vec![0u8; slot_len]),
+            slot_len,
+            full: 0,
+            len: 0,
+            threads: parallel::default_threads(),
             chunk_index: 0,
             total: 0,
             poisoned: false,
         })
     }
 
-    /// Encrypts the buffered plaintext as chunk `chunk_index` and writes it with its tag.
-    fn write_chunk(&mut self) -> Result<()> {
-        let len = u64::try_from(self.buf.len()).map_err(|_| Error::InvalidArgument("chunk size"))?;
-        let tag = self.cipher.encrypt_chunk(self.chunk_index, &mut self.buf)?;
-        // Within capacity: the buffer holds at most one chunk and has room for the tag.
-        self.buf.extend_from_slice(&tag);
-        self.inner.write_all(&self.buf)?;
-        self.buf.clear();
-        self.chunk_index =
-            self.chunk_index.checked_add(1).ok_or(Error::InvalidArgument("too many chunks"))?;
-        self.total = self.total.checked_add(len).ok_or(Error::InvalidArgument("message too long"))?;
+    /// Sets the number of threads that encrypt chunks (1 = none started; 0 counts as 1).
+    /// Takes effect from the next batch; the ciphertext is the same for any value. This is the
+    /// hook for a public `threads(n)` setting on the encryptor.
+    #[allow(
+        dead_code,
+        reason = "hook for a threads(n) setting in message/encrypt.rs and decrypt.rs; the tests use it"
+    )]
+    pub(crate) fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.max(1);
+    }
+
+    fn slots(&self) -> usize {
+        self.buf.len().checked_div(self.slot_len).unwrap_or(1)
+    }
+
+    /// Encrypts the buffered chunks in place (in parallel) and writes them with their tags.
+    fn write_batch(&mut self) -> Result<()> {
+        let full_octets = self.full.checked_mul(self.slot_len).ok_or_else(bounds)?;
+        let used = if self.len > 0 {
+            full_octets.checked_add(self.len).and_then(|u| u.checked_add(TAG_LEN)).ok_or_else(bounds)?
+        } else {
+            full_octets
+        };
+        let region = self.buf.get_mut(..used).ok_or_else(bounds)?;
+        let mut items = Vec::new();
+        let mut index = self.chunk_index;
+        let mut octets = 0u64;
+        for slot in region.chunks_mut(self.slot_len) {
+            let data_len = slot.len().checked_sub(TAG_LEN).ok_or_else(bounds)?;
+            let (data, tag) = slot.split_at_mut_checked(data_len).ok_or_else(bounds)?;
+            octets = octets
+                .checked_add(u64::try_from(data_len).map_err(|_| bounds())?)
+                .ok_or(Error::InvalidArgument("message too long"))?;
+            items.push((index, data, tag));
+            index = index.checked_add(1).ok_or(Error::InvalidArgument("too many chunks"))?;
+        }
+        let cipher = &self.cipher;
+        let results = parallel::run(self.threads, items, |(index, data, tag_out)| {
+            let tag = cipher.encrypt_chunk(index, data)?;
+            tag_out.copy_from_slice(&tag);
+            Ok(())
+        });
+        results.into_iter().collect::<Result<()>>()?;
+        self.inner.write_all(self.buf.get(..used).ok_or_else(bounds)?)?;
+        self.chunk_index = index;
+        self.total = self.total.checked_add(octets).ok_or(Error::InvalidArgument("message too long"))?;
+        self.full = 0;
+        self.len = 0;
         Ok(())
     }
 
     fn write_inner(&mut self, data: &[u8]) -> Result<usize> {
-        let space = self.cipher.chunk_size().saturating_sub(self.buf.len());
-        let n = space.min(data.len());
-        let (head, _) = data.split_at_checked(n).ok_or(Error::InvalidArgument("write length"))?;
-        self.buf.extend_from_slice(head);
-        if self.buf.len() >= self.cipher.chunk_size() {
-            self.write_chunk()?;
+        let chunk_size = self.cipher.chunk_size();
+        let start =
+            self.full.checked_mul(self.slot_len).and_then(|s| s.checked_add(self.len)).ok_or_else(bounds)?;
+        let n = chunk_size.saturating_sub(self.len).min(data.len());
+        let end = start.checked_add(n).ok_or_else(bounds)?;
+        self.buf.get_mut(start..end).ok_or_else(bounds)?.copy_from_slice(data.get(..n).ok_or_else(bounds)?);
+        self.len = self.len.checked_add(n).ok_or_else(bounds)?;
+        if self.len >= chunk_size {
+            self.full = self.full.checked_add(1).ok_or_else(bounds)?;
+            self.len = 0;
+            if self.full >= self.slots() {
+                if self.slots() < self.threads {
+                    // Second chunk of a long message: grow to a whole batch, once.
+                    let size = self.threads.checked_mul(self.slot_len).ok_or_else(bounds)?;
+                    let keep = self.full.checked_mul(self.slot_len).ok_or_else(bounds)?;
+                    self.buf = grown(&self.buf, keep, size)?;
+                } else {
+                    self.write_batch()?;
+                }
+            }
         }
         Ok(n)
     }
@@ -257,8 +340,8 @@ impl<W: Write> SeipdWriter<W> {
         if self.poisoned {
             return Err(Error::from_io(poisoned()));
         }
-        if !self.buf.is_empty() {
-            self.write_chunk()?;
+        if self.full > 0 || self.len > 0 {
+            self.write_batch()?;
         }
         let tag = self.cipher.final_tag(self.chunk_index, self.total)?;
         self.inner.write_all(&tag)?;
@@ -303,32 +386,43 @@ enum State {
 /// Streams SEIPDv2 chunks (the packet body after the fields [`SeipdHeader`] reads) into
 /// authenticated plaintext.
 ///
-/// It reads ahead one chunk and two tags and decides that a chunk is the last one only at EOF
-/// (STYLE §7). Plaintext is released only after its chunk's tag verified; the last chunk is
-/// released only after the final tag verified too. `Ok(0)` means the whole packet body was
-/// authenticated; truncation anywhere is an error.
+/// It reads ahead a batch of `threads` chunk slots (chunk ‖ tag) plus one tag, decrypts the
+/// batch in place in parallel, and decides that a chunk is the last one only at EOF (STYLE §7).
+/// Plaintext is released only after its chunk's tag verified, in order, and only up to the
+/// first chunk that failed (the error comes when that plaintext has been read). At EOF the last
+/// chunk is released only after the final tag verified too. `Ok(0)` means the whole packet
+/// body was authenticated; truncation anywhere is an error. The buffer starts at one slot and
+/// grows to the whole batch once the stream is longer than one chunk.
 #[derive(Debug)]
 pub(crate) struct SeipdReader<R: Read> {
     inner: R,
     cipher: ChunkCipher,
-    /// Fixed buffer of chunk + 2 tags.
+    /// Slots of chunk ‖ tag, then one tag of look-ahead.
     buf: Zeroizing<Vec<u8>>,
-    /// Octets of `buf` holding data read from `inner` (ciphertext or, after decryption,
-    /// plaintext and look-ahead).
+    slot_len: usize,
+    /// Octets of `buf` holding data read from `inner`.
     filled: usize,
-    /// Octets at the front of `buf` belonging to the current (decrypted) chunk and its tag;
-    /// the look-ahead after them moves to the front on the next refill.
+    /// Octets at the front of `buf` belonging to the current batch; the look-ahead after them
+    /// moves to the front on the next refill.
     consumed: usize,
-    /// Plaintext window `buf[pos..end]`.
+    /// Released (authenticated) chunks of the batch: slots `0..released`, the last one
+    /// `last_len` octets long and the others a full chunk.
+    released: usize,
+    last_len: usize,
+    /// Plaintext window: slot `cur`, from `pos`.
+    cur: usize,
     pos: usize,
-    end: usize,
+    /// The error to report once the released plaintext has been read.
+    pending: Option<Error>,
+    threads: usize,
     chunk_index: u64,
     total: u64,
     state: State,
 }
 
 impl<R: Read> SeipdReader<R> {
-    /// A reader over the chunks that follow `header` in `inner`.
+    /// A reader over the chunks that follow `header` in `inner`, using
+    /// [`parallel::default_threads`] threads.
     ///
     /// # Errors
     /// `Unsupported` for an unknown cipher or AEAD mode; `Decrypt` if the session key does not
@@ -338,20 +432,36 @@ impl<R: Read> SeipdReader<R> {
             Error::InvalidArgument(_) => Error::Decrypt,
             other => other,
         })?;
-        let size =
-            cipher.chunk_size().checked_add(2 * TAG_LEN).ok_or(Error::InvalidArgument("chunk size"))?;
+        let slot_len = slot_len(&cipher)?;
+        let size = slot_len.checked_add(TAG_LEN).ok_or(Error::InvalidArgument("chunk size"))?;
         Ok(Self {
             inner,
             cipher,
             buf: Zeroizing::new(vec![0u8; size]),
+            slot_len,
             filled: 0,
             consumed: 0,
+            released: 0,
+            last_len: 0,
+            cur: 0,
             pos: 0,
-            end: 0,
+            pending: None,
+            threads: parallel::default_threads(),
             chunk_index: 0,
             total: 0,
             state: State::Reading,
         })
+    }
+
+    /// Sets the number of threads that decrypt chunks (1 = none started; 0 counts as 1).
+    /// Takes effect from the next batch. This is the hook for a public `threads(n)` setting on
+    /// the decryptor.
+    #[allow(
+        dead_code,
+        reason = "hook for a threads(n) setting in message/encrypt.rs and decrypt.rs; the tests use it"
+    )]
+    pub(crate) fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.max(1);
     }
 
     /// The inner reader (positioned after the packet body once `read` returned `Ok(0)`).
@@ -364,31 +474,20 @@ impl<R: Read> SeipdReader<R> {
         self.state == State::Done
     }
 
-    fn bounds() -> Error {
-        Error::InvalidArgument("SEIPD reader: buffer bounds")
-    }
-
-    /// Counts a decrypted chunk of `len` octets.
-    fn advance(&mut self, len: usize) -> Result<()> {
-        let len = u64::try_from(len).map_err(|_| Self::bounds())?;
-        self.chunk_index =
-            self.chunk_index.checked_add(1).ok_or(Error::malformed("SEIPD: too many chunks"))?;
-        self.total = self.total.checked_add(len).ok_or(Error::malformed("SEIPD: too long"))?;
-        Ok(())
+    /// Slots in the buffer (its length is slots × slot + one tag).
+    fn slots(&self) -> usize {
+        self.buf.len().saturating_sub(TAG_LEN).checked_div(self.slot_len).unwrap_or(1)
     }
 
     /// Reads until the buffer is full or `inner` is at EOF; returns true at EOF.
     fn fill(&mut self) -> Result<bool> {
         while self.filled < self.buf.len() {
-            let dst = self.buf.get_mut(self.filled..).ok_or_else(Self::bounds)?;
+            let dst = self.buf.get_mut(self.filled..).ok_or_else(bounds)?;
             match self.inner.read(dst) {
                 Ok(0) => return Ok(true),
                 Ok(n) => {
-                    self.filled = self
-                        .filled
-                        .checked_add(n)
-                        .filter(|&f| f <= self.buf.len())
-                        .ok_or_else(Self::bounds)?;
+                    self.filled =
+                        self.filled.checked_add(n).filter(|&f| f <= self.buf.len()).ok_or_else(bounds)?;
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(Error::from_io(e)),
@@ -397,86 +496,191 @@ impl<R: Read> SeipdReader<R> {
         Ok(false)
     }
 
-    /// Decrypts the next chunk into the plaintext window, or verifies the final tag.
+    /// Decrypts chunks `0..lens.len()` of the buffer (slot `k` holds `lens[k]` octets of
+    /// ciphertext, then its tag) in parallel; returns how many verified before the first
+    /// failure, and that failure. Everything from the failed chunk on is wiped.
+    fn decrypt_slots(&mut self, lens: &[usize]) -> Result<(usize, Option<Error>)> {
+        let mut items = Vec::with_capacity(lens.len());
+        let mut index = self.chunk_index;
+        for (slot, &len) in self.buf.chunks_mut(self.slot_len).zip(lens) {
+            let (ct, tag) = slot.split_at_mut_checked(len).ok_or_else(bounds)?;
+            let tag = *tag.first_chunk::<TAG_LEN>().ok_or_else(bounds)?;
+            items.push((index, ct, tag));
+            index = index.checked_add(1).ok_or(Error::malformed("SEIPD: too many chunks"))?;
+        }
+        if items.len() != lens.len() {
+            return Err(bounds());
+        }
+        let cipher = &self.cipher;
+        let results =
+            parallel::run(self.threads, items, |(index, ct, tag)| cipher.decrypt_chunk(index, ct, &tag));
+        let mut verified = 0usize;
+        let mut failure = None;
+        for result in results {
+            match result {
+                Ok(()) if failure.is_none() => verified = verified.checked_add(1).ok_or_else(bounds)?,
+                Ok(()) => {}
+                Err(e) => {
+                    if failure.is_none() {
+                        failure = Some(e);
+                    }
+                }
+            }
+        }
+        if failure.is_some() {
+            let from = verified.checked_mul(self.slot_len).ok_or_else(bounds)?;
+            if let Some(rest) = self.buf.get_mut(from..) {
+                zeroize::Zeroize::zeroize(rest);
+            }
+        }
+        Ok((verified, failure))
+    }
+
+    /// Releases slots `0..count` (the last `last_len` octets long) and counts them.
+    fn release(&mut self, count: usize, last_len: usize) -> Result<()> {
+        let chunk_size = self.cipher.chunk_size();
+        let full = u64::try_from(count.saturating_sub(1)).map_err(|_| bounds())?;
+        let octets = if count == 0 {
+            0
+        } else {
+            full.checked_mul(u64::try_from(chunk_size).map_err(|_| bounds())?)
+                .and_then(|o| o.checked_add(u64::try_from(last_len).ok()?))
+                .ok_or(Error::malformed("SEIPD: too long"))?
+        };
+        self.chunk_index = self
+            .chunk_index
+            .checked_add(u64::try_from(count).map_err(|_| bounds())?)
+            .ok_or(Error::malformed("SEIPD: too many chunks"))?;
+        self.total = self.total.checked_add(octets).ok_or(Error::malformed("SEIPD: too long"))?;
+        self.released = count;
+        self.last_len = last_len;
+        self.cur = 0;
+        self.pos = 0;
+        Ok(())
+    }
+
+    /// Decrypts the next batch into the plaintext window, or verifies the final tag.
     fn refill(&mut self) -> Result<()> {
-        // Move the look-ahead that followed the previous chunk to the front.
+        // Move the look-ahead that followed the previous batch to the front.
         if self.consumed > 0 {
             if self.consumed > self.filled {
-                return Err(Self::bounds());
+                return Err(bounds());
             }
             self.buf.copy_within(self.consumed..self.filled, 0);
-            self.filled = self.filled.checked_sub(self.consumed).ok_or_else(Self::bounds)?;
+            self.filled = self.filled.checked_sub(self.consumed).ok_or_else(bounds)?;
             self.consumed = 0;
         }
-        let eof = self.fill()?;
+        let mut eof = self.fill()?;
+        if !eof && self.slots() < self.threads {
+            // Longer than one chunk: grow to a whole batch, once.
+            let size = self
+                .threads
+                .checked_mul(self.slot_len)
+                .and_then(|s| s.checked_add(TAG_LEN))
+                .ok_or_else(bounds)?;
+            self.buf = grown(&self.buf, self.filled, size)?;
+            eof = self.fill()?;
+        }
         let chunk_size = self.cipher.chunk_size();
         if !eof {
-            // A full chunk and its tag, with at least a tag after them: not the last chunk
-            // decision yet, but certainly a full one.
-            let (ct, rest) = self.buf.split_at_mut_checked(chunk_size).ok_or_else(Self::bounds)?;
-            let tag = *rest.first_chunk::<TAG_LEN>().ok_or_else(Self::bounds)?;
-            self.cipher.decrypt_chunk(self.chunk_index, ct, &tag)?;
-            self.advance(chunk_size)?;
-            self.pos = 0;
-            self.end = chunk_size;
-            self.consumed = chunk_size.checked_add(TAG_LEN).ok_or_else(Self::bounds)?;
+            // Full slots with at least a tag after them: certainly full chunks.
+            let lens = vec![chunk_size; self.slots()];
+            let (verified, failure) = self.decrypt_slots(&lens)?;
+            self.release(verified, chunk_size)?;
+            self.pending = failure;
+            self.consumed = self.slots().checked_mul(self.slot_len).ok_or_else(bounds)?;
             return Ok(());
         }
-        // At EOF with n octets buffered (STYLE §7).
+        // At EOF with n octets buffered (STYLE §7): chunks ‖ final tag.
         let n = self.filled;
+        self.consumed = n;
         if n < TAG_LEN {
             return Err(Error::Truncated("SEIPD: final tag"));
         }
-        if n == TAG_LEN {
-            let tag = *self.buf.first_chunk::<TAG_LEN>().ok_or_else(Self::bounds)?;
-            self.cipher.verify_final_tag(self.chunk_index, self.total, &tag)?;
-            self.pos = 0;
-            self.end = 0;
-            self.state = State::Done;
+        let body = n.checked_sub(TAG_LEN).ok_or_else(bounds)?;
+        let full = body.checked_div(self.slot_len).ok_or_else(bounds)?;
+        let rem = body.checked_rem(self.slot_len).ok_or_else(bounds)?;
+        // A last slot of 1..=TAG_LEN octets would be a tag without a chunk.
+        let malformed = rem > 0 && rem <= TAG_LEN;
+        let mut lens = vec![chunk_size; full];
+        if rem > TAG_LEN {
+            lens.push(rem.checked_sub(TAG_LEN).ok_or_else(bounds)?);
+        }
+        let last_len = lens.last().copied().unwrap_or(0);
+        let (verified, failure) = self.decrypt_slots(&lens)?;
+        if let Some(e) = failure {
+            self.pending = Some(e);
+            return self.release(verified, chunk_size);
+        }
+        if malformed {
+            self.pending = Some(Error::malformed("SEIPD: empty chunk"));
+            return self.release(verified, chunk_size);
+        }
+        self.release(verified, last_len)?;
+        let final_start = body;
+        let final_tag =
+            *self.buf.get(final_start..).and_then(|t| t.first_chunk::<TAG_LEN>()).ok_or_else(bounds)?;
+        if let Err(e) = self.cipher.verify_final_tag(self.chunk_index, self.total, &final_tag) {
+            // Do not release the authenticated-but-unfinished last chunk.
+            let from = verified.saturating_sub(1).checked_mul(self.slot_len).ok_or_else(bounds)?;
+            if let Some(rest) = self.buf.get_mut(from..) {
+                zeroize::Zeroize::zeroize(rest);
+            }
+            self.released = verified.saturating_sub(1);
+            self.last_len = chunk_size;
+            self.pending = Some(e);
             return Ok(());
         }
-        let len =
-            n.checked_sub(2 * TAG_LEN).filter(|&l| l > 0).ok_or(Error::malformed("SEIPD: empty chunk"))?;
-        let (ct, rest) = self.buf.split_at_mut_checked(len).ok_or_else(Self::bounds)?;
-        let (tag, rest) = rest.split_first_chunk::<TAG_LEN>().ok_or_else(Self::bounds)?;
-        let final_tag = *rest.first_chunk::<TAG_LEN>().ok_or_else(Self::bounds)?;
-        self.cipher.decrypt_chunk(self.chunk_index, ct, tag)?;
-        self.advance(len)?;
-        if let Err(e) = self.cipher.verify_final_tag(self.chunk_index, self.total, &final_tag) {
-            // Do not leave the authenticated-but-unfinished last chunk in the buffer.
-            if let Some(pt) = self.buf.get_mut(..len) {
-                zeroize::Zeroize::zeroize(pt);
-            }
-            return Err(e);
-        }
-        self.pos = 0;
-        self.end = len;
-        self.consumed = n;
         self.state = State::Done;
         Ok(())
+    }
+
+    /// The unread plaintext of the current slot, moving past exhausted slots.
+    fn window(&mut self) -> Option<(usize, usize)> {
+        while self.cur < self.released {
+            let len = if self.cur.saturating_add(1) == self.released {
+                self.last_len
+            } else {
+                self.cipher.chunk_size()
+            };
+            if self.pos < len {
+                let base = self.cur.checked_mul(self.slot_len)?;
+                return Some((base.checked_add(self.pos)?, base.checked_add(len)?));
+            }
+            self.cur = self.cur.saturating_add(1);
+            self.pos = 0;
+        }
+        None
     }
 }
 
 impl<R: Read> BufRead for SeipdReader<R> {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
         loop {
-            match self.state {
-                State::Failed => return Err(poisoned()),
-                _ if self.pos < self.end => break,
-                State::Done => return Ok(&[]),
-                State::Reading => {
-                    if let Err(e) = self.refill() {
-                        self.state = State::Failed;
-                        return Err(e.into());
-                    }
-                }
+            if self.state == State::Failed {
+                return Err(poisoned());
+            }
+            if let Some((start, end)) = self.window() {
+                return self.buf.get(start..end).ok_or_else(|| bounds().into());
+            }
+            if let Some(e) = self.pending.take() {
+                self.state = State::Failed;
+                return Err(e.into());
+            }
+            if self.state == State::Done {
+                return Ok(&[]);
+            }
+            if let Err(e) = self.refill() {
+                self.state = State::Failed;
+                return Err(e.into());
             }
         }
-        self.buf.get(self.pos..self.end).ok_or_else(|| Self::bounds().into())
     }
 
     fn consume(&mut self, amt: usize) {
-        self.pos = self.pos.saturating_add(amt).min(self.end);
+        if let Some((start, end)) = self.window() {
+            self.pos = self.pos.saturating_add(amt.min(end.saturating_sub(start)));
+        }
     }
 }
 
@@ -510,7 +714,19 @@ mod tests {
 
     /// Encrypts into a SEIPD body (fields + chunks + final tag), writing in pieces of `split`.
     fn encrypt(sym: SymmetricAlgorithm, aead: AeadAlgorithm, c: u8, data: &[u8], split: usize) -> Vec<u8> {
+        encrypt_t(sym, aead, c, data, split, parallel::default_threads())
+    }
+
+    fn encrypt_t(
+        sym: SymmetricAlgorithm,
+        aead: AeadAlgorithm,
+        c: u8,
+        data: &[u8],
+        split: usize,
+        threads: usize,
+    ) -> Vec<u8> {
         let mut w = SeipdWriter::new(Vec::new(), &key(sym), sym, aead, c, SALT).unwrap();
+        w.set_threads(threads);
         for piece in data.chunks(split.max(1)) {
             w.write_all(piece).unwrap();
         }
@@ -518,9 +734,14 @@ mod tests {
     }
 
     fn decrypt_with(body: &[u8], session_key: &SessionKey, byte_reads: bool) -> Result<Vec<u8>> {
+        decrypt_t(body, session_key, byte_reads, parallel::default_threads())
+    }
+
+    fn decrypt_t(body: &[u8], session_key: &SessionKey, byte_reads: bool, threads: usize) -> Result<Vec<u8>> {
         let mut src = body;
         let header = SeipdHeader::read_from(&mut src)?;
         let mut r = SeipdReader::new(src, session_key, &header)?;
+        r.set_threads(threads);
         let mut out = Vec::new();
         if byte_reads {
             let mut b = [0u8; 1];
@@ -578,6 +799,65 @@ mod tests {
                 assert_eq!(encrypt(sym, aead, 0, &plain, split), reference);
             }
             assert_eq!(decrypt_with(&reference, &key(sym), true).unwrap(), plain);
+        }
+    }
+
+    /// Any thread count (0 counts as 1) gives the same ciphertext, decrypts anything, and keeps
+    /// truncation, bit flips and the released plaintext exact across batch boundaries.
+    #[test]
+    fn thread_counts_agree() {
+        let sym = SymmetricAlgorithm::Aes128;
+        for aead in [AeadAlgorithm::Ocb, AeadAlgorithm::Gcm] {
+            for len in [0, 1, 64, 65, 64 * 4, 64 * 5 + 3, 64 * 9, 64 * 11 + 63] {
+                let plain = data(len);
+                let reference = encrypt_t(sym, aead, 0, &plain, 1000, 1);
+                for threads in 0..=5 {
+                    assert_eq!(
+                        encrypt_t(sym, aead, 0, &plain, 37, threads),
+                        reference,
+                        "len {len} t {threads}"
+                    );
+                    for byte_reads in [false, true] {
+                        let out = decrypt_t(&reference, &key(sym), byte_reads, threads).unwrap();
+                        assert_eq!(out, plain, "len {len} t {threads}");
+                    }
+                }
+            }
+            let body = encrypt_t(sym, aead, 0, &data(64 * 7 + 5), 64, 3);
+            for threads in [1, 2, 3, 4] {
+                for cut in 0..body.len() {
+                    assert!(
+                        decrypt_t(&body[..cut], &key(sym), false, threads).is_err(),
+                        "cut {cut} t {threads}"
+                    );
+                }
+                for i in (0..body.len()).step_by(7) {
+                    let mut bad = body.clone();
+                    bad[i] ^= 0x10;
+                    assert!(decrypt_t(&bad, &key(sym), false, threads).is_err(), "flip {i} t {threads}");
+                }
+            }
+        }
+    }
+
+    /// With a bad chunk in the middle of a batch, exactly the chunks before it are released,
+    /// then the error comes, whatever the thread count.
+    #[test]
+    fn plaintext_before_a_bad_chunk_is_released_in_order() {
+        let sym = SymmetricAlgorithm::Aes256;
+        let plain = data(64 * 6 + 9);
+        let mut body = encrypt_t(sym, AeadAlgorithm::Ocb, 0, &plain, 64, 2);
+        body[36 + 3 * 80 + 5] ^= 1; // chunk 3
+        for threads in [1, 2, 3, 4, 8] {
+            let mut src = &body[..];
+            let header = SeipdHeader::read_from(&mut src).unwrap();
+            let mut r = SeipdReader::new(src, &key(sym), &header).unwrap();
+            r.set_threads(threads);
+            let mut out = Vec::new();
+            let err = r.read_to_end(&mut out).unwrap_err();
+            assert!(matches!(Error::from_io(err), Error::Decrypt));
+            assert_eq!(out, plain[..64 * 3], "t {threads}");
+            assert!(r.read(&mut [0u8; 4]).is_err());
         }
     }
 
