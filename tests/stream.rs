@@ -244,3 +244,35 @@ proptest! {
         }
     }
 }
+
+/// The thread count changes neither the ciphertext nor the plaintext, and truncation is still
+/// caught with several threads decrypting ahead.
+#[test]
+fn thread_counts_agree() {
+    let (tsk, cert) = &keys()[0];
+    let plain = plaintext(64 * 37 + 5);
+    let encrypt = |threads: usize| {
+        let mut w = Encryptor::new([cert])
+            .at(t0())
+            .chunk_size(64)
+            .threads(threads)
+            .rng(TestRng(9))
+            .writer(Vec::new())
+            .unwrap();
+        w.write_all(&plain).unwrap();
+        w.finish().unwrap()
+    };
+    let one = encrypt(1);
+    for threads in [2, 3, 4] {
+        assert_eq!(encrypt(threads), one, "{threads} threads");
+    }
+    for threads in [1, 2, 4] {
+        let mut r = Decryptor::new([tsk]).threads(threads).reader(&one[..]).unwrap();
+        let mut out = Vec::new();
+        let _ = r.read_to_end(&mut out).unwrap();
+        assert_eq!(out, plain, "{threads} threads");
+        let cut = &one[..one.len() - 20];
+        let mut r = Decryptor::new([tsk]).threads(threads).reader(cut).unwrap();
+        assert!(r.read_to_end(&mut Vec::new()).is_err(), "{threads} threads, truncated");
+    }
+}

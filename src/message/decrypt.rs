@@ -93,6 +93,7 @@ pub struct Decryptor<'a> {
     /// Whether to verify signatures, and against what.
     verify: bool,
     verifier: Verifier<'a>,
+    threads: Option<usize>,
 }
 
 impl fmt::Debug for Decryptor<'_> {
@@ -103,6 +104,7 @@ impl fmt::Debug for Decryptor<'_> {
             .field("session_keys", &self.session_keys.len())
             .field("limits", &self.limits)
             .field("verify", &self.verify)
+            .field("threads", &self.threads)
             .finish_non_exhaustive()
     }
 }
@@ -125,7 +127,16 @@ impl<'a> Decryptor<'a> {
             limits: Limits::default(),
             verify: false,
             verifier: Verifier::from_certs([]),
+            threads: None,
         }
+    }
+
+    /// Decrypts chunks on this many threads (1 = on the calling thread only). The default is
+    /// the machine's available parallelism, at most 4. Plaintext is still released in order,
+    /// each chunk only after its own tag verified.
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = Some(threads);
+        self
     }
 
     /// Adds a secret key.
@@ -271,6 +282,9 @@ impl<'a> Decryptor<'a> {
 
         // 4. The chunk engine and the packets before the literal data.
         let mut seipd = SeipdReader::new(body, &session_key, &header)?;
+        if let Some(n) = self.threads {
+            seipd.set_threads(n);
+        }
         let signatures = InlineSignatures::read_prefix(&mut seipd, &self.limits, self.verify)?;
         let literal = LiteralReader::new(seipd)?;
         let info = LiteralInfo::from_header(literal.header());

@@ -116,6 +116,7 @@ pub struct Encryptor<'a> {
     hidden: bool,
     rng: Option<Rng>,
     profile: Option<Profile>,
+    threads: Option<usize>,
 }
 
 impl fmt::Debug for Encryptor<'_> {
@@ -129,6 +130,7 @@ impl fmt::Debug for Encryptor<'_> {
             .field("chunk_size", &self.chunk_size)
             .field("hidden", &self.hidden)
             .field("profile", &self.profile)
+            .field("threads", &self.threads)
             .finish_non_exhaustive()
     }
 }
@@ -161,7 +163,16 @@ impl<'a> Encryptor<'a> {
             hidden: false,
             rng: None,
             profile: None,
+            threads: None,
         }
+    }
+
+    /// Encrypts chunks on this many threads (1 = on the calling thread only). The default is
+    /// the machine's available parallelism, at most 4; short messages never start a thread.
+    /// The output is identical for every value.
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = Some(threads);
+        self
     }
 
     /// Adds a recipient certificate.
@@ -383,7 +394,7 @@ impl<'a> Encryptor<'a> {
         let keys = self.select_keys(t)?;
         let (sym, aead) = self.choose_algorithms(t, &keys);
         let key_len = sym.key_len().ok_or(Error::InvalidArgument("cipher"))?;
-        let Self { passwords, armor, hidden, literal, padding, rng, signers, time, .. } = self;
+        let Self { passwords, armor, hidden, literal, padding, rng, signers, time, threads, .. } = self;
         let mut rng = rng.unwrap_or_else(Rng::os);
 
         // The signers first, so that an unusable signing key fails before any output.
@@ -465,7 +476,10 @@ impl<'a> Encryptor<'a> {
 
         // sink ← PKESKs/SKESKs ← SEIPD framing ← chunk engine ← literal framing.
         let framed = PartialBodyWriter::new(sink, Tag::Seipd);
-        let seipd = SeipdWriter::new(framed, &session_key, sym, aead, chunk_size_octet, salt)?;
+        let mut seipd = SeipdWriter::new(framed, &session_key, sym, aead, chunk_size_octet, salt)?;
+        if let Some(n) = threads {
+            seipd.set_threads(n);
+        }
         let inner = match signatures {
             None => Inner::Plain(LiteralWriter::new(seipd, &literal)?),
             // The signing randomness (ML-DSA) comes from the same RNG, after everything else.

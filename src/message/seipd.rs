@@ -257,12 +257,7 @@ impl<W: Write> SeipdWriter<W> {
     }
 
     /// Sets the number of threads that encrypt chunks (1 = none started; 0 counts as 1).
-    /// Takes effect from the next batch; the ciphertext is the same for any value. This is the
-    /// hook for a public `threads(n)` setting on the encryptor.
-    #[allow(
-        dead_code,
-        reason = "hook for a threads(n) setting in message/encrypt.rs and decrypt.rs; the tests use it"
-    )]
+    /// Takes effect from the next batch; the ciphertext is the same for any value. `Encryptor::threads` sets it.
     pub(crate) fn set_threads(&mut self, threads: usize) {
         self.threads = threads.max(1);
     }
@@ -454,12 +449,7 @@ impl<R: Read> SeipdReader<R> {
     }
 
     /// Sets the number of threads that decrypt chunks (1 = none started; 0 counts as 1).
-    /// Takes effect from the next batch. This is the hook for a public `threads(n)` setting on
-    /// the decryptor.
-    #[allow(
-        dead_code,
-        reason = "hook for a threads(n) setting in message/encrypt.rs and decrypt.rs; the tests use it"
-    )]
+    /// Takes effect from the next batch. `Decryptor::threads` sets it.
     pub(crate) fn set_threads(&mut self, threads: usize) {
         self.threads = threads.max(1);
     }
