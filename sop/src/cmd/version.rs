@@ -18,7 +18,7 @@ impl Version<'_> for VersionCmd {
     fn extended(&self) -> sop::Result<String> {
         Ok(format!(
             "sixsop {}\nsixpgp {}: OpenPGP v6 (RFC 9580) and post-quantum hybrids (RFC 9980)\n\
-             RustCrypto primitives: ed25519-dalek, x25519-dalek, ml-kem, ml-dsa, aes, ocb3, aes-gcm, argon2",
+             RustCrypto primitives: ed25519-dalek, x25519-dalek, ml-kem, ml-dsa, aes (with our own multi-block OCB3), aes-gcm, eax, argon2",
             env!("CARGO_PKG_VERSION"),
             sixpgp::VERSION
         ))
