@@ -274,3 +274,19 @@ mod rand_chacha_like {
 
     impl TryCryptoRng for Rng {}
 }
+
+#[test]
+fn a_malformed_appended_signature_does_not_break_the_certificate() {
+    // Anyone can append a third-party signature to a certificate: one that does not parse
+    // (here a v6 signature whose salt has the wrong size) is skipped, not fatal.
+    let mut bytes = dearmor(&data("a03-v6-certificate.asc"));
+    let mut body = vec![6, 0x10, 27, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0xab, 0xcd, 3, 1, 2, 3];
+    body.extend_from_slice(&[0u8; 64]);
+    bytes.push(0xc2);
+    bytes.push(u8::try_from(body.len()).unwrap());
+    bytes.extend_from_slice(&body);
+    let cert = Cert::from_bytes(&bytes).unwrap();
+    cert.check_valid_at(now()).unwrap();
+    assert!(cert.can_encrypt_at(now()));
+    assert_eq!(cert.to_vec(), dearmor(&data("a03-v6-certificate.asc")));
+}

@@ -125,10 +125,14 @@ fn component(b: &mut Builder, raw: &RawPacket) -> Result<()> {
         Tag::Signature => {
             let sig = match Packet::from_raw(raw) {
                 Ok(Packet::Signature(sig)) => sig,
-                // Signatures of other versions or unknown algorithms are skipped, not fatal:
-                // a certificate stays usable through the signatures we understand.
-                Err(Error::Unsupported(_)) => return Ok(()),
-                Ok(_) => return Err(Error::malformed("certificate: bad signature packet")),
+                // A signature that does not parse (another version, an unknown algorithm, or
+                // malformed) is skipped, not fatal: anyone can append a third-party
+                // signature to a certificate, and one bad packet must not make the
+                // certificate unusable. Its extent is known, and it counts against the
+                // packet limit like any other.
+                Ok(_) | Err(Error::Unsupported(_) | Error::Malformed(_) | Error::Truncated(_)) => {
+                    return Ok(());
+                }
                 Err(e) => return Err(e),
             };
             let list = match b.current {

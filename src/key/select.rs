@@ -13,7 +13,7 @@ use std::time::SystemTime;
 
 use crate::crypto::PublicKeyAlgorithm;
 use crate::error::{Error, Result};
-use crate::key::cert::{Cert, SubkeyBinding};
+use crate::key::cert::Cert;
 use crate::key::fingerprint::Fingerprint;
 use crate::key::sig::{self, Signed};
 use crate::key::{flags, to_timestamp};
@@ -104,35 +104,13 @@ impl Cert {
     /// direct-key signature, else the newest valid self-certification of the primary user ID
     /// (else of any user ID).
     pub(crate) fn primary_binding_at(&self, t: u32) -> Option<&SignaturePacket> {
-        let primary = &self.primary;
-        let created = primary.creation_time;
-        if let Some(s) = newest_valid(&self.primary_sigs, &[SignatureType::DirectKey], created, t, |s| {
-            sig::verify(primary, s, Signed::Key(primary)).is_ok()
-        }) {
+        if let Some(s) = self.direct_key_binding_at(t) {
             return Some(s);
         }
-        let mut best: Option<&SignaturePacket> = None;
-        for u in &self.user_ids {
-            let signed = Signed::UserId(primary, u.user_id.as_bytes());
-            if revoked(primary, &u.sigs, SignatureType::CertificationRevocation, signed, t) {
-                continue;
-            }
-            let Some(s) = newest_valid(&u.sigs, &CERTIFICATIONS, created, t, |s| {
-                sig::verify(primary, s, signed).is_ok()
-            }) else {
-                continue;
-            };
-            let better = match best {
-                None => true,
-                Some(b) => {
-                    (s.primary_user_id(), s.creation_time()) > (b.primary_user_id(), b.creation_time())
-                }
-            };
-            if better {
-                best = Some(s);
-            }
-        }
-        best
+        // The primary user ID's self-certification wins; among equals, the newest.
+        (0..self.user_ids.len())
+            .filter_map(|i| self.user_id_binding_at(i, t))
+            .max_by_key(|s| (s.primary_user_id(), s.creation_time()))
     }
 
     /// The newest valid direct-key self-signature at `t`, ignoring key expiration.
@@ -194,19 +172,18 @@ impl Cert {
         Ok(ValidKey { key: primary, fingerprint: self.fingerprint, flags: first_flags(binding) })
     }
 
-    /// A subkey as a [`ValidKey`] at `t`, if validly bound, unrevoked and unexpired.
-    pub(crate) fn subkey_at<'a>(&'a self, sub: &'a SubkeyBinding, t: u32) -> Option<ValidKey<'a>> {
+    /// Subkey number `index` as a [`ValidKey`] at `t`, if validly bound, unrevoked and
+    /// unexpired. Does not look at the primary key.
+    fn subkey_at(&self, index: usize, t: u32) -> Option<ValidKey<'_>> {
         let primary = &self.primary;
+        let sub = self.subkeys.get(index)?;
         let signed = Signed::Subkey(primary, &sub.key);
         if sub.key.creation_time > t
             || revoked(primary, &sub.sigs, SignatureType::SubkeyRevocation, signed, t)
         {
             return None;
         }
-        let binding =
-            newest_valid(&sub.sigs, &[SignatureType::SubkeyBinding], sub.key.creation_time, t, |s| {
-                sig::verify(primary, s, signed).is_ok() && back_signature_ok(s, primary, &sub.key, t)
-            })?;
+        let binding = self.subkey_binding_at(index, t)?;
         if !key_alive(&sub.key, binding, t) {
             return None;
         }
@@ -219,8 +196,20 @@ impl Cert {
             return Vec::new();
         };
         let mut out = vec![primary];
-        out.extend(self.subkeys.iter().filter_map(|s| self.subkey_at(s, t)));
+        out.extend((0..self.subkeys.len()).filter_map(|i| self.subkey_at(i, t)));
         out
+    }
+
+    /// The key with `fingerprint` (primary or subkey) as a [`ValidKey`] at `t`: evaluates only
+    /// that key (and the primary it depends on), so checking one signature stays cheap however
+    /// many subkeys the certificate has.
+    pub(crate) fn key_at(&self, fingerprint: &Fingerprint, t: u32) -> Option<ValidKey<'_>> {
+        let primary = self.primary_at(t).ok()?;
+        if *fingerprint == self.fingerprint {
+            return Some(primary);
+        }
+        let index = self.subkeys.iter().position(|s| s.fingerprint == *fingerprint)?;
+        self.subkey_at(index, t)
     }
 
     /// Keys valid at `t` with any of `wanted` flags.
@@ -253,20 +242,12 @@ impl Cert {
     }
 
     /// User IDs validly self-certified and not revoked at `t`.
+    #[must_use]
     pub fn valid_user_ids_at(&self, t: SystemTime) -> Vec<&[u8]> {
         let t = to_timestamp(t);
-        let primary = &self.primary;
-        self.user_ids
-            .iter()
-            .filter(|u| {
-                let signed = Signed::UserId(primary, u.user_id.as_bytes());
-                !revoked(primary, &u.sigs, SignatureType::CertificationRevocation, signed, t)
-                    && newest_valid(&u.sigs, &CERTIFICATIONS, primary.creation_time, t, |s| {
-                        sig::verify(primary, s, signed).is_ok()
-                    })
-                    .is_some()
-            })
-            .map(|u| u.user_id.as_bytes())
+        (0..self.user_ids.len())
+            .filter(|&i| self.user_id_binding_at(i, t).is_some())
+            .filter_map(|i| self.user_ids.get(i).map(|u| u.user_id.as_bytes()))
             .collect()
     }
 }

@@ -270,10 +270,8 @@ impl<'a> Verifier<'a> {
                 }
                 let status = match verify_digest(key, sig, &digest) {
                     Ok(()) => {
-                        let valid = cert
-                            .keys_with_flags(created, flags::SIGN)
-                            .iter()
-                            .any(|k| k.fingerprint == fingerprint);
+                        let valid =
+                            cert.key_at(&fingerprint, created).is_some_and(|k| k.flags & flags::SIGN != 0);
                         if valid {
                             VerificationStatus::Good
                         } else {
