@@ -65,6 +65,17 @@ fn rfc9580_a6_cleartext_verifies() {
     let crlf = text.replace("tofu\n", "tofu  \t\n").replace('\n', "\r\n");
     let msg = CleartextMessage::from_reader(crlf.as_bytes()).unwrap();
     assert_eq!(good(&Verifier::new(&certs).at(now()).verify_cleartext(&msg).unwrap()), 1);
+
+    // A Hash header that names the signature's algorithm (SHA2-512) is fine; one that names
+    // only another algorithm misleads the reader, so the signature counts as bad.
+    let begin = "-----BEGIN PGP SIGNED MESSAGE-----\n";
+    for (header, expect_good) in [("Hash: SHA512\n", 1), ("Hash: SHA256, SHA512\n", 1), ("Hash: SHA256\n", 0)]
+    {
+        let with = text.replacen(begin, &format!("{begin}{header}"), 1);
+        let msg = CleartextMessage::from_reader(with.as_bytes()).unwrap();
+        let results = Verifier::new(&certs).at(now()).verify_cleartext(&msg).unwrap();
+        assert_eq!(good(&results), expect_good, "{header}");
+    }
 }
 
 #[test]

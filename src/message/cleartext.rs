@@ -13,6 +13,7 @@ use std::fmt;
 use std::io::{self, BufRead, Read, Write};
 
 use crate::armor::{ArmorKind, ArmorReader, ArmorWriter};
+use crate::crypto::HashAlgorithm;
 use crate::error::{Error, Limit, Result};
 use crate::message::hashing::SignatureMode;
 use crate::message::sign::{SignWriter, Signer};
@@ -26,6 +27,19 @@ const SIGNATURE_BEGIN: &[u8] = b"-----BEGIN PGP SIGNATURE-----";
 /// text must be kept until the signatures have been read).
 const MAX_TEXT_LEN: usize = 64 << 20;
 /// Digest names a `Hash:` header may carry (RFC 9580 §9.5, "Text Name").
+/// The hash algorithm a `Hash` header name stands for, among those this crate implements.
+fn hash_from_name(name: &[u8]) -> Option<HashAlgorithm> {
+    Some(match name {
+        b"SHA256" => HashAlgorithm::Sha256,
+        b"SHA384" => HashAlgorithm::Sha384,
+        b"SHA512" => HashAlgorithm::Sha512,
+        b"SHA224" => HashAlgorithm::Sha224,
+        b"SHA3-256" => HashAlgorithm::Sha3_256,
+        b"SHA3-512" => HashAlgorithm::Sha3_512,
+        _ => return None,
+    })
+}
+
 const HASH_NAMES: [&[u8]; 9] =
     [b"MD5", b"SHA1", b"RIPEMD160", b"SHA256", b"SHA384", b"SHA512", b"SHA224", b"SHA3-256", b"SHA3-512"];
 
@@ -36,6 +50,8 @@ pub struct CleartextMessage {
     text: Vec<u8>,
     /// The binary Signature packets.
     signatures: Vec<u8>,
+    /// The algorithms the `Hash` armor headers name (empty when there is none).
+    hashes: Vec<HashAlgorithm>,
 }
 
 impl fmt::Debug for CleartextMessage {
@@ -102,6 +118,7 @@ impl CleartextMessage {
             break;
         }
         // Zero or more `Hash` armor headers, then one empty line.
+        let mut hashes = Vec::new();
         loop {
             if read_line(&mut input, &mut line, 4096)? == 0 {
                 return Err(Error::Truncated("cleartext signed message"));
@@ -113,9 +130,13 @@ impl CleartextMessage {
             let value = l
                 .strip_prefix(b"Hash:")
                 .ok_or(Error::malformed("cleartext: armor header other than Hash"))?;
-            let conformant = value.split(|&b| b == b',').all(|name| HASH_NAMES.contains(&name.trim_ascii()));
-            if !conformant {
-                return Err(Error::malformed("cleartext: non-conformant Hash header"));
+            for name in value.split(|&b| b == b',').map(<[u8]>::trim_ascii) {
+                if !HASH_NAMES.contains(&name) {
+                    return Err(Error::malformed("cleartext: non-conformant Hash header"));
+                }
+                if let Some(alg) = hash_from_name(name) {
+                    hashes.push(alg);
+                }
             }
         }
         // The dash-escaped text, up to the signature's BEGIN line (§7.2).
@@ -147,7 +168,7 @@ impl CleartextMessage {
         if armor.kind() != Some(ArmorKind::Signature) {
             return Err(Error::malformed("cleartext: signature block is not a PGP SIGNATURE"));
         }
-        Ok(Self { text, signatures })
+        Ok(Self { text, signatures, hashes })
     }
 
     /// The signed text: dash-escaping reversed, trailing whitespace removed, lines joined with
@@ -184,6 +205,9 @@ impl Verifier<'_> {
     /// As [`Verifier::detached`] for the signature block.
     pub fn verify_cleartext(self, message: &CleartextMessage) -> Result<Vec<Verification>> {
         let mut sink = self.detached(&message.signatures)?;
+        if !message.hashes.is_empty() {
+            sink.require_hashes(&message.hashes);
+        }
         message.write_canonical(&mut sink)?;
         Ok(sink.finish())
     }

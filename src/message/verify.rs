@@ -19,6 +19,7 @@ use std::io::{self, BufRead, Read, Write};
 use std::time::SystemTime;
 
 use crate::armor::ArmorReader;
+use crate::crypto::HashAlgorithm;
 use crate::error::{Error, Limit, Result, Unsupported};
 use crate::key::Fingerprint;
 use crate::key::sig::{finish_hash, verify_digest};
@@ -357,6 +358,25 @@ pub struct DetachedVerifier<'a> {
 }
 
 impl DetachedVerifier<'_> {
+    /// Marks every signature whose hash algorithm is not in `named` as bad: a cleartext
+    /// message's `Hash` header must not name other algorithms than its signatures use
+    /// (RFC 9580 §7.1), since a reader may show the header to the user.
+    pub(crate) fn require_hashes(&mut self, named: &[HashAlgorithm]) {
+        for item in &mut self.items {
+            if let Pending::Hashing(sig, _) = item
+                && !named.contains(&sig.hash_algorithm)
+            {
+                *item = Pending::Done(Verification {
+                    status: VerificationStatus::Bad("hash algorithm not named in the Hash header"),
+                    signing_key: None,
+                    cert: None,
+                    mode: None,
+                    creation_time: None,
+                });
+            }
+        }
+    }
+
     /// One [`Verification`] per signature, in order.
     pub fn finish(self) -> Vec<Verification> {
         let verifier = self.verifier;
