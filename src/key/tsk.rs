@@ -116,21 +116,24 @@ impl Tsk {
     /// Unlocks every locked secret key packet that `password` opens, in place, and returns how
     /// many it opened. Packets it does not open stay locked; check [`Tsk::is_locked`].
     ///
+    /// A packet whose protection this crate does not implement (for example S2K usage 254,
+    /// CFB), or whose decrypted material does not match its public key, stays locked: it does
+    /// not keep the other packets from opening.
+    ///
     /// # Errors
     /// `LimitExceeded` if a packet's S2K parameters exceed `limits` (checked before anything is
-    /// allocated), `Unsupported` for a protection this crate does not implement, `Malformed` if
-    /// the decrypted material does not match the public key.
+    /// allocated). The key is left as it was before the failing packet.
     pub fn unlock(&mut self, password: &Password, limits: &Limits) -> Result<usize> {
         let mut opened = 0usize;
-        let primary_tag = Tag::SecretKey;
-        if let Some(m) = try_unlock(&self.cert.primary, primary_tag, &self.secrets.primary, password, limits)?
+        if let Some(m) =
+            unlock_or_skip(&self.cert.primary, Tag::SecretKey, &self.secrets.primary, password, limits)?
         {
             self.secrets.primary = SecretKeyData::Plain(m);
             opened = opened.saturating_add(1);
         }
         for (sub, secret) in self.cert.subkeys.iter().zip(self.secrets.subkeys.iter_mut()) {
             let Some(data) = secret else { continue };
-            if let Some(m) = try_unlock(&sub.key, Tag::SecretSubkey, data, password, limits)? {
+            if let Some(m) = unlock_or_skip(&sub.key, Tag::SecretSubkey, data, password, limits)? {
                 *data = SecretKeyData::Plain(m);
                 opened = opened.saturating_add(1);
             }
@@ -248,6 +251,21 @@ fn protection_ad(public: &PublicKeyPacket, tag: Tag) -> Vec<u8> {
     let mut ad = vec![tag_octet(tag)];
     ad.extend_from_slice(&public.to_vec());
     ad
+}
+
+/// [`try_unlock`], but a packet that cannot be opened for a reason other than a resource limit
+/// (an unimplemented protection, corrupted material) just stays locked.
+fn unlock_or_skip(
+    public: &PublicKeyPacket,
+    tag: Tag,
+    data: &SecretKeyData,
+    password: &Password,
+    limits: &Limits,
+) -> Result<Option<SecretKeyMaterial>> {
+    match try_unlock(public, tag, data, password, limits) {
+        Err(Error::Unsupported(_) | Error::Malformed(_)) => Ok(None),
+        other => other,
+    }
 }
 
 /// Tries `password` on one secret key packet; `Ok(None)` if it is not locked or the password

@@ -61,14 +61,15 @@ impl Ready for ArmorReady<'_> {
                 let _ = w.finish().map_err(to_sop)?;
             }
             Some(_) => {
-                // Already armored (or not OpenPGP): check it parses, then normalize by
-                // dearmoring and armoring again with the label found.
-                let mut r = ArmorReader::new(input);
-                let mut bytes = Vec::new();
-                let _ = r.read_to_end(&mut bytes).map_err(|e| to_sop(Error::from_io(e)))?;
-                let kind = bytes.first().map_or(ArmorKind::Message, |b| kind_of(*b));
-                let mut w = ArmorWriter::new(sink, kind).map_err(to_sop)?;
-                io::Write::write_all(&mut w, &bytes)?;
+                // Already armored (or not OpenPGP): dearmor as a stream and armor again with
+                // the label of the first packet, which also checks that the input is armor.
+                let mut r = BufReader::with_capacity(1 << 16, ArmorReader::new(input));
+                let kind = {
+                    use std::io::BufRead;
+                    r.fill_buf().map_err(|e| to_sop(Error::from_io(e)))?.first().map(|b| kind_of(*b))
+                };
+                let mut w = ArmorWriter::new(sink, kind.unwrap_or(ArmorKind::Message)).map_err(to_sop)?;
+                let _ = io::copy(&mut r, &mut w).map_err(|e| to_sop(Error::from_io(e)))?;
                 let _ = w.finish().map_err(to_sop)?;
             }
             None => {

@@ -75,11 +75,14 @@ impl<'s> CertifyUserID<'s, SixSop, Certs<'s>, Keys<'s>> for CertifyUserIdCmd<'s>
         }
         for key in &mut self.certifiers {
             unlock_all(key, &self.passwords)?;
-            if !key.cert().can_certify_at(now) {
-                eprintln!("sixsop: key {} cannot make certifications", key.fingerprint());
-                // Nothing has been written yet, so ending here leaves no partial output.
-                std::process::exit(KEY_CANNOT_CERTIFY);
-            }
+        }
+        if let Some(key) = self.certifiers.iter().find(|k| !k.cert().can_certify_at(now)) {
+            eprintln!("sixsop: key {} cannot make certifications", key.fingerprint());
+            // The sop 0.8 frontend has no KEY_CANNOT_CERTIFY error, so exit directly. Nothing
+            // has been written yet; drop the unlocked keys first so that their secrets are
+            // wiped (process::exit runs no destructors).
+            self.certifiers.clear();
+            std::process::exit(KEY_CANNOT_CERTIFY);
         }
         let mut out = Vec::with_capacity(certs.certs.len());
         for cert in &certs.certs {
