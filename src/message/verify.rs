@@ -46,6 +46,16 @@ pub enum VerificationStatus {
     Unverifiable(&'static str),
 }
 
+impl fmt::Display for VerificationStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Good => f.write_str("good"),
+            Self::Bad(why) => write!(f, "bad: {why}"),
+            Self::Unverifiable(why) => write!(f, "not verifiable: {why}"),
+        }
+    }
+}
+
 /// The result of checking one signature.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Verification {

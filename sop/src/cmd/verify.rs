@@ -70,7 +70,7 @@ impl VerifyOptions {
             out.push(v);
         }
         for r in results.iter().filter(|r| !r.is_good()) {
-            eprintln!("sixsop: signature not verified: {:?}", r.status());
+            eprintln!("sixsop: signature {}", r.status());
         }
         if out.is_empty() {
             return Err(sop::errors::Error::NoSignature);
