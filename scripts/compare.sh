@@ -9,7 +9,7 @@
 #   scripts/compare.sh [SIZE_MIB] [RUNS]      (defaults: 1024 MiB, 3 runs)
 #
 # Needs /usr/bin/time. Tools that are not on PATH (or ~/.cargo/bin) are skipped; a run that
-# fails (sqop refuses to decrypt 1 GiB: "Input stream too long for ProtectedCheckFirst mode")
+# fails (rsop refuses to decrypt 1 GiB: "Input stream too long for ProtectedCheckFirst mode")
 # is shown as failed.
 set -euo pipefail
 
