@@ -30,7 +30,8 @@ const DOM_SEP: &[u8; 21] = b"OpenPGPCompositeKDFv1";
 /// What [`pkesk_encrypt`] returns: ECDH ciphertext, ML-KEM ciphertext, wrapped session key.
 pub(crate) type PkeskFields = ([u8; 32], Box<[u8; MLKEM_CIPHERTEXT_LEN]>, Vec<u8>);
 
-type DecapsulationKey = ml_kem::DecapsulationKey768;
+/// The expanded ML-KEM-768 decapsulation key (wiped on drop by `ml-kem`'s `zeroize`).
+pub(crate) type DecapsulationKey = ml_kem::DecapsulationKey768;
 type EncapsulationKey = ml_kem::EncapsulationKey768;
 
 /// Generates the two component secret keys independently (§4.2.2): an X25519 secret and a
@@ -45,8 +46,9 @@ pub(crate) fn generate(rng: &mut Rng) -> Result<(Curve25519Secret, MlKemSeed)> {
     Ok((x, seed))
 }
 
-/// `ML-KEM.KeyGen_internal(d, z)` (FIPS 203, Algorithm 16) from the stored seed.
-fn decapsulation_key(seed: &MlKemSeed) -> DecapsulationKey {
+/// `ML-KEM.KeyGen_internal(d, z)` (FIPS 203, Algorithm 16) from the stored seed. Costs about
+/// as much as a decapsulation: callers that decrypt many messages keep the result.
+pub(crate) fn decapsulation_key(seed: &MlKemSeed) -> DecapsulationKey {
     let seed = Zeroizing::new(ml_kem::Seed::from(seed.0));
     DecapsulationKey::from_seed(*seed)
 }
@@ -144,11 +146,25 @@ pub(crate) fn pkesk_decrypt(
     mlkem_ct: &[u8; 1088],
     wrapped: &[u8],
 ) -> Result<SessionKey> {
+    pkesk_decrypt_expanded(x_secret, x_pub, &decapsulation_key(seed), ecdh_ct, mlkem_ct, wrapped)
+}
+
+/// [`pkesk_decrypt`] with the ML-KEM key already expanded by [`decapsulation_key`].
+///
+/// # Errors
+/// As for [`pkesk_decrypt`].
+pub(crate) fn pkesk_decrypt_expanded(
+    x_secret: &Curve25519Secret,
+    x_pub: &[u8; 32],
+    dk: &DecapsulationKey,
+    ecdh_ct: &[u8; 32],
+    mlkem_ct: &[u8; 1088],
+    wrapped: &[u8],
+) -> Result<SessionKey> {
     // 1. ecdhKeyShare = X25519(r, V); an all-zero value is rejected (RFC 7748 §6.1, §3.4).
     let ecdh_share = x25519::shared_point(x_secret, ecdh_ct).ok_or(Error::Decrypt)?;
     // 2. mlkemKeyShare = ML-KEM.Decaps(mlkemSecretKey, mlkemCipherText) (FIPS 203 Alg. 21;
     //    implicit rejection: a bad ciphertext gives a pseudorandom share, caught by step 4).
-    let dk = decapsulation_key(seed);
     let mlkem_share = Zeroizing::new(<[u8; 32]>::from(dk.decapsulate(&Array::from(*mlkem_ct))));
     // 3. KEK = multiKeyCombine(mlkemKeyShare, ecdhKeyShare, ecdhCipherText, ecdhPublicKey, algId).
     let kek = combine(&mlkem_share, &ecdh_share.0, ecdh_ct, x_pub, alg_id());

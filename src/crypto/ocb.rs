@@ -31,6 +31,8 @@ pub(crate) const TAG_LEN: usize = 16;
 const BATCH: usize = 64;
 /// L_i is needed for i = ntz(block index) ≤ 63.
 const L_TABLE_LEN: usize = 64;
+/// log2(BATCH): the last block of every full batch has ntz ≥ this.
+const BATCH_LOG2: u32 = 6;
 
 type Block = Array<u8, U16>;
 
@@ -54,6 +56,11 @@ pub(crate) struct Ocb<C> {
     l_dollar: u128,
     /// L_i = double(L_{i-1}), L_0 = double(L_$), native order.
     l: [u128; L_TABLE_LEN],
+    /// prefix[j] = L_{ntz(1)} xor … xor L_{ntz(j+1)} for j < BATCH − 1: within a batch that
+    /// starts after block 64·k, Offset_{64k+j+1} = Offset_{64k} xor prefix[j], because
+    /// ntz(64k + t) = ntz(t) for 1 ≤ t < 64. This turns the serial offset chain into one
+    /// independent XOR per block; only the batch's last block needs L_{ntz(64(k+1))}.
+    prefix: [u128; BATCH],
 }
 
 impl<C> Drop for Ocb<C> {
@@ -61,6 +68,7 @@ impl<C> Drop for Ocb<C> {
         self.l_star.zeroize();
         self.l_dollar.zeroize();
         self.l.zeroize();
+        self.prefix.zeroize();
     }
 }
 
@@ -95,15 +103,32 @@ where
             *entry = ne_from_be(be);
         }
         be.zeroize();
-        Ok(Self { cipher, l_star, l_dollar, l })
+        let mut prefix = [0u128; BATCH];
+        let mut acc = 0u128;
+        for (t, entry) in (1u64..).zip(prefix.iter_mut()) {
+            acc ^= l_entry(&l, t);
+            *entry = acc;
+        }
+        acc.zeroize();
+        Ok(Self { cipher, l_star, l_dollar, l, prefix })
     }
 
     /// L_{ntz(i)} for a block index `i` ≥ 1.
     fn l_ntz(&self, i: u64) -> u128 {
-        // trailing_zeros of a u64 is at most 64 (only for 0, never passed); masking keeps the
-        // index inside the 64-entry table without a branch.
-        let ntz = usize::try_from(i.trailing_zeros() & 63).unwrap_or(0);
-        self.l.get(ntz).copied().unwrap_or(0)
+        l_entry(&self.l, i)
+    }
+
+    /// Fills `offsets[..n]` with Offset_{64k+1..=64k+n} from `base` = Offset_{64k}, where
+    /// `batch_number` = k + 1 and n ≤ BATCH; returns Offset_{64k+n} (RFC 7253 §4.2:
+    /// Offset_i = Offset_{i-1} xor L_{ntz(i)}, unrolled through `prefix`).
+    fn batch_offsets(&self, base: u128, batch_number: u64, n: usize, offsets: &mut [u128; BATCH]) -> u128 {
+        for (slot, pre) in offsets.iter_mut().zip(self.prefix.iter()) {
+            *slot = base ^ pre;
+        }
+        let [.., before_last, last] = offsets;
+        // Block 64(k+1): ntz = 6 + ntz(k+1) (the last `prefix` entry is right only for k = 0).
+        *last = *before_last ^ self.l_ntz(batch_number << BATCH_LOG2);
+        offsets.get(n.wrapping_sub(1)).copied().unwrap_or(base)
     }
 
     fn encipher(&self, v: u128) -> u128 {
@@ -173,22 +198,19 @@ where
         let mut offset = self.initial_offset(nonce)?;
         let mut checksum = 0u128;
         let mut offsets = [0u128; BATCH];
-        let mut i = 0u64;
         let (blocks, tail) = Block::slice_as_chunks_mut(buf);
-        for batch in blocks.chunks_mut(BATCH) {
+        for (batch_number, batch) in (1u64..).zip(blocks.chunks_mut(BATCH)) {
             // Offset_i = Offset_{i-1} xor L_{ntz(i)}; Checksum_i = Checksum_{i-1} xor P_i;
             // C_i = Offset_i xor ENCIPHER(K, P_i xor Offset_i), the ENCIPHER calls batched.
-            for (block, slot) in batch.iter_mut().zip(offsets.iter_mut()) {
-                i = i.wrapping_add(1);
-                offset ^= self.l_ntz(i);
+            offset = self.batch_offsets(offset, batch_number, batch.len(), &mut offsets);
+            for (block, o) in batch.iter_mut().zip(offsets.iter()) {
                 let p = u128::from_ne_bytes(block.0);
                 checksum ^= p;
-                *slot = offset;
-                block.0 = (p ^ offset).to_ne_bytes();
+                block.0 = (p ^ o).to_ne_bytes();
             }
             self.cipher.encrypt_blocks(batch);
-            for (block, slot) in batch.iter_mut().zip(offsets.iter()) {
-                block.0 = (u128::from_ne_bytes(block.0) ^ slot).to_ne_bytes();
+            for (block, o) in batch.iter_mut().zip(offsets.iter()) {
+                block.0 = (u128::from_ne_bytes(block.0) ^ o).to_ne_bytes();
             }
         }
         if !tail.is_empty() {
@@ -225,20 +247,17 @@ where
         let mut offset = self.initial_offset(nonce).map_err(|_| Error::Decrypt)?;
         let mut checksum = 0u128;
         let mut offsets = [0u128; BATCH];
-        let mut i = 0u64;
         let (blocks, tail) = Block::slice_as_chunks_mut(buf);
-        for batch in blocks.chunks_mut(BATCH) {
+        for (batch_number, batch) in (1u64..).zip(blocks.chunks_mut(BATCH)) {
             // Offset_i = Offset_{i-1} xor L_{ntz(i)};
             // P_i = Offset_i xor DECIPHER(K, C_i xor Offset_i); Checksum_i = Checksum_{i-1} xor P_i
-            for (block, slot) in batch.iter_mut().zip(offsets.iter_mut()) {
-                i = i.wrapping_add(1);
-                offset ^= self.l_ntz(i);
-                *slot = offset;
-                block.0 = (u128::from_ne_bytes(block.0) ^ offset).to_ne_bytes();
+            offset = self.batch_offsets(offset, batch_number, batch.len(), &mut offsets);
+            for (block, o) in batch.iter_mut().zip(offsets.iter()) {
+                block.0 = (u128::from_ne_bytes(block.0) ^ o).to_ne_bytes();
             }
             self.cipher.decrypt_blocks(batch);
-            for (block, slot) in batch.iter_mut().zip(offsets.iter()) {
-                let p = u128::from_ne_bytes(block.0) ^ slot;
+            for (block, o) in batch.iter_mut().zip(offsets.iter()) {
+                let p = u128::from_ne_bytes(block.0) ^ o;
                 checksum ^= p;
                 block.0 = p.to_ne_bytes();
             }
@@ -266,6 +285,14 @@ where
         }
         Ok(())
     }
+}
+
+/// L_{ntz(i)} from the table for a block index `i` ≥ 1.
+fn l_entry(l: &[u128; L_TABLE_LEN], i: u64) -> u128 {
+    // trailing_zeros of a u64 is at most 64 (only for 0, never passed); masking keeps the
+    // index inside the 64-entry table without a branch.
+    let ntz = usize::try_from(i.trailing_zeros() & 63).unwrap_or(0);
+    l.get(ntz).copied().unwrap_or(0)
 }
 
 /// `X ‖ 1 ‖ zeros` for a partial block `X` of fewer than 16 octets, native order.

@@ -17,6 +17,7 @@
 
 use std::fmt;
 use std::io::{self, BufRead, Read};
+use std::sync::OnceLock;
 use std::time::SystemTime;
 
 use crate::armor::ArmorReader;
@@ -94,6 +95,16 @@ pub struct Decryptor<'a> {
     verify: bool,
     verifier: Verifier<'a>,
     threads: Option<usize>,
+    /// The ML-KEM decapsulation keys of `keys`, expanded from their seeds at the first
+    /// ML-KEM-768+X25519 PKESK and kept for every later message.
+    expanded: OnceLock<Vec<ExpandedKey>>,
+}
+
+/// An ML-KEM-768 decapsulation key expanded once (FIPS 203 key generation from the seed costs
+/// about as much as a decapsulation), with the fingerprint of its (sub)key.
+struct ExpandedKey {
+    key: Fingerprint,
+    dk: Box<mlkem_x25519::DecapsulationKey>,
 }
 
 impl fmt::Debug for Decryptor<'_> {
@@ -128,6 +139,7 @@ impl<'a> Decryptor<'a> {
             verify: false,
             verifier: Verifier::from_certs([]),
             threads: None,
+            expanded: OnceLock::new(),
         }
     }
 
@@ -220,6 +232,29 @@ impl<'a> Decryptor<'a> {
     ///   parameters;
     /// - `Malformed`/`Truncated` for broken input; `Io` from the source.
     pub fn reader<R: BufRead>(self, source: R) -> Result<DecryptReader<'a, R>> {
+        self.open(source)
+    }
+
+    /// Decrypts (and verifies, with [`verify_with`](Decryptor::verify_with)) one whole message
+    /// held in memory, and returns its literal data and summary.
+    ///
+    /// Takes `&self`, so one `Decryptor` serves any number of messages, from any number of
+    /// threads (it is `Sync`): the secret keys are looked up once and the ML-KEM decapsulation
+    /// keys are expanded at the first post-quantum message and kept. The chunk size does not
+    /// matter: a short message allocates a buffer of its own size, not a whole chunk.
+    ///
+    /// # Errors
+    /// As for [`reader`](Decryptor::reader) and [`DecryptReader::finish`]: nothing is returned
+    /// unless the whole message is authentic and complete.
+    pub fn decrypt_bytes(&self, message: &[u8]) -> Result<(Vec<u8>, DecryptSummary)> {
+        let mut r = self.open(message)?;
+        let mut plaintext = Vec::new();
+        let _ = r.read_to_end(&mut plaintext).map_err(Error::from_io)?;
+        Ok((plaintext, r.finish()?))
+    }
+
+    /// [`reader`](Decryptor::reader) without consuming the builder.
+    fn open<R: BufRead>(&self, source: R) -> Result<DecryptReader<'a, R>> {
         let mut armor = ArmorReader::with_limits(source, &self.limits);
         let _ = armor.detect()?;
 
@@ -296,7 +331,7 @@ impl<'a> Decryptor<'a> {
             session_key,
             decrypted_with,
             signatures,
-            verifier: self.verify.then(|| self.verifier.limits(self.limits)),
+            verifier: self.verify.then(|| self.verifier.clone().limits(self.limits)),
             verifications: Vec::new(),
             limits: self.limits,
         })
@@ -337,7 +372,11 @@ impl<'a> Decryptor<'a> {
                         }
                         Err(_) => continue,
                     };
-                    if let Some(key) = try_pkesk(pkesk, public, secret)
+                    let dk = match pkesk.fields {
+                        PkeskFields::MlKem768X25519 { .. } => self.expanded_key(&fingerprint),
+                        _ => None,
+                    };
+                    if let Some(key) = try_pkesk(pkesk, public, secret, dk)
                         && key.as_bytes().len() == key_len
                     {
                         let with = DecryptedWith::Key { cert: tsk.fingerprint(), key: fingerprint };
@@ -369,14 +408,42 @@ impl<'a> Decryptor<'a> {
     }
 }
 
+impl Decryptor<'_> {
+    /// The expanded ML-KEM decapsulation key of the (sub)key `fingerprint`, expanding every
+    /// unlocked ML-KEM-768+X25519 key of `keys` the first time.
+    fn expanded_key(&self, fingerprint: &Fingerprint) -> Option<&mlkem_x25519::DecapsulationKey> {
+        let expanded = self.expanded.get_or_init(|| {
+            let mut out = Vec::new();
+            for tsk in &self.keys {
+                for (key, _) in keys_of(tsk) {
+                    if let Ok(SecretKeyMaterial::MlKem768X25519 { mlkem_seed, .. }) = tsk.secret_for(&key) {
+                        out.push(ExpandedKey {
+                            key,
+                            dk: Box::new(mlkem_x25519::decapsulation_key(mlkem_seed)),
+                        });
+                    }
+                }
+            }
+            out
+        });
+        expanded.iter().find(|e| e.key == *fingerprint).map(|e| &*e.dk)
+    }
+}
+
 /// Every key of `tsk` with its fingerprint: the primary key, then the subkeys.
 fn keys_of(tsk: &Tsk) -> impl Iterator<Item = (Fingerprint, &PublicKeyPacket)> + '_ {
     std::iter::once((tsk.cert.fingerprint, &tsk.cert.primary))
         .chain(tsk.cert.subkeys.iter().map(|s| (s.fingerprint, &s.key)))
 }
 
-/// Decrypts a PKESK with one key; `None` if the algorithms do not match or unwrapping fails.
-fn try_pkesk(pkesk: &Pkesk, public: &PublicKeyPacket, secret: &SecretKeyMaterial) -> Option<SessionKey> {
+/// Decrypts a PKESK with one key (its ML-KEM part already expanded in `dk`, if given); `None`
+/// if the algorithms do not match or unwrapping fails.
+fn try_pkesk(
+    pkesk: &Pkesk,
+    public: &PublicKeyPacket,
+    secret: &SecretKeyMaterial,
+    dk: Option<&mlkem_x25519::DecapsulationKey>,
+) -> Option<SessionKey> {
     match (&pkesk.fields, &public.material, secret) {
         (
             PkeskFields::X25519 { ephemeral, wrapped_key },
@@ -387,14 +454,24 @@ fn try_pkesk(pkesk: &Pkesk, public: &PublicKeyPacket, secret: &SecretKeyMaterial
             PkeskFields::MlKem768X25519 { ecdh_ciphertext, mlkem_ciphertext, wrapped_key },
             PublicKeyMaterial::MlKem768X25519 { x25519, .. },
             SecretKeyMaterial::MlKem768X25519 { x25519: x_secret, mlkem_seed },
-        ) => mlkem_x25519::pkesk_decrypt(
-            x_secret,
-            x25519,
-            mlkem_seed,
-            ecdh_ciphertext,
-            mlkem_ciphertext,
-            wrapped_key,
-        )
+        ) => match dk {
+            Some(dk) => mlkem_x25519::pkesk_decrypt_expanded(
+                x_secret,
+                x25519,
+                dk,
+                ecdh_ciphertext,
+                mlkem_ciphertext,
+                wrapped_key,
+            ),
+            None => mlkem_x25519::pkesk_decrypt(
+                x_secret,
+                x25519,
+                mlkem_seed,
+                ecdh_ciphertext,
+                mlkem_ciphertext,
+                wrapped_key,
+            ),
+        }
         .ok(),
         _ => None,
     }
@@ -783,6 +860,56 @@ mod tests {
             let d = if verify { d.verify_with(&certs) } else { d };
             let mut r = d.reader(&msg[..]).unwrap();
             assert!(r.read_to_end(&mut Vec::new()).is_err());
+        }
+    }
+
+    /// One `Decryptor` decrypts many messages through `&self`, from several threads, with
+    /// X25519 and ML-KEM-768+X25519 keys (the expanded key is reused), gives what the streaming
+    /// reader gives, and rejects a modified or truncated message.
+    #[test]
+    fn decrypt_bytes_serves_many_messages_from_one_decryptor() {
+        use crate::message::encrypt::Encryptor;
+        for profile in [Profile::Rfc9580, Profile::Pqc] {
+            let tsk = KeyBuilder::new(profile)
+                .user_id("Bulk <bulk@example.org>")
+                .creation_time(from_timestamp(T0))
+                .generate()
+                .unwrap();
+            let cert = tsk.to_cert();
+            let messages: Vec<(Vec<u8>, Vec<u8>)> = (0..6usize)
+                .map(|i| {
+                    let plain = vec![u8::try_from(i).unwrap(); 100 + i * 3000];
+                    let mut w = Encryptor::new([&cert]).chunk_size(1024).writer(Vec::new()).unwrap();
+                    w.write_all(&plain).unwrap();
+                    (plain, w.finish().unwrap())
+                })
+                .collect();
+            let decryptor = Decryptor::new([&tsk]);
+            std::thread::scope(|s| {
+                for _ in 0..2 {
+                    let _ = s.spawn(|| {
+                        for (plain, msg) in &messages {
+                            let (out, summary) = decryptor.decrypt_bytes(msg).unwrap();
+                            assert_eq!(&out, plain);
+                            let mut r = Decryptor::new([&tsk]).reader(&msg[..]).unwrap();
+                            let mut streamed = Vec::new();
+                            let _ = r.read_to_end(&mut streamed).unwrap();
+                            assert_eq!(streamed, out);
+                            assert_eq!(&summary.decrypted_with, r.decrypted_with());
+                        }
+                    });
+                }
+            });
+            let expanded = decryptor.expanded.get().map_or(0, Vec::len);
+            assert_eq!(expanded, usize::from(profile == Profile::Pqc), "{profile:?}");
+            let (_, msg) = &messages[3];
+            for cut in [msg.len() - 1, msg.len() - 17, msg.len() / 2, 3] {
+                assert!(decryptor.decrypt_bytes(&msg[..cut]).is_err(), "cut {cut}");
+            }
+            let mut bad = msg.clone();
+            let at = bad.len() - 40;
+            bad[at] ^= 1;
+            assert!(decryptor.decrypt_bytes(&bad).is_err());
         }
     }
 }

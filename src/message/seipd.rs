@@ -22,6 +22,9 @@ use crate::packet::seipd::SeipdHeader;
 const MAX_OKM_LEN: usize = 40;
 /// Octets of the chunk index at the end of each nonce.
 const INDEX_LEN: usize = 8;
+/// The reader's first buffer, before it knows the stream is longer: small messages then
+/// allocate (and wipe on drop, octet by octet) 4 KiB instead of a whole 256 KiB chunk.
+const FIRST_READ_LEN: usize = 4096;
 
 /// Derives the message key and IV prefix (RFC 9580 §5.13.2).
 ///
@@ -386,8 +389,9 @@ enum State {
 /// Plaintext is released only after its chunk's tag verified, in order, and only up to the
 /// first chunk that failed (the error comes when that plaintext has been read). At EOF the last
 /// chunk is released only after the final tag verified too. `Ok(0)` means the whole packet
-/// body was authenticated; truncation anywhere is an error. The buffer starts at one slot and
-/// grows to the whole batch once the stream is longer than one chunk.
+/// body was authenticated; truncation anywhere is an error. The buffer starts at 4 KiB (or
+/// one slot and a tag, if smaller), grows to one slot and a tag once the stream is longer, and
+/// to the whole batch once it is longer than one chunk.
 #[derive(Debug)]
 pub(crate) struct SeipdReader<R: Read> {
     inner: R,
@@ -428,7 +432,8 @@ impl<R: Read> SeipdReader<R> {
             other => other,
         })?;
         let slot_len = slot_len(&cipher)?;
-        let size = slot_len.checked_add(TAG_LEN).ok_or(Error::InvalidArgument("chunk size"))?;
+        let size =
+            slot_len.checked_add(TAG_LEN).ok_or(Error::InvalidArgument("chunk size"))?.min(FIRST_READ_LEN);
         Ok(Self {
             inner,
             cipher,
@@ -561,6 +566,12 @@ impl<R: Read> SeipdReader<R> {
             self.consumed = 0;
         }
         let mut eof = self.fill()?;
+        let one_slot = self.slot_len.checked_add(TAG_LEN).ok_or_else(bounds)?;
+        if !eof && self.buf.len() < one_slot {
+            // Longer than the first read: grow to one chunk slot and the look-ahead tag.
+            self.buf = grown(&self.buf, self.filled, one_slot)?;
+            eof = self.fill()?;
+        }
         if !eof && self.slots() < self.threads {
             // Longer than one chunk: grow to a whole batch, once.
             let size = self
