@@ -276,3 +276,46 @@ fn thread_counts_agree() {
         assert!(r.read_to_end(&mut Vec::new()).is_err(), "{threads} threads, truncated");
     }
 }
+
+/// The last chunk is released only together with a verified final tag, whatever the thread
+/// count and even when the message is a whole number of chunks (the reader looks ahead two
+/// tags, so a full buffer proves that more than the final tag follows).
+#[test]
+fn last_chunk_waits_for_the_final_tag() {
+    let (tsk, cert) = &keys()[0];
+    for chunks in [1usize, 2, 3, 4] {
+        let plain = plaintext(64 * chunks);
+        for threads in [1, 2, 3] {
+            let mut w = Encryptor::new([cert])
+                .at(t0())
+                .chunk_size(64)
+                .threads(threads)
+                .rng(TestRng(11))
+                .writer(Vec::new())
+                .unwrap();
+            w.write_all(&plain).unwrap();
+            let mut msg = w.finish().unwrap();
+            // The message ends with the SEIPD packet, which ends with the final tag.
+            *msg.last_mut().unwrap() ^= 1;
+            let mut r = Decryptor::new([tsk]).threads(threads).reader(&msg[..]).unwrap();
+            let mut released = Vec::new();
+            let mut byte = [0u8; 1];
+            let err = loop {
+                match r.read(&mut byte) {
+                    Ok(0) => panic!("a bad final tag ended cleanly ({chunks} chunks, {threads} threads)"),
+                    Ok(_) => released.push(byte[0]),
+                    Err(e) => break e,
+                }
+            };
+            assert!(matches!(Error::from_io(err), Error::Decrypt));
+            // The last SEIPD chunk holds the end of the literal data: had it been released,
+            // the whole plaintext would have been.
+            assert!(
+                released.len() < plain.len(),
+                "all {} octets released ({chunks} chunks, {threads} threads) before the final tag failed",
+                released.len()
+            );
+            assert_eq!(released[..], plain[..released.len()]);
+        }
+    }
+}

@@ -11,6 +11,11 @@ use std::io::{self, BufRead, Read, Write};
 use zeroize::Zeroizing;
 
 use crate::crypto::aead::{AeadCipher, TAG_LEN};
+
+/// What the reader must see after a batch of chunks before it releases them: more than a final
+/// tag alone, so that the last chunk is only ever decrypted together with the final tag
+/// (STYLE §7: look ahead chunk + 2 × tag).
+const LOOKAHEAD: usize = 2 * TAG_LEN;
 use crate::crypto::hkdf;
 use crate::crypto::secret::SessionKey;
 use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm};
@@ -433,7 +438,7 @@ impl<R: Read> SeipdReader<R> {
         })?;
         let slot_len = slot_len(&cipher)?;
         let size =
-            slot_len.checked_add(TAG_LEN).ok_or(Error::InvalidArgument("chunk size"))?.min(FIRST_READ_LEN);
+            slot_len.checked_add(LOOKAHEAD).ok_or(Error::InvalidArgument("chunk size"))?.min(FIRST_READ_LEN);
         Ok(Self {
             inner,
             cipher,
@@ -469,9 +474,9 @@ impl<R: Read> SeipdReader<R> {
         self.state == State::Done
     }
 
-    /// Slots in the buffer (its length is slots × slot + one tag).
+    /// Slots in the buffer (its length is slots × slot + the look-ahead).
     fn slots(&self) -> usize {
-        self.buf.len().saturating_sub(TAG_LEN).checked_div(self.slot_len).unwrap_or(1)
+        self.buf.len().saturating_sub(LOOKAHEAD).checked_div(self.slot_len).unwrap_or(1)
     }
 
     /// Reads until the buffer is full or `inner` is at EOF; returns true at EOF.
@@ -566,9 +571,9 @@ impl<R: Read> SeipdReader<R> {
             self.consumed = 0;
         }
         let mut eof = self.fill()?;
-        let one_slot = self.slot_len.checked_add(TAG_LEN).ok_or_else(bounds)?;
+        let one_slot = self.slot_len.checked_add(LOOKAHEAD).ok_or_else(bounds)?;
         if !eof && self.buf.len() < one_slot {
-            // Longer than the first read: grow to one chunk slot and the look-ahead tag.
+            // Longer than the first read: grow to one chunk slot and the look-ahead.
             self.buf = grown(&self.buf, self.filled, one_slot)?;
             eof = self.fill()?;
         }
@@ -577,14 +582,16 @@ impl<R: Read> SeipdReader<R> {
             let size = self
                 .threads
                 .checked_mul(self.slot_len)
-                .and_then(|s| s.checked_add(TAG_LEN))
+                .and_then(|s| s.checked_add(LOOKAHEAD))
                 .ok_or_else(bounds)?;
             self.buf = grown(&self.buf, self.filled, size)?;
             eof = self.fill()?;
         }
         let chunk_size = self.cipher.chunk_size();
         if !eof {
-            // Full slots with at least a tag after them: certainly full chunks.
+            // Full slots with at least two tags' worth after them: certainly full chunks, none
+            // of them the last (the last chunk is followed by the final tag only), so none is
+            // released before the final tag could be checked with it.
             let lens = vec![chunk_size; self.slots()];
             let (verified, failure) = self.decrypt_slots(&lens)?;
             self.release(verified, chunk_size)?;
