@@ -19,6 +19,7 @@
 use aes::cipher::array::Array;
 use aes::cipher::consts::U16;
 use aes::cipher::{BlockCipherDecrypt, BlockCipherEncrypt, BlockSizeUser, KeyInit};
+use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
 
 use crate::error::{Error, Result};
@@ -278,8 +279,9 @@ where
         offsets.zeroize();
         offset.zeroize();
         checksum.zeroize();
-        // One 128-bit comparison: no early exit on the first differing octet.
-        if expected ^ u128::from_ne_bytes(*tag) != 0 {
+        // Constant-time comparison: no early exit on the first differing octet.
+        let same: bool = expected.to_ne_bytes().ct_eq(tag).into();
+        if !same {
             buf.zeroize();
             return Err(Error::Decrypt);
         }
