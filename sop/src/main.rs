@@ -6,6 +6,7 @@
 
 mod cmd;
 mod errors;
+mod io;
 mod objects;
 
 use sop::ops::{

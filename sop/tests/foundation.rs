@@ -88,6 +88,10 @@ fn every_profile_generates_a_usable_key() {
     let key = ok(&["generate-key", "--signing-only", "S"], b"", &d);
     std::fs::write(d.join("s"), ok(&["extract-cert"], &key, &d)).unwrap();
     assert_eq!(code(&["encrypt", "s"], b"x", &d), 17);
+    // --as=text needs UTF-8 input: EXPECTED_TEXT (53) otherwise.
+    std::fs::write(d.join("c"), ok(&["extract-cert"], &ok(&["generate-key", "T"], b"", &d), &d)).unwrap();
+    assert_eq!(code(&["encrypt", "--as", "text", "c"], &[0xff, 0xfe], &d), 53);
+    let _ = ok(&["encrypt", "--as", "text", "c"], "grüße\n".as_bytes(), &d);
 }
 
 #[test]

@@ -1,18 +1,14 @@
 //! `sixsop encrypt` and `sixsop list-profiles encrypt`.
 
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{BufWriter, Read, Write};
 
 use sixpgp::{Cert, DataFormat, Encryptor, Password, Profile, Signer};
 use sop::ops::{Encrypt, EncryptAs, Ready};
 use sop::plumbing::PasswordsAreHumanReadable;
-use zeroize::Zeroizing;
 
 use crate::cmd::sign::Signers;
 use crate::errors::{Context, to_sop, to_sop_in};
 use crate::{Certs, Keys, SixSop};
-
-/// Size of the plaintext read buffer: one default SEIPD chunk.
-pub(crate) const BUF_LEN: usize = 256 * 1024;
 
 /// Collects the options; `plaintext` then streams the data through an [`Encryptor`].
 #[derive(Debug)]
@@ -52,20 +48,6 @@ fn profile_list() -> Vec<(String, String)> {
         ),
         (Profile::Pqc.name().to_string(), "always AES-256 (aliases: rfc9980, pqc-encryption)".to_string()),
     ]
-}
-
-/// Copies `r` into `w` through one fixed buffer, wiped afterwards.
-pub(crate) fn copy(r: &mut (impl Read + ?Sized), w: &mut impl Write) -> io::Result<()> {
-    let mut buf = Zeroizing::new(vec![0u8; BUF_LEN]);
-    loop {
-        let n = match r.read(&mut buf) {
-            Ok(0) => return Ok(()),
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        w.write_all(buf.get(..n).unwrap_or_default())?;
-    }
 }
 
 impl<'s> Encrypt<'s, SixSop, Certs<'s>, Keys<'s>> for EncryptCmd {
@@ -172,11 +154,12 @@ impl Ready<Option<sop::SessionKey>> for EncryptReady<'_> {
         for pw in cmd.passwords {
             e = e.password(pw);
         }
-        let mut w =
-            e.writer(BufWriter::with_capacity(BUF_LEN, sink)).map_err(|e| to_sop_in(Context::Encrypt, e))?;
+        let mut w = e
+            .writer(BufWriter::with_capacity(crate::io::BUF_LEN, sink))
+            .map_err(|e| to_sop_in(Context::Encrypt, e))?;
         let (sym, key) = w.session_key();
         let session_key = sop::SessionKey::new(u8::from(sym), key.as_bytes())?;
-        copy(plaintext, &mut w).map_err(|e| to_sop_in(Context::Encrypt, sixpgp::Error::from_io(e)))?;
+        crate::cmd::sign::copy(plaintext, &mut w, cmd.format == DataFormat::Utf8)?;
         let _ = w.finish().map_err(|e| to_sop_in(Context::Encrypt, e))?;
         Ok(Some(session_key))
     }

@@ -1,7 +1,7 @@
 //! `sixsop sign`, and the helpers the signing subcommands share: unlocking keys, copying input
 //! with a UTF-8 check for `--as=text`.
 
-use std::io::{self, Read, Write};
+use std::io::{Read, Write};
 
 use sixpgp::{Error, Limits, Password, SignatureMode, Signer, Tsk};
 use sop::ops::{Micalg, Sign, SignAs};
@@ -60,60 +60,16 @@ impl<'s> SignCmd<'s> {
     }
 }
 
-/// Checks that a stream is UTF-8, chunk by chunk (a sequence may span chunks).
-#[derive(Debug, Default)]
-pub(crate) struct Utf8Check {
-    /// The start of a sequence cut at the end of the last chunk (at most 3 octets).
-    pending: Vec<u8>,
-}
-
-impl Utf8Check {
-    /// Checks the next chunk.
-    pub(crate) fn update(&mut self, data: &[u8]) -> sop::Result<()> {
-        let mut buf = std::mem::take(&mut self.pending);
-        buf.extend_from_slice(data);
-        match std::str::from_utf8(&buf) {
-            Ok(_) => Ok(()),
-            Err(e) if e.error_len().is_none() => {
-                self.pending = buf.get(e.valid_up_to()..).unwrap_or_default().to_vec();
-                Ok(())
-            }
-            Err(_) => Err(expected_text()),
-        }
-    }
-
-    /// Checks that no sequence was left incomplete.
-    pub(crate) fn finish(&self) -> sop::Result<()> {
-        if self.pending.is_empty() { Ok(()) } else { Err(expected_text()) }
-    }
-}
-
-fn expected_text() -> sop::errors::Error {
-    eprintln!("sixsop: --as=text input is not UTF-8");
-    sop::errors::Error::ExpectedText
-}
-
-/// Copies `src` to `dst`, checking UTF-8 if `text`.
+/// Copies `src` to `dst`, checking UTF-8 if `text` (EXPECTED_TEXT, 53, if it is not).
 pub(crate) fn copy(src: &mut (dyn Read + Send + Sync), dst: &mut dyn Write, text: bool) -> sop::Result<()> {
-    let mut check = Utf8Check::default();
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        let n = match src.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(to_sop(Error::from_io(e))),
-        };
-        let chunk = buf.get(..n).unwrap_or_default();
-        if text {
-            check.update(chunk)?;
+    crate::io::copy(src, dst, text).map_err(|e| {
+        if crate::io::is_not_text(&e) {
+            eprintln!("sixsop: --as=text input is not UTF-8");
+            sop::errors::Error::ExpectedText
+        } else {
+            to_sop(Error::from_io(e))
         }
-        dst.write_all(chunk).map_err(|e| to_sop(Error::from_io(e)))?;
-    }
-    if text {
-        check.finish()?;
-    }
-    Ok(())
+    })
 }
 
 pub(crate) fn mode_of(mode: SignAs) -> SignatureMode {

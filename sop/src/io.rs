@@ -1,0 +1,105 @@
+//! Copying data streams: one wiped buffer, an optional UTF-8 check for `--as=text`.
+
+use std::fmt;
+use std::io::{self, Read, Write};
+
+use zeroize::Zeroizing;
+
+/// Size of the copy buffer and of the buffered readers and writers around the library's
+/// streams: large enough that whole SEIPD chunks move in one call.
+pub(crate) const BUF_LEN: usize = 256 * 1024;
+
+/// The error [`copy`] returns when `--as=text` input is not UTF-8.
+#[derive(Debug)]
+pub(crate) struct NotText;
+
+impl fmt::Display for NotText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("--as=text input is not UTF-8")
+    }
+}
+
+impl std::error::Error for NotText {}
+
+/// Is `err` the [`NotText`] error of [`copy`]?
+pub(crate) fn is_not_text(err: &io::Error) -> bool {
+    err.get_ref().is_some_and(|e| e.is::<NotText>())
+}
+
+/// Checks that a stream is UTF-8, chunk by chunk (a sequence may span chunks).
+#[derive(Debug, Default)]
+struct Utf8Check {
+    /// The start of a sequence cut at the end of the last chunk (at most 3 octets).
+    pending: Vec<u8>,
+}
+
+impl Utf8Check {
+    /// Checks the next chunk.
+    fn update(&mut self, data: &[u8]) -> io::Result<()> {
+        let mut buf = std::mem::take(&mut self.pending);
+        buf.extend_from_slice(data);
+        match std::str::from_utf8(&buf) {
+            Ok(_) => Ok(()),
+            Err(e) if e.error_len().is_none() => {
+                self.pending = buf.get(e.valid_up_to()..).unwrap_or_default().to_vec();
+                Ok(())
+            }
+            Err(_) => Err(io::Error::new(io::ErrorKind::InvalidData, NotText)),
+        }
+    }
+
+    /// Checks that no sequence was left incomplete.
+    fn finish(&self) -> io::Result<()> {
+        if self.pending.is_empty() {
+            Ok(())
+        } else {
+            Err(io::Error::new(io::ErrorKind::InvalidData, NotText))
+        }
+    }
+}
+
+/// Copies `src` to `dst` through one fixed buffer, wiped afterwards; if `text`, fails with
+/// [`NotText`] as soon as the data is seen not to be UTF-8.
+pub(crate) fn copy(
+    src: &mut (impl Read + ?Sized),
+    dst: &mut (impl Write + ?Sized),
+    text: bool,
+) -> io::Result<()> {
+    let mut check = text.then(Utf8Check::default);
+    let mut buf = Zeroizing::new(vec![0u8; BUF_LEN]);
+    loop {
+        let n = match src.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let chunk = buf.get(..n).unwrap_or_default();
+        if let Some(c) = &mut check {
+            c.update(chunk)?;
+        }
+        dst.write_all(chunk)?;
+    }
+    check.as_ref().map_or(Ok(()), Utf8Check::finish)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utf8_split_across_reads_is_fine_and_invalid_is_caught() {
+        let text = "grüße, 世界\n".repeat(50_000);
+        let mut out = Vec::new();
+        copy(&mut text.as_bytes(), &mut out, true).unwrap();
+        assert_eq!(out, text.as_bytes());
+        let mut bad = text.into_bytes();
+        bad.push(0xff);
+        let err = copy(&mut &bad[..], &mut Vec::new(), true).unwrap_err();
+        assert!(is_not_text(&err));
+        assert!(copy(&mut &bad[..], &mut Vec::new(), false).is_ok());
+        // A sequence cut off at the end of the input.
+        let err = copy(&mut &"é".as_bytes()[..1], &mut Vec::new(), true).unwrap_err();
+        assert!(is_not_text(&err));
+    }
+}
