@@ -543,3 +543,117 @@ fn certificate_with_empty_or_oversized_key_material() {
     let e = Cert::from_bytes(&[packet(6, &body), rest].concat()).unwrap_err();
     assert!(is_framing_error(&e), "{e:?}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// A signing subkey without a back-signature.
+
+/// `len` as the 4-octet length that v6 hashing uses.
+fn be32(len: usize) -> [u8; 4] {
+    (len as u32).to_be_bytes()
+}
+
+/// A key packet body as it is hashed: 0x9B ‖ 4-octet length ‖ body (RFC 9580 §5.2.4).
+fn hashed_key(body: &[u8]) -> Vec<u8> {
+    [&[0x9b][..], &be32(body.len()), body].concat()
+}
+
+/// A v6 Ed25519 signature packet of `sig_type` (SHA2-256, 16-octet salt) with the given hashed
+/// subpackets, made by `signer` over `prefix` (what precedes the signature fields in the hash).
+fn ed25519_sig(signer: &ed25519_dalek::SigningKey, sig_type: u8, hashed: &[u8], prefix: &[u8]) -> Vec<u8> {
+    use ed25519_dalek::Signer as _;
+    use sha2::Digest as _;
+
+    let salt = [0x5cu8; 16];
+    let mut fields = vec![6, sig_type, 27, 8];
+    fields.extend_from_slice(&be32(hashed.len()));
+    fields.extend_from_slice(hashed);
+    let mut h = sha2::Sha256::new();
+    h.update(salt);
+    h.update(prefix);
+    h.update(&fields);
+    h.update([6, 0xff]);
+    h.update(be32(fields.len()));
+    let digest = h.finalize();
+    let signature = signer.sign(&digest).to_bytes();
+    let mut body = fields;
+    body.extend_from_slice(&be32(0));
+    body.extend_from_slice(&digest[..2]);
+    body.push(salt.len() as u8);
+    body.extend_from_slice(&salt);
+    body.extend_from_slice(&signature);
+    body
+}
+
+/// Hashed subpackets: creation time, then the extra ones given, then the issuer fingerprint.
+fn subpackets(created: u32, extra: &[u8], issuer: &[u8; 32]) -> Vec<u8> {
+    let mut out = vec![5, 0x80 | 2];
+    out.extend_from_slice(&created.to_be_bytes());
+    out.extend_from_slice(extra);
+    out.extend_from_slice(&[34, 33, 6]);
+    out.extend_from_slice(issuer);
+    out
+}
+
+fn v6_fingerprint(key_body: &[u8]) -> [u8; 32] {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(hashed_key(key_body)).into()
+}
+
+/// The A.3 certificate plus an Ed25519 signing subkey, bound with or without its
+/// back-signature; and a binary signature over `data` made by that subkey.
+fn cert_with_signing_subkey(with_back_signature: bool, document: &[u8]) -> (Vec<u8>, Vec<u8>) {
+    let tsk = split_packets(&dearmor(&data("a04-v6-secret-key.asc")));
+    let primary_secret = &tsk[0].1;
+    // Public fields (42 octets), S2K usage 0, the 32-octet Ed25519 secret.
+    assert_eq!((primary_secret.len(), primary_secret[42]), (42 + 1 + 32, 0));
+    let primary_body = &primary_secret[..42];
+    let primary_key = ed25519_dalek::SigningKey::from_bytes(&primary_secret[43..].try_into().unwrap());
+    assert_eq!(primary_key.verifying_key().as_bytes(), &primary_body[10..]);
+
+    let created = u32::from_be_bytes(primary_body[1..5].try_into().unwrap()) + 100;
+    let subkey = ed25519_dalek::SigningKey::from_bytes(&[7; 32]);
+    let mut sub_body = vec![6];
+    sub_body.extend_from_slice(&created.to_be_bytes());
+    sub_body.push(27);
+    sub_body.extend_from_slice(&be32(32));
+    sub_body.extend_from_slice(subkey.verifying_key().as_bytes());
+
+    let keys = [hashed_key(primary_body), hashed_key(&sub_body)].concat();
+    let (primary_fp, sub_fp) = (v6_fingerprint(primary_body), v6_fingerprint(&sub_body));
+    // Key flags: sign (0x02).
+    let mut extra = vec![2, 27, 0x02];
+    if with_back_signature {
+        let back = ed25519_sig(&subkey, 0x19, &subpackets(created, &[], &sub_fp), &keys);
+        // Embedded signature (32), critical; a one-octet subpacket length.
+        extra.extend_from_slice(&[u8::try_from(back.len() + 1).unwrap(), 0x80 | 32]);
+        extra.extend_from_slice(&back);
+    }
+    let binding = ed25519_sig(&primary_key, 0x18, &subpackets(created, &extra, &primary_fp), &keys);
+
+    let a03: Vec<u8> = dearmor(&data("a03-v6-certificate.asc"));
+    let cert = [a03, packet(14, &sub_body), packet(2, &binding)].concat();
+    let sig = ed25519_sig(&subkey, 0x00, &subpackets(created + 10, &[], &sub_fp), document);
+    (cert, packet(2, &sig))
+}
+
+#[test]
+fn signing_subkey_without_back_signature_is_not_usable() {
+    let at = UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+    let doc = b"a document";
+    // Control: with its back-signature, the subkey's signature is good.
+    let (cert, sig) = cert_with_signing_subkey(true, doc);
+    let certs = [Cert::from_bytes(&cert).unwrap()];
+    assert_eq!(certs[0].subkey_fingerprints().count(), 2);
+    let results = Verifier::new(&certs).at(at).verify_detached(&sig, &doc[..]).unwrap();
+    assert!(results[0].is_good(), "{results:?}");
+
+    // Without it, the certificate still parses, but the subkey cannot sign.
+    let (cert, sig) = cert_with_signing_subkey(false, doc);
+    let certs = [Cert::from_bytes(&cert).unwrap()];
+    let results = Verifier::new(&certs).at(at).verify_detached(&sig, &doc[..]).unwrap();
+    assert_eq!(results.len(), 1);
+    assert!(
+        matches!(results[0].status(), VerificationStatus::Unverifiable(_) | VerificationStatus::Bad(_)),
+        "{results:?}"
+    );
+}
