@@ -1,4 +1,5 @@
 //! The crate's one error type.
+#![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use std::fmt;
 use std::io;

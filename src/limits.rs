@@ -1,4 +1,5 @@
 //! Bounds on every resource that input controls.
+#![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use crate::error::{Error, Limit, Result};
 

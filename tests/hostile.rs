@@ -7,6 +7,7 @@
 //! RustCrypto primitives) so that the plaintext packet sequence can be anything.
 #![allow(
     clippy::unwrap_used,
+    clippy::panic,
     clippy::cast_possible_truncation,
     reason = "tests fail by panicking; lengths in hand-built packets are small"
 )]
@@ -49,7 +50,7 @@ fn split_packets(mut bytes: &[u8]) -> Vec<(u8, Vec<u8>)> {
         let tag = ctb & 0x3f;
         let (len, rest) = match rest[0] {
             l @ 0..192 => (usize::from(l), &rest[1..]),
-            l @ 192..224 => ((usize::from(l) - 192 << 8) + usize::from(rest[1]) + 192, &rest[2..]),
+            l @ 192..224 => (((usize::from(l) - 192) << 8) + usize::from(rest[1]) + 192, &rest[2..]),
             255 => (u32::from_be_bytes(rest[1..5].try_into().unwrap()) as usize, &rest[5..]),
             _ => panic!("partial length in a test vector"),
         };
@@ -169,7 +170,8 @@ fn control_sealed_literal_decrypts() {
 fn truncated_packet_headers() {
     let key = a04();
     // A lone tag octet, then every cut of a five-octet length, then a cut two-octet length.
-    let cases: &[&[u8]] = &[&[0xc1], &[0xc1, 0xff], &[0xc1, 0xff, 0, 0], &[0xc1, 0xff, 0, 0, 0], &[0xc1, 0xc5]];
+    let cases: &[&[u8]] =
+        &[&[0xc1], &[0xc1, 0xff], &[0xc1, 0xff, 0, 0], &[0xc1, 0xff, 0, 0, 0], &[0xc1, 0xc5]];
     for &input in cases {
         let e = read_all(Decryptor::new([&key]).password("password"), input).unwrap_err();
         assert!(is_framing_error(&e), "decrypt {input:02x?}: {e:?}");
@@ -352,10 +354,9 @@ fn argon2_memory_exponent_31_is_refused_before_allocating() {
     let e = read_all(Decryptor::new([]).password("password"), &message).unwrap_err();
     assert!(matches!(e, Error::LimitExceeded(Limit::Argon2Memory)), "{e:?}");
     // Passes and parallelism are bounded too.
-    for (s2k, limit) in [
-        (argon2_s2k(255, 4, 10), Limit::Argon2Passes),
-        (argon2_s2k(1, 255, 16), Limit::Argon2Parallelism),
-    ] {
+    for (s2k, limit) in
+        [(argon2_s2k(255, 4, 10), Limit::Argon2Passes), (argon2_s2k(1, 255, 16), Limit::Argon2Parallelism)]
+    {
         let mut message = packet(3, &skesk(&s2k));
         message.extend_from_slice(&seipd);
         let e = read_all(Decryptor::new([]).password("password"), &message).unwrap_err();
