@@ -658,3 +658,33 @@ fn signing_subkey_without_back_signature_is_not_usable() {
         "{results:?}"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Known gaps: each test is what the code must do once fixed (see the `ignore` reason).
+
+#[test]
+#[ignore = "bug: every SKESK is tried with every password, so N SKESKs cost N full S2K runs; \
+            decrypt must stop at Limits::max_s2k_derivations (owner: message/decrypt.rs)"]
+fn many_expensive_skesks_are_bounded() {
+    // 40 SKESKs with a wrong key each (256 KiB Argon2), then a sealed message.
+    let limits = Limits::default().max_s2k_derivations(4);
+    let mut message = packet(3, &skesk(&argon2_s2k(1, 1, 8))).repeat(40);
+    message.extend_from_slice(&seal(&literal(b"x"), 0));
+    let e = read_all(Decryptor::new([]).password("password").limits(limits), &message).unwrap_err();
+    assert!(matches!(e, Error::LimitExceeded(Limit::S2kDerivations)), "{e:?}");
+}
+
+#[test]
+#[ignore = "bug: Limits::max_signatures is documented to bound the signatures on one certificate \
+            component but certificate parsing only bounds the packet count (owner: key/parse.rs)"]
+fn certificate_component_with_too_many_signatures() {
+    let packets = split_packets(&dearmor(&data("a03-v6-certificate.asc")));
+    // Primary key, its direct-key signature repeated 1100 times, then the subkey and binding.
+    let mut cert = packet(packets[0].0, &packets[0].1);
+    cert.extend_from_slice(&packet(2, &packets[1].1).repeat(1100));
+    for (tag, body) in &packets[2..] {
+        cert.extend_from_slice(&packet(*tag, body));
+    }
+    let e = Cert::from_bytes(&cert).map(|c| c.fingerprint()).unwrap_err();
+    assert!(matches!(e, Error::LimitExceeded(Limit::Signatures)), "{e:?}");
+}
