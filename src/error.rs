@@ -1,4 +1,5 @@
 //! The crate's one error type.
+#![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use std::fmt;
 use std::io;
@@ -142,6 +143,8 @@ pub enum Limit {
     Argon2Parallelism,
     /// Iterated and salted S2K octet count.
     S2kIterations,
+    /// Number of password-based key derivations attempted on one message.
+    S2kDerivations,
     /// Length of a packet that is read whole.
     PacketLength,
     /// Number of session-key packets tried.
@@ -165,6 +168,7 @@ impl fmt::Display for Limit {
             Self::Argon2Passes => "Argon2 passes",
             Self::Argon2Parallelism => "Argon2 parallelism",
             Self::S2kIterations => "S2K iteration count",
+            Self::S2kDerivations => "number of password-based key derivations",
             Self::PacketLength => "packet length",
             Self::SessionKeyPackets => "number of session-key packets",
             Self::Signatures => "number of signatures",

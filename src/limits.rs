@@ -1,4 +1,5 @@
 //! Bounds on every resource that input controls.
+#![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use crate::error::{Error, Limit, Result};
 
@@ -11,6 +12,21 @@ use crate::error::{Error, Limit, Result};
 /// RFC 9580 A.5 key, whose Argon2 parameters ask for 2 GiB) and small enough that a hostile
 /// input cannot exhaust a typical machine.
 ///
+/// | Resource | Setter | Default | Error |
+/// |---|---|---|---|
+/// | Argon2 memory | [`argon2_max_memory_kib`](Self::argon2_max_memory_kib) | 2 GiB | `Argon2Memory` |
+/// | Argon2 passes | [`argon2_max_passes`](Self::argon2_max_passes) | 16 | `Argon2Passes` |
+/// | Argon2 lanes | [`argon2_max_parallelism`](Self::argon2_max_parallelism) | 64 | `Argon2Parallelism` |
+/// | Iterated S2K octets | [`s2k_max_iterations`](Self::s2k_max_iterations) | 65011712 | `S2kIterations` |
+/// | S2K runs per message | [`max_s2k_derivations`](Self::max_s2k_derivations) | 8 | `S2kDerivations` |
+/// | Non-streamed packet body | [`max_packet_len`](Self::max_packet_len) | 1 MiB | `PacketLength` |
+/// | PKESKs + SKESKs per message | [`max_session_key_packets`](Self::max_session_key_packets) | 1024 | `SessionKeyPackets` |
+/// | Signatures per message | [`max_signatures`](Self::max_signatures) | 1024 | `Signatures` |
+/// | Subpackets per signature | [`max_subpackets`](Self::max_subpackets) | 512 | `Subpackets` |
+/// | Nesting depth | [`max_nesting`](Self::max_nesting) | 8 | `Nesting` |
+/// | Armor header section | [`max_armor_header_len`](Self::max_armor_header_len) | 4096 octets | `ArmorHeaders` |
+/// | Packets per certificate | [`max_cert_packets`](Self::max_cert_packets) | 100000 | `CertPackets` |
+///
 /// ```
 /// let limits = sixpgp::Limits::default().argon2_max_memory_kib(64 * 1024);
 /// assert_eq!(limits.max_argon2_memory_kib(), 64 * 1024);
@@ -21,6 +37,7 @@ pub struct Limits {
     argon2_passes: u32,
     argon2_parallelism: u32,
     s2k_iterations: u64,
+    s2k_derivations: usize,
     packet_len: usize,
     session_key_packets: usize,
     signatures: usize,
@@ -37,6 +54,7 @@ impl Default for Limits {
             argon2_passes: 16,
             argon2_parallelism: 64,
             s2k_iterations: 65_011_712,
+            s2k_derivations: 8,
             packet_len: 1 << 20,
             session_key_packets: 1024,
             signatures: 1024,
@@ -78,6 +96,11 @@ limit_accessors! {
     argon2_parallelism: u32, argon2_max_parallelism, max_argon2_parallelism;
     /// Largest iterated+salted S2K octet count (default: the largest encodable, 65011712).
     s2k_iterations: u64, s2k_max_iterations, max_s2k_iterations;
+    /// Most password-based key derivations (S2K runs over SKESKs, for every password given)
+    /// attempted while opening one message (default 8). Each run may cost the full Argon2 or
+    /// iteration limits above, so without this bound a message with many SKESKs would multiply
+    /// that cost.
+    s2k_derivations: usize, max_s2k_derivations, s2k_derivations_limit;
     /// Largest body of a packet that is read whole rather than streamed (default 1 MiB).
     packet_len: usize, max_packet_len, packet_len_limit;
     /// Most PKESK/SKESK packets considered in one message (default 1024).
@@ -86,7 +109,9 @@ limit_accessors! {
     signatures: usize, max_signatures, signatures_limit;
     /// Most subpackets in one signature (default 512).
     subpackets: usize, max_subpackets, subpackets_limit;
-    /// Deepest nesting of container packets (default 8).
+    /// Deepest nesting of container packets (default 8). The supported grammar itself nests
+    /// at most one level (an embedded back-signature; compressed data and an encrypted message
+    /// inside an encrypted one are rejected), so no input reaches this bound today.
     nesting: usize, max_nesting, nesting_limit;
     /// Longest armor header section, in octets (default 4096).
     armor_header_len: usize, max_armor_header_len, armor_header_len_limit;

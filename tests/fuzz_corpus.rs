@@ -35,3 +35,18 @@ fn cert_corpus() {
 fn armor_corpus() {
     replay("armor", sixpgp::fuzzing::armor);
 }
+
+#[test]
+fn decrypt_corpus() {
+    replay("decrypt", sixpgp::fuzzing::decrypt);
+}
+
+#[test]
+fn verify_corpus() {
+    replay("verify", sixpgp::fuzzing::verify);
+}
+
+#[test]
+fn cleartext_corpus() {
+    replay("cleartext", sixpgp::fuzzing::cleartext);
+}

@@ -2,6 +2,7 @@
 //! it to wrap session keys.
 //!
 //! <https://www.rfc-editor.org/rfc/rfc3394#section-2.2>
+#![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use aes_kw::KeyInit;
 use zeroize::Zeroizing;

@@ -2,6 +2,7 @@
 //! classical half of ML-DSA-65+Ed25519.
 //!
 //! <https://www.rfc-editor.org/rfc/rfc9580#section-5.5.5.9>
+#![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use ed25519_dalek::{Signature, SigningKey, VerifyingKey};
 

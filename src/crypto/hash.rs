@@ -1,6 +1,7 @@
 //! Hash functions by OpenPGP algorithm ID (RFC 9580 §9.5).
 //!
 //! <https://www.rfc-editor.org/rfc/rfc9580#section-9.5>
+#![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use std::io;
 

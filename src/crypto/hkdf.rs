@@ -1,5 +1,6 @@
 //! HKDF-SHA256 (RFC 5869), as RFC 9580 uses it for X25519 KEKs, SEIPDv2 message keys and
 //! AEAD-protected secret keys.
+#![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use zeroize::Zeroize;
 

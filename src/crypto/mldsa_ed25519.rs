@@ -6,6 +6,7 @@
 //! Both components sign the v6 signature *digest* (RFC 9580 §5.2.4): Ed25519 as PureEdDSA
 //! (§5.1.1) and ML-DSA-65 as pure, hedged `ML-DSA.Sign` with an empty context (§5.1.2, FIPS 204
 //! Algorithm 2). A signature is valid only if both components verify (§5.2.3).
+#![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use ml_dsa::{EncodedSignature, EncodedVerifyingKey, ExpandedSigningKey, MlDsa65, Signature, VerifyingKey};
 

@@ -6,6 +6,7 @@
 //! The public key is X25519 public (32) ‖ ML-KEM-768 encapsulation key (1184); the secret key is
 //! X25519 secret (32) ‖ ML-KEM seed `d ‖ z` (64), expanded with `ML-KEM.KeyGen_internal(d, z)`
 //! (FIPS 203, Algorithm 16).
+#![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use ml_kem::array::Array;
 use ml_kem::{Decapsulate, Encapsulate, KeyExport};
@@ -175,6 +176,7 @@ pub(crate) fn pkesk_decrypt_expanded(
 
 /// Helpers that dig key material and packets out of the armored sample files.
 #[cfg(test)]
+#[allow(clippy::arithmetic_side_effects, reason = "test helper over trusted test vectors")]
 pub(crate) mod test_util {
     /// Base64 body of an ASCII-armored block (no CRC line in the samples).
     pub(crate) fn dearmor(text: &str) -> Vec<u8> {

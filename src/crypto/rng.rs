@@ -12,6 +12,7 @@
 //!   and the generator becomes *failed*: every later `fill` and [`Rng::check`] returns the error.
 //!   Code that hands an `Rng` to a dependency MUST call [`Rng::check`] afterwards and discard
 //!   the dependency's output on error (the constructions in this module do).
+#![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use std::convert::Infallible;
 use std::fmt;

@@ -4,6 +4,7 @@
 //!
 //! Every resource the specifier asks for (hash octets, Argon2 memory, passes, lanes) is checked
 //! against [`Limits`] before any work or allocation.
+#![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use zeroize::Zeroizing;
 
@@ -66,7 +67,7 @@ fn iterated_salted(
     let total = octets.max(unit_len);
 
     // A buffer of whole repetitions so the hash sees large updates (8 KiB or one unit).
-    let reps = (8192 / unit.len().max(1)).max(1);
+    let reps = 8192usize.checked_div(unit.len()).unwrap_or(1).max(1);
     let mut block = Zeroizing::new(Vec::with_capacity(unit.len().saturating_mul(reps)));
     for _ in 0..reps {
         block.extend_from_slice(&unit);
@@ -88,7 +89,8 @@ fn iterated_salted(
             let n = left.min(block_len);
             let n_usize = usize::try_from(n).map_err(|_| Error::InvalidArgument("S2K"))?;
             h.update(block.get(..n_usize).ok_or(Error::InvalidArgument("S2K"))?);
-            left -= n;
+            // n ≤ left by construction.
+            left = left.saturating_sub(n);
         }
         let digest = Zeroizing::new(h.finish());
         let need = key_len.saturating_sub(key.len()).min(digest.len());

@@ -1,4 +1,5 @@
 //! Newtypes for secret material: zeroized on drop, never printed.
+#![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use std::fmt;
 

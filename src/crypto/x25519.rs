@@ -5,6 +5,7 @@
 //!
 //! An all-zero shared point (a low-order public key, RFC 7748 §6.1) is rejected: on encryption
 //! as `Malformed` (the recipient's key is bad), on decryption as the opaque `Decrypt`.
+#![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use x25519_dalek::{PublicKey, StaticSecret};
 use zeroize::Zeroizing;
