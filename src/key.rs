@@ -48,5 +48,7 @@ pub(crate) fn to_timestamp(t: std::time::SystemTime) -> u32 {
 
 /// Converts OpenPGP's 32-bit seconds to a `SystemTime`.
 pub(crate) fn from_timestamp(t: u32) -> std::time::SystemTime {
-    std::time::UNIX_EPOCH + std::time::Duration::from_secs(u64::from(t))
+    std::time::UNIX_EPOCH
+        .checked_add(std::time::Duration::from_secs(u64::from(t)))
+        .unwrap_or(std::time::UNIX_EPOCH)
 }

@@ -660,11 +660,9 @@ fn signing_subkey_without_back_signature_is_not_usable() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Known gaps: each test is what the code must do once fixed (see the `ignore` reason).
+// Resource bounds that span packets: S2K runs per message, signatures per component.
 
 #[test]
-#[ignore = "bug: every SKESK is tried with every password, so N SKESKs cost N full S2K runs; \
-            decrypt must stop at Limits::max_s2k_derivations (owner: message/decrypt.rs)"]
 fn many_expensive_skesks_are_bounded() {
     // 40 SKESKs with a wrong key each (256 KiB Argon2), then a sealed message.
     let limits = Limits::default().max_s2k_derivations(4);
@@ -675,8 +673,6 @@ fn many_expensive_skesks_are_bounded() {
 }
 
 #[test]
-#[ignore = "bug: Limits::max_signatures is documented to bound the signatures on one certificate \
-            component but certificate parsing only bounds the packet count (owner: key/parse.rs)"]
 fn certificate_component_with_too_many_signatures() {
     let packets = split_packets(&dearmor(&data("a03-v6-certificate.asc")));
     // Primary key, its direct-key signature repeated 1100 times, then the subkey and binding.

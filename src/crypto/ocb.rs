@@ -165,7 +165,8 @@ where
         let next = u64::try_from((ktop >> 56) & u128::from(u64::MAX)).unwrap_or(0);
         let stretch_low = u128::from(high ^ next);
         // Offset_0 = Stretch[1+bottom..128+bottom]
-        let offset = if bottom == 0 { ktop } else { (ktop << bottom) | (stretch_low >> (64 - bottom)) };
+        let offset =
+            if bottom == 0 { ktop } else { (ktop << bottom) | (stretch_low >> 64u32.saturating_sub(bottom)) };
         Ok(ne_from_be(offset))
     }
 

@@ -102,7 +102,7 @@ pub(crate) fn parse_packets(input: &mut impl BufRead, limits: &Limits) -> Result
                 let b = current
                     .as_mut()
                     .ok_or(Error::malformed("certificate: first packet is not a primary key"))?;
-                component(b, &raw)?;
+                component(b, &raw, limits)?;
             }
         }
     }
@@ -120,7 +120,7 @@ fn primary_builder(raw: &RawPacket) -> Result<Builder> {
     }
 }
 
-fn component(b: &mut Builder, raw: &RawPacket) -> Result<()> {
+fn component(b: &mut Builder, raw: &RawPacket, limits: &Limits) -> Result<()> {
     match raw.tag {
         Tag::Signature => {
             let sig = match Packet::from_raw(raw) {
@@ -147,6 +147,9 @@ fn component(b: &mut Builder, raw: &RawPacket) -> Result<()> {
                 },
                 Current::Skipped => return Ok(()),
             };
+            if list.len() >= limits.signatures_limit() {
+                return Err(Error::LimitExceeded(Limit::Signatures));
+            }
             list.push(sig);
         }
         Tag::UserId => {

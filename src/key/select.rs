@@ -38,7 +38,7 @@ pub(crate) fn alive_at(sig: &SignaturePacket, key_created: u32, t: u32) -> bool 
     }
     match sig.signature_expiration() {
         Some(0) | None => true,
-        Some(exp) => u64::from(t) < u64::from(created) + u64::from(exp),
+        Some(exp) => u64::from(t) < u64::from(created).saturating_add(u64::from(exp)),
     }
 }
 
@@ -52,7 +52,7 @@ pub(crate) fn is_hard_revocation(sig: &SignaturePacket) -> bool {
 fn key_alive(key: &PublicKeyPacket, binding: &SignaturePacket, t: u32) -> bool {
     match binding.key_expiration() {
         Some(0) | None => true,
-        Some(exp) => u64::from(t) < u64::from(key.creation_time) + u64::from(exp),
+        Some(exp) => u64::from(t) < u64::from(key.creation_time).saturating_add(u64::from(exp)),
     }
 }
 

@@ -385,10 +385,16 @@ impl<'a> Decryptor<'a> {
                 }
             }
         }
-        // SKESKs: each password on each SKESK.
+        // SKESKs: each password on each SKESK, at most `s2k_derivations_limit` S2K runs in
+        // all (each may cost seconds and gigabytes: a message must not multiply that).
         let mut limit_error = None;
+        let mut derivations = 0usize;
         for (i, password) in self.passwords.iter().enumerate() {
             for skesk in skesks {
+                if derivations >= self.limits.s2k_derivations_limit() {
+                    return Err(Error::LimitExceeded(Limit::S2kDerivations));
+                }
+                derivations = derivations.saturating_add(1);
                 match try_skesk(skesk, password, &self.limits) {
                     Ok(key) if key.as_bytes().len() == key_len => {
                         return Ok((key, DecryptedWith::Password(i)));
