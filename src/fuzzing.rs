@@ -33,7 +33,7 @@ pub fn packets(data: &[u8]) {
         if packet.write_body(&mut body).is_err() {
             panic!("a parsed {:?} packet cannot be serialized", raw.tag);
         }
-        assert_eq!(body, raw.body, "{:?} packet body changed in the round trip", raw.tag);
+        assert_eq!(body, *raw.body, "{:?} packet body changed in the round trip", raw.tag);
         let bytes = packet.to_vec();
         let mut again = bytes.as_slice();
         let reparsed = match read_raw_packet(&mut again, &limits) {

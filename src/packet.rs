@@ -17,7 +17,9 @@ pub(crate) mod skesk;
 pub(crate) mod subpacket;
 pub(crate) mod user_id;
 
-use std::io::{self, BufRead, Read, Write};
+use std::io::{self, BufRead, Write};
+
+use zeroize::Zeroizing;
 
 use crate::Limits;
 use crate::error::{Error, Limit, Result, Unsupported};
@@ -28,11 +30,12 @@ use crate::packet::padding::Padding;
 use crate::packet::signature::SignaturePacket;
 use crate::packet::user_id::UserId;
 
-/// A non-data packet read whole: its type and body.
+/// A non-data packet read whole: its type and body. The body may hold unencrypted secret key
+/// material, so it is wiped on drop.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct RawPacket {
     pub(crate) tag: Tag,
-    pub(crate) body: Vec<u8>,
+    pub(crate) body: Zeroizing<Vec<u8>>,
 }
 
 /// Reads one non-data packet (header and whole body). `Ok(None)` at the end of the input.
@@ -59,12 +62,14 @@ pub(crate) fn read_raw_packet(r: &mut impl BufRead, limits: &Limits) -> Result<O
     if too_long {
         return Err(Error::LimitExceeded(Limit::PacketLength));
     }
-    // Grow while reading rather than trusting the declared length with an allocation.
-    let mut body = Vec::new();
-    let read = r.by_ref().take(u64::from(len)).read_to_end(&mut body)?;
-    if u64::try_from(read).map_or(true, |read| read != u64::from(len)) {
-        return Err(Error::Truncated("packet body"));
-    }
+    // One allocation of the declared length (bounded by the limit just checked): growing while
+    // reading would leave unwiped copies of secret key material behind.
+    let len = usize::try_from(len).map_err(|_| Error::LimitExceeded(Limit::PacketLength))?;
+    let mut body = Zeroizing::new(vec![0u8; len]);
+    r.read_exact(&mut body).map_err(|e| match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => Error::Truncated("packet body"),
+        _ => Error::from_io(e),
+    })?;
     Ok(Some(RawPacket { tag: header.tag, body }))
 }
 
@@ -243,7 +248,7 @@ pub(crate) mod tests {
             for (raw, packet) in &packets {
                 let mut body = Vec::new();
                 packet.write_body(&mut body).unwrap();
-                assert_eq!(body, raw.body, "{name}: {:?}", raw.tag);
+                assert_eq!(body, *raw.body, "{name}: {:?}", raw.tag);
                 assert_eq!(packet.body_len(), raw.body.len(), "{name}");
                 assert_eq!(packet.tag(), raw.tag, "{name}");
                 out.extend(packet.to_vec());
@@ -378,7 +383,7 @@ pub(crate) mod tests {
         assert!(matches!(read_raw_packet(&mut r, &limits), Err(Error::LimitExceeded(Limit::PacketLength))));
         let mut r = &bytes[..];
         let limits = Limits::default().max_packet_len(4);
-        assert_eq!(read_raw_packet(&mut r, &limits).unwrap().unwrap().body, b"abcd");
+        assert_eq!(read_raw_packet(&mut r, &limits).unwrap().unwrap().body[..], b"abcd"[..]);
     }
 
     #[test]
@@ -434,7 +439,7 @@ pub(crate) mod tests {
                 for (raw, packet) in packets {
                     let mut body = Vec::new();
                     packet.write_body(&mut body).unwrap();
-                    prop_assert_eq!(body, raw.body);
+                    prop_assert_eq!(body, raw.body.to_vec());
                 }
             }
         }

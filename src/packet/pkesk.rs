@@ -89,17 +89,15 @@ impl Pkesk {
             0 => Recipient::Anonymous,
             33 => match r.u8()? {
                 6 => Recipient::V6(r.array()?),
-                _ => {
-                    return Err(Error::malformed("PKESK: key version does not match fingerprint length"));
-                }
+                _ => return Err(Error::Unsupported(Unsupported::Feature("PKESK recipient key version"))),
             },
             21 => match r.u8()? {
                 4 => Recipient::V4(r.array()?),
-                _ => {
-                    return Err(Error::malformed("PKESK: key version does not match fingerprint length"));
-                }
+                _ => return Err(Error::Unsupported(Unsupported::Feature("PKESK recipient key version"))),
             },
-            _ => return Err(Error::malformed("PKESK: fingerprint length")),
+            // A future key version with another fingerprint size: a co-recipient's packet that
+            // must be skipped, not a reason to refuse the message (RFC 9580 §5.1.2).
+            _ => return Err(Error::Unsupported(Unsupported::Feature("PKESK recipient key version"))),
         };
         let algorithm = PublicKeyAlgorithm::from(r.u8()?);
         let fields = match algorithm {
@@ -272,8 +270,9 @@ mod tests {
             Pkesk::from_bytes(&[5]),
             Err(Error::Unsupported(Unsupported::PacketVersion { version: 5, .. }))
         ));
-        assert!(matches!(Pkesk::from_bytes(&[6, 5, 6]), Err(Error::Malformed(_))));
-        assert!(matches!(Pkesk::from_bytes(&[6, 33, 4]), Err(Error::Malformed(_))));
+        // Recipient key versions or fingerprint sizes of the future: skippable, not malformed.
+        assert!(matches!(Pkesk::from_bytes(&[6, 5, 6]), Err(Error::Unsupported(_))));
+        assert!(matches!(Pkesk::from_bytes(&[6, 33, 4]), Err(Error::Unsupported(_))));
         // X25519 with an empty wrapped key, and with trailing octets.
         let mut body = vec![6, 0, 25];
         body.extend_from_slice(&[0; 32]);
