@@ -159,6 +159,8 @@ pub enum Limit {
     ArmorHeaders,
     /// Number of packets in a certificate or key.
     CertPackets,
+    /// Octets of one certificate or keyring.
+    KeyringLength,
 }
 
 impl fmt::Display for Limit {
@@ -176,6 +178,7 @@ impl fmt::Display for Limit {
             Self::Nesting => "nesting depth",
             Self::ArmorHeaders => "armor headers",
             Self::CertPackets => "packets per certificate",
+            Self::KeyringLength => "size of a certificate or keyring",
         })
     }
 }

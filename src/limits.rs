@@ -21,11 +21,12 @@ use crate::error::{Error, Limit, Result};
 /// | S2K runs per message | [`max_s2k_derivations`](Self::max_s2k_derivations) | 8 | `S2kDerivations` |
 /// | Non-streamed packet body | [`max_packet_len`](Self::max_packet_len) | 1 MiB | `PacketLength` |
 /// | PKESKs + SKESKs per message | [`max_session_key_packets`](Self::max_session_key_packets) | 1024 | `SessionKeyPackets` |
-/// | Signatures per message | [`max_signatures`](Self::max_signatures) | 1024 | `Signatures` |
+/// | Signatures per message or certificate component; their total size per message is also bounded by the packet body limit | [`max_signatures`](Self::max_signatures) | 1024 | `Signatures` |
 /// | Subpackets per signature | [`max_subpackets`](Self::max_subpackets) | 512 | `Subpackets` |
 /// | Nesting depth | [`max_nesting`](Self::max_nesting) | 8 | `Nesting` |
 /// | Armor header section | [`max_armor_header_len`](Self::max_armor_header_len) | 4096 octets | `ArmorHeaders` |
 /// | Packets per certificate | [`max_cert_packets`](Self::max_cert_packets) | 100000 | `CertPackets` |
+/// | Octets of one certificate or keyring read into memory | [`max_keyring_len`](Self::max_keyring_len) | 128 MiB | `KeyringLength` |
 ///
 /// ```
 /// let limits = sixpgp::Limits::default().argon2_max_memory_kib(64 * 1024);
@@ -45,6 +46,7 @@ pub struct Limits {
     nesting: usize,
     armor_header_len: usize,
     cert_packets: usize,
+    keyring_len: usize,
 }
 
 impl Default for Limits {
@@ -62,6 +64,7 @@ impl Default for Limits {
             nesting: 8,
             armor_header_len: 4096,
             cert_packets: 100_000,
+            keyring_len: 128 << 20,
         }
     }
 }
@@ -117,6 +120,8 @@ limit_accessors! {
     armor_header_len: usize, max_armor_header_len, armor_header_len_limit;
     /// Most packets in one certificate or secret key (default 100000).
     cert_packets: usize, max_cert_packets, cert_packets_limit;
+    /// Most octets of packet bodies in one certificate or keyring parse (default 128 MiB).
+    keyring_len: usize, max_keyring_len, keyring_len_limit;
 }
 
 impl Limits {

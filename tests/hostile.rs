@@ -684,3 +684,12 @@ fn certificate_component_with_too_many_signatures() {
     let e = Cert::from_bytes(&cert).map(|c| c.fingerprint()).unwrap_err();
     assert!(matches!(e, Error::LimitExceeded(Limit::Signatures)), "{e:?}");
 }
+
+#[test]
+fn keyring_size_is_bounded() {
+    let a03 = data("a03-v6-certificate.asc");
+    let small = Limits::default().max_keyring_len(100);
+    let e = Cert::read_all_with_limits(&a03[..], &small).unwrap_err();
+    assert!(matches!(e, Error::LimitExceeded(Limit::KeyringLength)), "{e:?}");
+    assert_eq!(Cert::read_all_with_limits(&a03[..], &Limits::default()).unwrap().len(), 1);
+}

@@ -87,8 +87,13 @@ pub(crate) fn parse_packets(input: &mut impl BufRead, limits: &Limits) -> Result
     let mut keys = Vec::new();
     let mut current: Option<Builder> = None;
     let mut count = 0usize;
+    let mut octets = 0usize;
     while let Some(raw) = read_raw_packet(input, limits)? {
         count = count.saturating_add(1);
+        octets = octets.saturating_add(raw.body.len());
+        if octets > limits.keyring_len_limit() {
+            return Err(Error::LimitExceeded(Limit::KeyringLength));
+        }
         Limits::check(count as u64, limits.cert_packets_limit() as u64, Limit::CertPackets)?;
         match raw.tag {
             Tag::PublicKey | Tag::SecretKey => {

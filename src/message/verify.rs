@@ -446,7 +446,13 @@ fn peek_tag(r: &mut impl BufRead) -> Result<Option<Tag>> {
     }
 }
 
-fn serialize(raw: &RawPacket, out: &mut Vec<u8>) -> Result<()> {
+/// Appends a signature packet to the kept signature packets, whose total size is bounded by
+/// the packet length limit (a message's signatures are small; a flood of large ones is not).
+fn serialize(raw: &RawPacket, out: &mut Vec<u8>, limits: &Limits) -> Result<()> {
+    let total = out.len().saturating_add(raw.body.len());
+    if total > limits.packet_len_limit() {
+        return Err(Error::LimitExceeded(Limit::Signatures));
+    }
     crate::packet::header::Header::fixed(raw.tag, raw.body.len())?.write_to(out)?;
     out.extend_from_slice(&raw.body);
     Ok(())
@@ -483,7 +489,7 @@ impl InlineSignatures {
                             "signed message: signature between one-pass signatures",
                         ));
                     }
-                    serialize(&raw, &mut this.signature_packets)?;
+                    serialize(&raw, &mut this.signature_packets, limits)?;
                     this.prefixed.push(if hashing {
                         Pending::from_body(&raw.body)
                     } else {
@@ -552,7 +558,7 @@ impl InlineSignatures {
                             "signed message: more signatures than one-pass signatures",
                         ));
                     }
-                    serialize(&raw, &mut self.signature_packets)?;
+                    serialize(&raw, &mut self.signature_packets, limits)?;
                     trailing.push(raw.body);
                 }
                 Tag::Padding | Tag::Marker => {}
