@@ -5,43 +5,8 @@
     reason = "test helpers fail loudly; test data is generated from small counters"
 )]
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-
-fn run(args: &[&str], stdin: &[u8], dir: &Path) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sixsop"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    // A child that fails early (an exit-code test) may close its stdin first.
-    if let Err(e) = input.write_all(stdin) {
-        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
-    }
-    drop(input);
-    child.wait_with_output().unwrap()
-}
-
-fn ok(args: &[&str], stdin: &[u8], dir: &Path) -> Vec<u8> {
-    let out = run(args, stdin, dir);
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    out.stdout
-}
-
-fn code(args: &[&str], stdin: &[u8], dir: &Path) -> i32 {
-    run(args, stdin, dir).status.code().unwrap()
-}
-
-fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sixsop-cli-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+mod common;
+use common::{code, ok, tempdir};
 
 #[test]
 fn encrypt_decrypt_and_exit_codes() {

@@ -1,45 +1,8 @@
 //! `sixsop` on the foundation subcommands: RFC 9580 sample keys, profiles, armor, passwords.
 #![allow(clippy::unwrap_used, reason = "a test fails by panicking")]
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-
-fn data(name: &str) -> Vec<u8> {
-    std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data").join(name)).unwrap()
-}
-
-fn run(args: &[&str], stdin: &[u8], dir: &Path) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sixsop"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    // A subcommand may exit before reading its input; that is not a test failure.
-    let _ = input.write_all(stdin);
-    drop(input);
-    child.wait_with_output().unwrap()
-}
-
-fn ok(args: &[&str], stdin: &[u8], dir: &Path) -> Vec<u8> {
-    let out = run(args, stdin, dir);
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    out.stdout
-}
-
-fn code(args: &[&str], stdin: &[u8], dir: &Path) -> i32 {
-    run(args, stdin, dir).status.code().unwrap()
-}
-
-fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sixsop-foundation-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+mod common;
+use common::{code, data, ok, tempdir};
 
 #[test]
 fn extract_cert_of_a04_is_a03() {
