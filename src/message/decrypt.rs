@@ -146,6 +146,7 @@ impl<'a> Decryptor<'a> {
     /// Decrypts chunks on this many threads (1 = on the calling thread only). The default is
     /// the machine's available parallelism, at most 4. Plaintext is still released in order,
     /// each chunk only after its own tag verified.
+    #[must_use]
     pub fn threads(mut self, threads: usize) -> Self {
         self.threads = Some(threads);
         self

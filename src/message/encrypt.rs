@@ -170,6 +170,7 @@ impl<'a> Encryptor<'a> {
     /// Encrypts chunks on this many threads (1 = on the calling thread only). The default is
     /// the machine's available parallelism, at most 4; short messages never start a thread.
     /// The output is identical for every value.
+    #[must_use]
     pub fn threads(mut self, threads: usize) -> Self {
         self.threads = Some(threads);
         self
