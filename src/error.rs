@@ -189,6 +189,11 @@ impl Error {
         Self::Malformed(Malformed { context })
     }
 
+    /// The error a stream returns once an earlier error has poisoned it.
+    pub(crate) const fn poisoned() -> Self {
+        Self::InvalidArgument("stream used after an error")
+    }
+
     /// Recovers a crate error carried inside an [`io::Error`] by the streaming adapters.
     #[must_use]
     pub fn from_io(err: io::Error) -> Self {

@@ -4,7 +4,7 @@ mod common;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use common::{data, dearmor, json};
+use common::{TestRng, data, dearmor, json};
 use sixpgp::{Cert, Error, KeyBuilder, Limits, Password, Profile, PublicKeyAlgorithm, Tsk, Unsupported};
 
 fn at(secs: u64) -> SystemTime {
@@ -152,7 +152,7 @@ fn generated_keys_in_every_profile_are_valid_and_round_trip() {
             .user_id("Alice <alice@example.org>")
             .user_id("Alice (work) <alice@work.example>")
             .creation_time(created)
-            .rng(rand_chacha_like::Rng::new(7))
+            .rng(TestRng(7))
             .generate()
             .unwrap();
         let cert = tsk.to_cert();
@@ -175,7 +175,7 @@ fn generation_is_deterministic_with_an_injected_rng() {
         KeyBuilder::new(Profile::Pqc)
             .user_id("Det <det@example.org>")
             .creation_time(at(1_750_000_000))
-            .rng(rand_chacha_like::Rng::new(42))
+            .rng(TestRng(42))
             .generate()
             .unwrap()
             .to_vec()
@@ -230,49 +230,6 @@ fn debug_never_shows_secret_material() {
     // The X25519 secret of A.4 starts 4d600a4f.
     assert!(!shown.to_lowercase().contains("4d600a4f"), "{shown}");
     assert!(!shown.contains("77, 96, 10, 79"), "{shown}");
-}
-
-/// A tiny deterministic RNG for tests (SplitMix64); good enough to make runs reproducible.
-mod rand_chacha_like {
-    use sixpgp::rand_core::{TryCryptoRng, TryRng};
-
-    pub(crate) struct Rng(u64);
-
-    impl Rng {
-        pub(crate) fn new(seed: u64) -> Self {
-            Self(seed)
-        }
-
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        }
-    }
-
-    impl TryRng for Rng {
-        type Error = core::convert::Infallible;
-
-        fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
-            Ok(u32::try_from(self.next() >> 32).unwrap_or_default())
-        }
-
-        fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
-            Ok(self.next())
-        }
-
-        fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
-            for chunk in dst.chunks_mut(8) {
-                let v = self.next().to_le_bytes();
-                chunk.copy_from_slice(&v[..chunk.len()]);
-            }
-            Ok(())
-        }
-    }
-
-    impl TryCryptoRng for Rng {}
 }
 
 #[test]

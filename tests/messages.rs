@@ -6,69 +6,16 @@
     reason = "test helpers fail loudly; test data is generated from small counters"
 )]
 
+mod common;
+
 use std::io::{Read, Write};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use common::{TestRng, data, dearmor, hex_field, json};
 use sixpgp::{
     AeadAlgorithm, Cert, DataFormat, DecryptedWith, Decryptor, Encryptor, Error, KeyBuilder, Limits,
     Password, Profile, SessionKey, SymmetricAlgorithm, Tsk, Unsupported,
 };
-
-/// Reads a file from `tests/data/`.
-fn data(name: &str) -> Vec<u8> {
-    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read(&path).unwrap()
-}
-
-/// Reads a JSON file from `tests/data/`.
-fn json(name: &str) -> serde_json::Value {
-    serde_json::from_slice(&data(name)).unwrap()
-}
-
-/// A hex string field of a JSON object, decoded.
-fn hex_field(v: &serde_json::Value, path: &[&str]) -> Vec<u8> {
-    let mut cur = v;
-    for p in path {
-        cur = &cur[*p];
-    }
-    hex::decode(cur.as_str().unwrap_or_default()).unwrap()
-}
-
-/// Removes armor (or passes binary through).
-fn dearmor(bytes: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    let _ = sixpgp::ArmorReader::new(bytes).read_to_end(&mut out).unwrap();
-    out
-}
-
-/// A tiny deterministic RNG for tests (SplitMix64).
-struct TestRng(u64);
-
-impl sixpgp::rand_core::TryRng for TestRng {
-    type Error = core::convert::Infallible;
-
-    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
-        Ok((self.try_next_u64()? >> 32) as u32)
-    }
-
-    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        Ok(z ^ (z >> 31))
-    }
-
-    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
-        for chunk in dst.chunks_mut(8) {
-            let v = self.try_next_u64()?.to_le_bytes();
-            chunk.copy_from_slice(&v[..chunk.len()]);
-        }
-        Ok(())
-    }
-}
-
-impl sixpgp::rand_core::TryCryptoRng for TestRng {}
 
 const T0: u64 = 1_700_000_000;
 

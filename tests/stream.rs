@@ -7,41 +7,15 @@
     reason = "test helpers fail loudly; test data is generated from small counters"
 )]
 
+mod common;
+
 use std::io::{BufRead, Read, Write};
 use std::sync::OnceLock;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use common::TestRng;
 use proptest::prelude::*;
 use sixpgp::{Cert, DataFormat, Decryptor, Encryptor, Error, KeyBuilder, Profile, Tsk};
-
-/// A tiny deterministic RNG for tests (SplitMix64).
-struct TestRng(u64);
-
-impl sixpgp::rand_core::TryRng for TestRng {
-    type Error = core::convert::Infallible;
-
-    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
-        Ok((self.try_next_u64()? >> 32) as u32)
-    }
-
-    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        Ok(z ^ (z >> 31))
-    }
-
-    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
-        for chunk in dst.chunks_mut(8) {
-            let v = self.try_next_u64()?.to_le_bytes();
-            chunk.copy_from_slice(&v[..chunk.len()]);
-        }
-        Ok(())
-    }
-}
-
-impl sixpgp::rand_core::TryCryptoRng for TestRng {}
 
 fn t0() -> SystemTime {
     UNIX_EPOCH + Duration::from_secs(1_700_000_000)

@@ -605,7 +605,7 @@ pub struct DecryptSummary {
 }
 
 fn poisoned() -> io::Error {
-    Error::InvalidArgument("stream used after an error").into()
+    Error::poisoned().into()
 }
 
 impl<R: BufRead> DecryptReader<'_, R> {

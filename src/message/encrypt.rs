@@ -598,10 +598,6 @@ impl<W: Write> fmt::Debug for EncryptWriter<'_, W> {
     }
 }
 
-fn poisoned() -> Error {
-    Error::InvalidArgument("stream used after an error")
-}
-
 impl<W: Write> EncryptWriter<'_, W> {
     /// The cipher and session key, e.g. for SOP's `--session-key-out`.
     #[must_use]
@@ -623,7 +619,7 @@ impl<W: Write> EncryptWriter<'_, W> {
     /// signing secret cannot sign.
     pub fn finish(self) -> Result<W> {
         if self.poisoned {
-            return Err(poisoned());
+            return Err(Error::poisoned());
         }
         let mut seipd = self.inner.finish()?;
         if let Some(padding) = &self.padding {
@@ -636,7 +632,7 @@ impl<W: Write> EncryptWriter<'_, W> {
 impl<W: Write> Write for EncryptWriter<'_, W> {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         if self.poisoned {
-            return Err(poisoned().into());
+            return Err(Error::poisoned().into());
         }
         self.inner.write(data).inspect_err(|_| self.poisoned = true)
     }
@@ -645,7 +641,7 @@ impl<W: Write> Write for EncryptWriter<'_, W> {
     /// written only by `finish`).
     fn flush(&mut self) -> io::Result<()> {
         if self.poisoned {
-            return Err(poisoned().into());
+            return Err(Error::poisoned().into());
         }
         self.inner.flush().inspect_err(|_| self.poisoned = true)
     }

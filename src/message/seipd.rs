@@ -178,7 +178,7 @@ impl ChunkCipher {
 }
 
 fn poisoned() -> io::Error {
-    Error::InvalidArgument("stream used after an error").into()
+    Error::poisoned().into()
 }
 
 fn bounds() -> Error {

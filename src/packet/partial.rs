@@ -14,7 +14,7 @@ use crate::packet::header::{self, BodyLength, Header, Tag};
 
 /// Error returned after a reader or writer failed once.
 fn poisoned() -> io::Error {
-    Error::InvalidArgument("stream used after an error").into()
+    Error::poisoned().into()
 }
 
 /// `Read`/`BufRead` over one data packet's body.

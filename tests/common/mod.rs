@@ -30,3 +30,32 @@ pub(crate) fn dearmor(bytes: &[u8]) -> Vec<u8> {
     let _ = sixpgp::ArmorReader::new(bytes).read_to_end(&mut out).unwrap();
     out
 }
+
+/// A tiny deterministic RNG for tests (SplitMix64): reproducible runs, nothing more.
+pub(crate) struct TestRng(pub(crate) u64);
+
+impl sixpgp::rand_core::TryRng for TestRng {
+    type Error = core::convert::Infallible;
+
+    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+        Ok(u32::try_from(self.try_next_u64()? >> 32).unwrap_or_default())
+    }
+
+    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        Ok(z ^ (z >> 31))
+    }
+
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
+        for chunk in dst.chunks_mut(8) {
+            let v = self.try_next_u64()?.to_le_bytes();
+            chunk.copy_from_slice(&v[..chunk.len()]);
+        }
+        Ok(())
+    }
+}
+
+impl sixpgp::rand_core::TryCryptoRng for TestRng {}
