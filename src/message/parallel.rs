@@ -1,17 +1,34 @@
-//! Running independent jobs (SEIPDv2 chunks) on several threads, results in order.
+//! A pipeline of worker threads for independent jobs (SEIPDv2 chunks), results in order.
 //!
-//! Scoped threads per batch (`std::thread::scope`), no pool and no new dependency: a batch is
-//! one chunk per thread (256 KiB each by default), so spawning costs a few microseconds against
-//! a few hundred of AEAD work, and nothing outlives the call (the chunk buffers are borrowed).
+//! The streaming adapters keep doing the I/O on the calling thread while up to
+//! [`Pipeline::depth`] chunks are being processed by workers, so reading the next chunks,
+//! AEAD and writing the previous ones overlap. Each worker has its own job and result channel
+//! and jobs are dealt round-robin, so collecting round-robin gives the results in submission
+//! order without any reordering. Workers are started only when a stream turns out to be longer
+//! than one chunk, they live as long as the adapter, and they own nothing but the jobs they are
+//! given and the shared work function (the keyed cipher): no plaintext buffer outlives its job
+//! without being wiped ([`Job::buf`] is zeroizing).
+//!
+//! Std only (`std::sync::mpsc`), no pool dependency: a stream has at most a few workers and a
+//! job is a whole chunk (256 KiB by default), so channel costs are negligible.
 
+use std::collections::VecDeque;
 use std::num::NonZeroUsize;
-use std::thread;
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::thread::{self, JoinHandle};
+
+use zeroize::Zeroizing;
 
 use crate::error::{Error, Result};
 
-/// Most threads used by default: beyond four, memory (one chunk buffer per thread) grows
-/// faster than the speed-up on typical machines.
+/// Most threads used by default: beyond four, memory (chunk buffers in flight) grows faster
+/// than the speed-up on typical machines.
 pub(crate) const MAX_DEFAULT_THREADS: usize = 4;
+
+/// Octets of chunk buffers a pipeline keeps in flight at most (unless that is less than one
+/// chunk per worker): bounds memory for large chunk sizes (up to 4 MiB each).
+const IN_FLIGHT_BUDGET: usize = 8 << 20;
 
 /// The default thread count: the available parallelism, at most [`MAX_DEFAULT_THREADS`], at
 /// least 1.
@@ -19,73 +36,250 @@ pub(crate) fn default_threads() -> usize {
     thread::available_parallelism().map_or(1, NonZeroUsize::get).clamp(1, MAX_DEFAULT_THREADS)
 }
 
-/// Runs `job` on every item, spread over at most `threads` threads (the calling thread is one of
-/// them), and returns the results in the order of `items`.
-///
-/// A worker thread that cannot be started or that panics gives an error for each of its items;
-/// nothing panics here.
-pub(crate) fn run<T, F>(threads: usize, items: Vec<T>, job: F) -> Vec<Result<()>>
-where
-    T: Send,
-    F: Fn(T) -> Result<()> + Sync,
-{
-    let count = items.len();
-    if threads <= 1 || count <= 1 {
-        return items.into_iter().map(job).collect();
+/// One chunk on its way through the pipeline.
+#[derive(Debug)]
+pub(crate) struct Job {
+    /// The chunk index (the nonce).
+    pub(crate) index: u64,
+    /// Data ‖ tag (and, for the reader, anything after them, which the work ignores).
+    pub(crate) buf: Zeroizing<Vec<u8>>,
+    /// Octets of data at the front of `buf`.
+    pub(crate) len: usize,
+    /// What the work made of it.
+    pub(crate) result: Result<()>,
+}
+
+/// The work done on each job, on whichever thread.
+pub(crate) type Work = Arc<dyn Fn(&mut Job) + Send + Sync>;
+
+#[derive(Debug)]
+struct Worker {
+    jobs: Option<Sender<Job>>,
+    results: Receiver<Job>,
+    handle: Option<JoinHandle<()>>,
+}
+
+/// Where the result of a submitted job is.
+#[derive(Debug)]
+enum Slot {
+    /// Done on the calling thread.
+    Done(Job),
+    /// With worker `i`.
+    Worker(usize),
+}
+
+/// Jobs in, results out in submission order, on `threads` workers (none for 1).
+pub(crate) struct Pipeline {
+    work: Work,
+    threads: usize,
+    workers: Vec<Worker>,
+    next_worker: usize,
+    in_flight: VecDeque<Slot>,
+    submitted: u64,
+    /// Wiped buffers of finished jobs, for reuse.
+    free: Vec<Zeroizing<Vec<u8>>>,
+    buf_len: usize,
+}
+
+impl std::fmt::Debug for Pipeline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pipeline")
+            .field("threads", &self.threads)
+            .field("workers", &self.workers.len())
+            .field("in_flight", &self.in_flight.len())
+            .finish_non_exhaustive()
     }
-    // Contiguous groups of `per` items, the first one for the calling thread.
-    let per = count.div_ceil(threads.min(count));
-    let mut groups: Vec<Vec<T>> = Vec::new();
-    let mut items = items.into_iter().peekable();
-    while items.peek().is_some() {
-        groups.push(items.by_ref().take(per).collect());
+}
+
+impl Pipeline {
+    /// A pipeline running `work` on jobs whose buffers are `buf_len` octets, with
+    /// [`default_threads`] threads.
+    pub(crate) fn new(work: Work, buf_len: usize) -> Self {
+        Self {
+            work,
+            threads: default_threads(),
+            workers: Vec::new(),
+            next_worker: 0,
+            in_flight: VecDeque::new(),
+            submitted: 0,
+            free: Vec::new(),
+            buf_len,
+        }
     }
-    let job = &job;
-    thread::scope(|scope| {
-        let mut groups = groups.into_iter();
-        let first = groups.next().unwrap_or_default();
-        let handles: Vec<_> = groups
-            .map(|group| {
-                let len = group.len();
-                let handle = thread::Builder::new()
-                    .spawn_scoped(scope, move || group.into_iter().map(job).collect::<Vec<_>>());
-                (len, handle)
-            })
-            .collect();
-        let mut results: Vec<Result<()>> = first.into_iter().map(job).collect();
-        for (len, handle) in handles {
-            match handle.map_err(|_| ()).and_then(|h| h.join().map_err(|_| ())) {
-                Ok(r) => results.extend(r),
-                Err(()) => {
-                    results.extend((0..len).map(|_| Err(Error::InvalidArgument("worker thread failed"))))
+
+    /// Sets the number of worker threads (1 = none, jobs run on the calling thread; 0 counts
+    /// as 1). Takes effect only before workers started (the second chunk).
+    pub(crate) fn set_threads(&mut self, threads: usize) {
+        if self.workers.is_empty() {
+            self.threads = threads.max(1);
+        }
+    }
+
+    /// How many jobs may be in flight: two per worker (one running, one queued), within
+    /// [`IN_FLIGHT_BUDGET`]; 1 without workers.
+    pub(crate) fn depth(&self) -> usize {
+        if self.threads <= 1 {
+            return 1;
+        }
+        let budget = IN_FLIGHT_BUDGET.checked_div(self.buf_len).unwrap_or(1);
+        self.threads.saturating_mul(2).min(budget).max(self.threads)
+    }
+
+    /// Jobs submitted and not yet collected.
+    pub(crate) fn in_flight(&self) -> usize {
+        self.in_flight.len()
+    }
+
+    /// The length of the buffers [`Pipeline::buffer`] gives.
+    pub(crate) fn buffer_len(&self) -> usize {
+        self.buf_len
+    }
+
+    /// A buffer of `buf_len` octets: a recycled one or a new one.
+    pub(crate) fn buffer(&mut self) -> Zeroizing<Vec<u8>> {
+        self.free.pop().unwrap_or_else(|| Zeroizing::new(vec![0u8; self.buf_len]))
+    }
+
+    /// Takes back a buffer for reuse (wiped now if it is not kept).
+    pub(crate) fn recycle(&mut self, buf: Zeroizing<Vec<u8>>) {
+        if buf.len() == self.buf_len && self.free.len() < 2 {
+            self.free.push(buf);
+        }
+    }
+
+    /// Starts the workers; on failure runs with those that started (maybe none).
+    fn start(&mut self) {
+        for _ in 0..self.threads {
+            let (job_tx, job_rx) = channel::<Job>();
+            let (result_tx, result_rx) = channel::<Job>();
+            let work = Arc::clone(&self.work);
+            let spawned = thread::Builder::new().name("sixpgp-seipd".into()).spawn(move || {
+                for mut job in job_rx {
+                    work(&mut job);
+                    if result_tx.send(job).is_err() {
+                        break;
+                    }
+                }
+            });
+            match spawned {
+                Ok(handle) => {
+                    self.workers.push(Worker { jobs: Some(job_tx), results: result_rx, handle: Some(handle) })
+                }
+                Err(_) => break,
+            }
+        }
+    }
+
+    /// Submits a job. The first job of a stream, and any with `inline`, run on the calling
+    /// thread (a stream of one chunk starts no thread); the others go to the workers.
+    pub(crate) fn submit(&mut self, mut job: Job, inline: bool) {
+        if !inline && self.threads > 1 && self.submitted > 0 && self.workers.is_empty() {
+            self.start();
+        }
+        self.submitted = self.submitted.saturating_add(1);
+        if !inline && !self.workers.is_empty() {
+            let i = self.next_worker.checked_rem(self.workers.len()).unwrap_or(0);
+            self.next_worker = i.saturating_add(1);
+            if let Some(tx) = self.workers.get(i).and_then(|w| w.jobs.as_ref()) {
+                match tx.send(job) {
+                    Ok(()) => {
+                        self.in_flight.push_back(Slot::Worker(i));
+                        return;
+                    }
+                    // The worker is gone: do the job here.
+                    Err(returned) => job = returned.0,
                 }
             }
         }
-        results
-    })
+        (self.work)(&mut job);
+        self.in_flight.push_back(Slot::Done(job));
+    }
+
+    /// The oldest job's result, waiting for it; `None` if nothing is in flight.
+    ///
+    /// # Errors
+    /// If a worker died (it cannot panic on any input; this is defence in depth).
+    pub(crate) fn collect(&mut self) -> Option<Result<Job>> {
+        Some(match self.in_flight.pop_front()? {
+            Slot::Done(job) => Ok(job),
+            Slot::Worker(i) => match self.workers.get(i).map(|w| w.results.recv()) {
+                Some(Ok(job)) => Ok(job),
+                _ => Err(Error::InvalidArgument("SEIPD worker thread failed")),
+            },
+        })
+    }
+}
+
+impl Drop for Pipeline {
+    fn drop(&mut self) {
+        for worker in &mut self.workers {
+            worker.jobs = None;
+        }
+        for worker in &mut self.workers {
+            // Results still queued are dropped (and wiped) with the receiver.
+            if let Some(handle) = worker.handle.take() {
+                let _ = handle.join();
+            }
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn pipeline(threads: usize) -> Pipeline {
+        let work: Work = Arc::new(|job: &mut Job| {
+            job.result = if job.index == 3 { Err(Error::Decrypt) } else { Ok(()) };
+            for b in job.buf.iter_mut() {
+                *b = b.wrapping_add(u8::try_from(job.index % 251).unwrap());
+            }
+        });
+        let mut p = Pipeline::new(work, 4);
+        p.set_threads(threads);
+        p
+    }
+
     #[test]
     fn results_come_back_in_order_for_any_thread_count() {
         for threads in 0..6 {
-            for count in 0..10usize {
-                let mut cells = vec![0usize; count];
-                let items: Vec<(usize, &mut usize)> = cells.iter_mut().enumerate().collect();
-                let results = run(threads, items, |(i, cell)| {
-                    *cell = i + 1;
-                    if i == 3 { Err(Error::Decrypt) } else { Ok(()) }
-                });
-                assert_eq!(results.len(), count);
-                for (i, r) in results.iter().enumerate() {
-                    assert_eq!(r.is_err(), i == 3, "threads {threads} count {count} item {i}");
+            let mut p = pipeline(threads);
+            let mut out = Vec::new();
+            for index in 0..40u64 {
+                let mut buf = p.buffer();
+                buf.fill(1);
+                p.submit(Job { index, buf, len: 4, result: Ok(()) }, index == 39);
+                while p.in_flight() >= p.depth() {
+                    out.push(p.collect().unwrap().unwrap());
                 }
-                assert_eq!(cells, (1..=count).collect::<Vec<_>>());
+                assert!(p.in_flight() < p.depth());
             }
+            while let Some(job) = p.collect() {
+                out.push(job.unwrap());
+            }
+            assert_eq!(out.len(), 40);
+            for (i, job) in out.iter().enumerate() {
+                assert_eq!(job.index, i as u64);
+                assert_eq!(job.result.is_err(), i == 3);
+                assert_eq!(usize::from(job.buf[0]), 1 + i, "t {threads} job {i}");
+            }
+            assert_eq!(p.workers.len(), if threads > 1 { threads } else { 0 });
         }
         assert!((1..=MAX_DEFAULT_THREADS).contains(&default_threads()));
+    }
+
+    #[test]
+    fn one_job_starts_no_thread_and_depth_respects_the_budget() {
+        let mut p = pipeline(4);
+        let buf = p.buffer();
+        p.submit(Job { index: 0, buf, len: 4, result: Ok(()) }, false);
+        assert!(p.workers.is_empty());
+        assert_eq!(p.depth(), 8);
+        let work: Work = Arc::new(|_: &mut Job| {});
+        let mut big = Pipeline::new(work, 4 << 20);
+        big.set_threads(4);
+        assert_eq!(big.depth(), 4, "at least one per worker");
+        big.set_threads(1);
+        assert_eq!(big.depth(), 1);
     }
 }

@@ -7,6 +7,7 @@
 //! parallel; the adapters only move bytes and keep the chunk index and total length.
 
 use std::io::{self, BufRead, Read, Write};
+use std::sync::Arc;
 
 use zeroize::Zeroizing;
 
@@ -20,7 +21,7 @@ use crate::crypto::hkdf;
 use crate::crypto::secret::SessionKey;
 use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm};
 use crate::error::{Error, Result, Unsupported};
-use crate::message::parallel;
+use crate::message::parallel::{Job, Pipeline, Work};
 use crate::packet::seipd::SeipdHeader;
 
 /// Largest HKDF output: a 32-octet key and an 8-octet IV (EAX).
@@ -185,7 +186,7 @@ fn bounds() -> Error {
     Error::InvalidArgument("SEIPD: buffer bounds")
 }
 
-/// One chunk slot of a batch buffer: chunk ‖ tag.
+/// One chunk slot: chunk ‖ tag.
 fn slot_len(cipher: &ChunkCipher) -> Result<usize> {
     cipher.chunk_size().checked_add(TAG_LEN).ok_or(Error::InvalidArgument("chunk size"))
 }
@@ -198,30 +199,54 @@ fn grown(old: &[u8], keep: usize, len: usize) -> Result<Zeroizing<Vec<u8>>> {
     Ok(new)
 }
 
+/// Octets counted as a u64.
+fn octets(n: usize) -> Result<u64> {
+    u64::try_from(n).map_err(|_| bounds())
+}
+
+/// The pipeline work of the writer: encrypt `buf[..len]` in place, tag after it.
+fn encrypt_job(cipher: &ChunkCipher, job: &mut Job) -> Result<()> {
+    let slot = job.buf.get_mut(..job.len.checked_add(TAG_LEN).ok_or_else(bounds)?).ok_or_else(bounds)?;
+    let (data, tag_out) = slot.split_at_mut_checked(job.len).ok_or_else(bounds)?;
+    let tag = cipher.encrypt_chunk(job.index, data)?;
+    tag_out.copy_from_slice(&tag);
+    Ok(())
+}
+
+/// The pipeline work of the reader: check the tag after `buf[..len]` and decrypt in place;
+/// the whole buffer is wiped on failure.
+fn decrypt_job(cipher: &ChunkCipher, job: &mut Job) -> Result<()> {
+    let (ct, rest) = job.buf.split_at_mut_checked(job.len).ok_or_else(bounds)?;
+    let tag = *rest.first_chunk::<TAG_LEN>().ok_or_else(bounds)?;
+    let result = cipher.decrypt_chunk(job.index, ct, &tag);
+    if result.is_err() {
+        zeroize::Zeroize::zeroize(&mut *job.buf);
+    }
+    result
+}
+
 /// Streams plaintext into SEIPDv2 fields and chunks (the packet *body*; wrap `inner` in a
 /// `PartialBodyWriter` for the framing).
 ///
-/// Plaintext is collected in a batch buffer of `threads` chunk slots (chunk ‖ room for the
-/// tag); when the batch is full, its chunks are encrypted in place in parallel
-/// ([`parallel::run`]) and written in one call. The buffer starts with one slot and grows to
-/// the whole batch only once a first chunk is full, so short messages allocate one chunk and
-/// start no thread. `finish` writes the last (short, non-empty) chunk and the final tag.
-/// Dropping without `finish` does no I/O; the output then fails to decrypt.
+/// Plaintext is copied into a chunk buffer (chunk ‖ room for the tag); a full buffer is
+/// handed to the [`Pipeline`], which encrypts it in place on a worker thread while the caller
+/// fills the next one, and encrypted chunks are written in order, each with its tag in one
+/// call. The first buffer starts at 4 KiB and grows to a chunk only if the data does, and the
+/// first chunk is encrypted on the calling thread, so a short message allocates little and
+/// starts no thread. `finish` writes the last (short, non-empty) chunk and the final tag.
+/// Dropping without `finish` writes nothing more; the output then fails to decrypt.
 ///
 /// The ciphertext does not depend on the thread count.
 #[derive(Debug)]
 #[must_use = "call finish() to write the final tag"]
 pub(crate) struct SeipdWriter<W: Write> {
     inner: W,
-    cipher: ChunkCipher,
-    /// Slots of chunk ‖ tag; length one slot, then `batch` slots.
-    buf: Zeroizing<Vec<u8>>,
-    slot_len: usize,
-    /// Full chunks in `buf`.
-    full: usize,
-    /// Plaintext octets in the slot after them.
+    cipher: Arc<ChunkCipher>,
+    pipeline: Pipeline,
+    /// The chunk being filled: data ‖ room for the tag.
+    cur: Zeroizing<Vec<u8>>,
+    /// Plaintext octets in `cur`.
     len: usize,
-    threads: usize,
     chunk_index: u64,
     total: u64,
     poisoned: bool,
@@ -229,7 +254,7 @@ pub(crate) struct SeipdWriter<W: Write> {
 
 impl<W: Write> SeipdWriter<W> {
     /// Writes the SEIPDv2 fields (version, `sym`, `aead`, `chunk_size_octet`, `salt`) to `inner`
-    /// and returns a writer for the plaintext, using [`parallel::default_threads`] threads.
+    /// and returns a writer for the plaintext, using [`default_threads`](crate::message::parallel::default_threads) threads.
     ///
     /// # Errors
     /// `Unsupported` for a cipher or mode this crate lacks, `Malformed`-free but
@@ -247,17 +272,17 @@ impl<W: Write> SeipdWriter<W> {
             return Err(Error::InvalidArgument("chunk size octet above 16"));
         }
         let header = SeipdHeader { sym, aead, chunk_size_octet, salt };
-        let cipher = ChunkCipher::new(session_key, &header)?;
+        let cipher = Arc::new(ChunkCipher::new(session_key, &header)?);
         let slot_len = slot_len(&cipher)?;
         header.write_to(&mut inner)?;
+        let work_cipher = Arc::clone(&cipher);
+        let work: Work = Arc::new(move |job: &mut Job| job.result = encrypt_job(&work_cipher, job));
         Ok(Self {
             inner,
             cipher,
-            buf: Zeroizing::new(vec![0u8; slot_len]),
-            slot_len,
-            full: 0,
+            pipeline: Pipeline::new(work, slot_len),
+            cur: Zeroizing::new(vec![0u8; slot_len.min(FIRST_READ_LEN)]),
             len: 0,
-            threads: parallel::default_threads(),
             chunk_index: 0,
             total: 0,
             poisoned: false,
@@ -265,72 +290,61 @@ impl<W: Write> SeipdWriter<W> {
     }
 
     /// Sets the number of threads that encrypt chunks (1 = none started; 0 counts as 1).
-    /// Takes effect from the next batch; the ciphertext is the same for any value. `Encryptor::threads` sets it.
+    /// Takes effect before the second chunk; the ciphertext is the same for any value.
+    /// `Encryptor::threads` sets it.
     pub(crate) fn set_threads(&mut self, threads: usize) {
-        self.threads = threads.max(1);
+        self.pipeline.set_threads(threads);
     }
 
-    fn slots(&self) -> usize {
-        self.buf.len().checked_div(self.slot_len).unwrap_or(1)
-    }
-
-    /// Encrypts the buffered chunks in place (in parallel) and writes them with their tags.
-    fn write_batch(&mut self) -> Result<()> {
-        let full_octets = self.full.checked_mul(self.slot_len).ok_or_else(bounds)?;
-        let used = if self.len > 0 {
-            full_octets.checked_add(self.len).and_then(|u| u.checked_add(TAG_LEN)).ok_or_else(bounds)?
-        } else {
-            full_octets
-        };
-        let region = self.buf.get_mut(..used).ok_or_else(bounds)?;
-        let mut items = Vec::new();
-        let mut index = self.chunk_index;
-        let mut octets = 0u64;
-        for slot in region.chunks_mut(self.slot_len) {
-            let data_len = slot.len().checked_sub(TAG_LEN).ok_or_else(bounds)?;
-            let (data, tag) = slot.split_at_mut_checked(data_len).ok_or_else(bounds)?;
-            octets = octets
-                .checked_add(u64::try_from(data_len).map_err(|_| bounds())?)
-                .ok_or(Error::InvalidArgument("message too long"))?;
-            items.push((index, data, tag));
-            index = index.checked_add(1).ok_or(Error::InvalidArgument("too many chunks"))?;
+    /// Writes finished chunks, oldest first, until at most `keep` are in flight.
+    fn drain(&mut self, keep: usize) -> Result<()> {
+        while self.pipeline.in_flight() > keep {
+            let Some(job) = self.pipeline.collect() else { break };
+            let job = job?;
+            job.result?;
+            let end = job.len.checked_add(TAG_LEN).ok_or_else(bounds)?;
+            self.inner.write_all(job.buf.get(..end).ok_or_else(bounds)?)?;
+            self.pipeline.recycle(job.buf);
         }
-        let cipher = &self.cipher;
-        let results = parallel::run(self.threads, items, |(index, data, tag_out)| {
-            let tag = cipher.encrypt_chunk(index, data)?;
-            tag_out.copy_from_slice(&tag);
-            Ok(())
-        });
-        results.into_iter().collect::<Result<()>>()?;
-        self.inner.write_all(self.buf.get(..used).ok_or_else(bounds)?)?;
-        self.chunk_index = index;
-        self.total = self.total.checked_add(octets).ok_or(Error::InvalidArgument("message too long"))?;
-        self.full = 0;
+        Ok(())
+    }
+
+    /// Hands the current chunk to the pipeline (on this thread if `inline`).
+    fn submit(&mut self, inline: bool) -> Result<()> {
+        let buf = std::mem::replace(&mut self.cur, Zeroizing::new(Vec::new()));
+        let job = Job { index: self.chunk_index, buf, len: self.len, result: Ok(()) };
+        self.chunk_index =
+            self.chunk_index.checked_add(1).ok_or(Error::InvalidArgument("too many chunks"))?;
+        self.total =
+            self.total.checked_add(octets(self.len)?).ok_or(Error::InvalidArgument("message too long"))?;
         self.len = 0;
+        self.pipeline.submit(job, inline);
+        self.drain(self.pipeline.depth().saturating_sub(1))?;
         Ok(())
     }
 
     fn write_inner(&mut self, data: &[u8]) -> Result<usize> {
         let chunk_size = self.cipher.chunk_size();
-        let start =
-            self.full.checked_mul(self.slot_len).and_then(|s| s.checked_add(self.len)).ok_or_else(bounds)?;
         let n = chunk_size.saturating_sub(self.len).min(data.len());
-        let end = start.checked_add(n).ok_or_else(bounds)?;
-        self.buf.get_mut(start..end).ok_or_else(bounds)?.copy_from_slice(data.get(..n).ok_or_else(bounds)?);
-        self.len = self.len.checked_add(n).ok_or_else(bounds)?;
+        let end = self.len.checked_add(n).ok_or_else(bounds)?;
+        let needed = end.checked_add(TAG_LEN).ok_or_else(bounds)?;
+        if self.cur.is_empty() {
+            // The chunk after a submitted one: a whole slot (recycled if possible).
+            self.cur = self.pipeline.buffer();
+        }
+        if self.cur.len() < needed {
+            // The first chunk outgrew its small start: double, up to a whole slot.
+            let slot = chunk_size.checked_add(TAG_LEN).ok_or_else(bounds)?;
+            let size = needed.max(self.cur.len().saturating_mul(2)).min(slot);
+            self.cur = grown(&self.cur, self.len, size)?;
+        }
+        self.cur
+            .get_mut(self.len..end)
+            .ok_or_else(bounds)?
+            .copy_from_slice(data.get(..n).ok_or_else(bounds)?);
+        self.len = end;
         if self.len >= chunk_size {
-            self.full = self.full.checked_add(1).ok_or_else(bounds)?;
-            self.len = 0;
-            if self.full >= self.slots() {
-                if self.slots() < self.threads {
-                    // Second chunk of a long message: grow to a whole batch, once.
-                    let size = self.threads.checked_mul(self.slot_len).ok_or_else(bounds)?;
-                    let keep = self.full.checked_mul(self.slot_len).ok_or_else(bounds)?;
-                    self.buf = grown(&self.buf, keep, size)?;
-                } else {
-                    self.write_batch()?;
-                }
-            }
+            self.submit(false)?;
         }
         Ok(n)
     }
@@ -343,13 +357,15 @@ impl<W: Write> SeipdWriter<W> {
         if self.poisoned {
             return Err(Error::from_io(poisoned()));
         }
-        if self.full > 0 || self.len > 0 {
-            self.write_batch()?;
+        if self.len > 0 {
+            self.submit(true)?;
         }
+        self.drain(0)?;
         let tag = self.cipher.final_tag(self.chunk_index, self.total)?;
         self.inner.write_all(&tag)?;
         self.inner.flush()?;
-        Ok(self.inner)
+        let Self { inner, .. } = self;
+        Ok(inner)
     }
 }
 
@@ -367,7 +383,8 @@ impl<W: Write> Write for SeipdWriter<W> {
         })
     }
 
-    /// Flushes `inner`; never writes a short chunk.
+    /// Flushes `inner`; never writes a short chunk (chunks in flight are written as they are
+    /// finished, in order).
     fn flush(&mut self) -> io::Result<()> {
         if self.poisoned {
             return Err(poisoned());
@@ -389,84 +406,86 @@ enum State {
 /// Streams SEIPDv2 chunks (the packet body after the fields [`SeipdHeader`] reads) into
 /// authenticated plaintext.
 ///
-/// It reads ahead a batch of `threads` chunk slots (chunk ‖ tag) plus one tag, decrypts the
-/// batch in place in parallel, and decides that a chunk is the last one only at EOF (STYLE §7).
-/// Plaintext is released only after its chunk's tag verified, in order, and only up to the
-/// first chunk that failed (the error comes when that plaintext has been read). At EOF the last
-/// chunk is released only after the final tag verified too. `Ok(0)` means the whole packet
-/// body was authenticated; truncation anywhere is an error. The buffer starts at 4 KiB (or
-/// one slot and a tag, if smaller), grows to one slot and a tag once the stream is longer, and
-/// to the whole batch once it is longer than one chunk.
+/// It reads the ciphertext into buffers of one chunk slot (chunk ‖ tag) plus two tags of
+/// look-ahead: a buffer that fills up holds a chunk that is certainly not the last one (the
+/// last chunk is followed by the final tag only), and goes to the [`Pipeline`], which
+/// decrypts it in place on a worker while the next ones are read; the look-ahead moves to the
+/// front of the next buffer. The buffer that meets EOF holds the rest: at most one chunk and
+/// the final tag, decrypted here, and its plaintext is released only after the final tag
+/// verified too (STYLE §7). Plaintext is released only after its chunk's tag verified, in
+/// order, and only up to the first chunk that failed (the error comes when that plaintext has
+/// been read). `Ok(0)` means the whole packet body was authenticated; truncation anywhere is an
+/// error. The first buffer is 4 KiB (or less) and grows to a slot only if the stream is longer.
 #[derive(Debug)]
 pub(crate) struct SeipdReader<R: Read> {
     inner: R,
-    cipher: ChunkCipher,
-    /// Slots of chunk ‖ tag, then one tag of look-ahead.
-    buf: Zeroizing<Vec<u8>>,
-    slot_len: usize,
-    /// Octets of `buf` holding data read from `inner`.
-    filled: usize,
-    /// Octets at the front of `buf` belonging to the current batch; the look-ahead after them
-    /// moves to the front on the next refill.
-    consumed: usize,
-    /// Released (authenticated) chunks of the batch: slots `0..released`, the last one
-    /// `last_len` octets long and the others a full chunk.
-    released: usize,
-    last_len: usize,
-    /// Plaintext window: slot `cur`, from `pos`.
-    cur: usize,
+    cipher: Arc<ChunkCipher>,
+    pipeline: Pipeline,
+    /// The look-ahead read after the last submitted chunk (ciphertext, not secret).
+    carry: [u8; LOOKAHEAD],
+    carry_len: usize,
+    /// Set once a buffer met EOF: it and the octets it holds.
+    tail: Option<(Zeroizing<Vec<u8>>, usize)>,
+    eof: bool,
+    /// Chunks submitted.
+    submitted: u64,
+    /// Plaintext window: a verified chunk, `window_len` octets long, read up to `pos`.
+    window: Option<Zeroizing<Vec<u8>>>,
+    window_len: usize,
     pos: usize,
-    /// The error to report once the released plaintext has been read.
-    pending: Option<Error>,
-    threads: usize,
+    /// Chunks and plaintext octets released so far.
     chunk_index: u64,
     total: u64,
+    /// The error to report once the released plaintext has been read.
+    pending: Option<Error>,
     state: State,
 }
 
 impl<R: Read> SeipdReader<R> {
     /// A reader over the chunks that follow `header` in `inner`, using
-    /// [`parallel::default_threads`] threads.
+    /// [`default_threads`](crate::message::parallel::default_threads) threads.
     ///
     /// # Errors
     /// `Unsupported` for an unknown cipher or AEAD mode; `Decrypt` if the session key does not
     /// have the cipher's key length.
     pub(crate) fn new(inner: R, session_key: &SessionKey, header: &SeipdHeader) -> Result<Self> {
-        let cipher = ChunkCipher::new(session_key, header).map_err(|e| match e {
+        let cipher = Arc::new(ChunkCipher::new(session_key, header).map_err(|e| match e {
             Error::InvalidArgument(_) => Error::Decrypt,
             other => other,
-        })?;
-        let slot_len = slot_len(&cipher)?;
-        let size =
-            slot_len.checked_add(LOOKAHEAD).ok_or(Error::InvalidArgument("chunk size"))?.min(FIRST_READ_LEN);
+        })?);
+        let buf_len =
+            slot_len(&cipher)?.checked_add(LOOKAHEAD).ok_or(Error::InvalidArgument("chunk size"))?;
+        let work_cipher = Arc::clone(&cipher);
+        let work: Work = Arc::new(move |job: &mut Job| job.result = decrypt_job(&work_cipher, job));
         Ok(Self {
             inner,
             cipher,
-            buf: Zeroizing::new(vec![0u8; size]),
-            slot_len,
-            filled: 0,
-            consumed: 0,
-            released: 0,
-            last_len: 0,
-            cur: 0,
+            pipeline: Pipeline::new(work, buf_len),
+            carry: [0; LOOKAHEAD],
+            carry_len: 0,
+            tail: None,
+            eof: false,
+            submitted: 0,
+            window: None,
+            window_len: 0,
             pos: 0,
-            pending: None,
-            threads: parallel::default_threads(),
             chunk_index: 0,
             total: 0,
+            pending: None,
             state: State::Reading,
         })
     }
 
     /// Sets the number of threads that decrypt chunks (1 = none started; 0 counts as 1).
-    /// Takes effect from the next batch. `Decryptor::threads` sets it.
+    /// Takes effect before the second chunk. `Decryptor::threads` sets it.
     pub(crate) fn set_threads(&mut self, threads: usize) {
-        self.threads = threads.max(1);
+        self.pipeline.set_threads(threads);
     }
 
     /// The inner reader (positioned after the packet body once `read` returned `Ok(0)`).
     pub(crate) fn into_inner(self) -> R {
-        self.inner
+        let Self { inner, .. } = self;
+        inner
     }
 
     /// True once the final tag has been verified.
@@ -474,191 +493,113 @@ impl<R: Read> SeipdReader<R> {
         self.state == State::Done
     }
 
-    /// Slots in the buffer (its length is slots × slot + the look-ahead).
-    fn slots(&self) -> usize {
-        self.buf.len().saturating_sub(LOOKAHEAD).checked_div(self.slot_len).unwrap_or(1)
-    }
-
-    /// Reads until the buffer is full or `inner` is at EOF; returns true at EOF.
-    fn fill(&mut self) -> Result<bool> {
-        while self.filled < self.buf.len() {
-            let dst = self.buf.get_mut(self.filled..).ok_or_else(bounds)?;
-            match self.inner.read(dst) {
-                Ok(0) => return Ok(true),
-                Ok(n) => {
-                    self.filled =
-                        self.filled.checked_add(n).filter(|&f| f <= self.buf.len()).ok_or_else(bounds)?;
+    /// Reads the next buffer: the carried look-ahead, then up to one slot and the look-ahead.
+    /// A full buffer is a chunk that is not the last: it is submitted. A buffer that met EOF
+    /// becomes the tail.
+    fn read_next(&mut self) -> Result<()> {
+        let full_len = self.pipeline.buffer_len();
+        let mut buf = if self.submitted == 0 {
+            Zeroizing::new(vec![0u8; full_len.min(FIRST_READ_LEN)])
+        } else {
+            self.pipeline.buffer()
+        };
+        let mut filled = self.carry_len;
+        buf.get_mut(..filled)
+            .ok_or_else(bounds)?
+            .copy_from_slice(self.carry.get(..filled).ok_or_else(bounds)?);
+        loop {
+            if filled == buf.len() {
+                if buf.len() >= full_len {
+                    break;
                 }
+                buf = grown(&buf, filled, full_len)?;
+            }
+            let dst = buf.get_mut(filled..).ok_or_else(bounds)?;
+            match self.inner.read(dst) {
+                Ok(0) => {
+                    self.tail = Some((buf, filled));
+                    self.eof = true;
+                    return Ok(());
+                }
+                Ok(n) => filled = filled.checked_add(n).filter(|&f| f <= buf.len()).ok_or_else(bounds)?,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(Error::from_io(e)),
             }
         }
-        Ok(false)
-    }
-
-    /// Decrypts chunks `0..lens.len()` of the buffer (slot `k` holds `lens[k]` octets of
-    /// ciphertext, then its tag) in parallel; returns how many verified before the first
-    /// failure, and that failure. Everything from the failed chunk on is wiped.
-    fn decrypt_slots(&mut self, lens: &[usize]) -> Result<(usize, Option<Error>)> {
-        let mut items = Vec::with_capacity(lens.len());
-        let mut index = self.chunk_index;
-        for (slot, &len) in self.buf.chunks_mut(self.slot_len).zip(lens) {
-            let (ct, tag) = slot.split_at_mut_checked(len).ok_or_else(bounds)?;
-            let tag = *tag.first_chunk::<TAG_LEN>().ok_or_else(bounds)?;
-            items.push((index, ct, tag));
-            index = index.checked_add(1).ok_or(Error::malformed("SEIPD: too many chunks"))?;
-        }
-        if items.len() != lens.len() {
-            return Err(bounds());
-        }
-        let cipher = &self.cipher;
-        let results =
-            parallel::run(self.threads, items, |(index, ct, tag)| cipher.decrypt_chunk(index, ct, &tag));
-        let mut verified = 0usize;
-        let mut failure = None;
-        for result in results {
-            match result {
-                Ok(()) if failure.is_none() => verified = verified.checked_add(1).ok_or_else(bounds)?,
-                Ok(()) => {}
-                Err(e) => {
-                    if failure.is_none() {
-                        failure = Some(e);
-                    }
-                }
-            }
-        }
-        if failure.is_some() {
-            let from = verified.checked_mul(self.slot_len).ok_or_else(bounds)?;
-            if let Some(rest) = self.buf.get_mut(from..) {
-                zeroize::Zeroize::zeroize(rest);
-            }
-        }
-        Ok((verified, failure))
-    }
-
-    /// Releases slots `0..count` (the last `last_len` octets long) and counts them.
-    fn release(&mut self, count: usize, last_len: usize) -> Result<()> {
         let chunk_size = self.cipher.chunk_size();
-        let full = u64::try_from(count.saturating_sub(1)).map_err(|_| bounds())?;
-        let octets = if count == 0 {
-            0
-        } else {
-            full.checked_mul(u64::try_from(chunk_size).map_err(|_| bounds())?)
-                .and_then(|o| o.checked_add(u64::try_from(last_len).ok()?))
-                .ok_or(Error::malformed("SEIPD: too long"))?
-        };
-        self.chunk_index = self
-            .chunk_index
-            .checked_add(u64::try_from(count).map_err(|_| bounds())?)
-            .ok_or(Error::malformed("SEIPD: too many chunks"))?;
-        self.total = self.total.checked_add(octets).ok_or(Error::malformed("SEIPD: too long"))?;
-        self.released = count;
-        self.last_len = last_len;
-        self.cur = 0;
+        let look_ahead = buf.get(full_len.checked_sub(LOOKAHEAD).ok_or_else(bounds)?..).ok_or_else(bounds)?;
+        self.carry.copy_from_slice(look_ahead);
+        self.carry_len = LOOKAHEAD;
+        let job = Job { index: self.submitted, buf, len: chunk_size, result: Ok(()) };
+        self.submitted = self.submitted.checked_add(1).ok_or(Error::malformed("SEIPD: too many chunks"))?;
+        self.pipeline.submit(job, false);
+        Ok(())
+    }
+
+    /// Makes `buf[..len]` (verified plaintext) the window and counts it.
+    fn release(&mut self, buf: Zeroizing<Vec<u8>>, len: usize) -> Result<()> {
+        self.chunk_index =
+            self.chunk_index.checked_add(1).ok_or(Error::malformed("SEIPD: too many chunks"))?;
+        self.total = self.total.checked_add(octets(len)?).ok_or(Error::malformed("SEIPD: too long"))?;
+        self.window = Some(buf);
+        self.window_len = len;
         self.pos = 0;
         Ok(())
     }
 
-    /// Decrypts the next batch into the plaintext window, or verifies the final tag.
+    /// Moves the plaintext window to the next verified chunk, or verifies the final tag.
     fn refill(&mut self) -> Result<()> {
-        // Move the look-ahead that followed the previous batch to the front.
-        if self.consumed > 0 {
-            if self.consumed > self.filled {
-                return Err(bounds());
-            }
-            self.buf.copy_within(self.consumed..self.filled, 0);
-            self.filled = self.filled.checked_sub(self.consumed).ok_or_else(bounds)?;
-            self.consumed = 0;
+        if let Some(buf) = self.window.take() {
+            self.pipeline.recycle(buf);
         }
-        let mut eof = self.fill()?;
-        let one_slot = self.slot_len.checked_add(LOOKAHEAD).ok_or_else(bounds)?;
-        if !eof && self.buf.len() < one_slot {
-            // Longer than the first read: grow to one chunk slot and the look-ahead.
-            self.buf = grown(&self.buf, self.filled, one_slot)?;
-            eof = self.fill()?;
+        while !self.eof && self.pipeline.in_flight() < self.pipeline.depth() {
+            self.read_next()?;
         }
-        if !eof && self.slots() < self.threads {
-            // Longer than one chunk: grow to a whole batch, once.
-            let size = self
-                .threads
-                .checked_mul(self.slot_len)
-                .and_then(|s| s.checked_add(LOOKAHEAD))
-                .ok_or_else(bounds)?;
-            self.buf = grown(&self.buf, self.filled, size)?;
-            eof = self.fill()?;
+        if let Some(job) = self.pipeline.collect() {
+            let job = job?;
+            return match job.result {
+                Ok(()) => self.release(job.buf, job.len),
+                Err(e) => {
+                    self.pending = Some(e);
+                    Ok(())
+                }
+            };
         }
-        let chunk_size = self.cipher.chunk_size();
-        if !eof {
-            // Full slots with at least two tags' worth after them: certainly full chunks, none
-            // of them the last (the last chunk is followed by the final tag only), so none is
-            // released before the final tag could be checked with it.
-            let lens = vec![chunk_size; self.slots()];
-            let (verified, failure) = self.decrypt_slots(&lens)?;
-            self.release(verified, chunk_size)?;
-            self.pending = failure;
-            self.consumed = self.slots().checked_mul(self.slot_len).ok_or_else(bounds)?;
-            return Ok(());
-        }
-        // At EOF with n octets buffered (STYLE §7): chunks ‖ final tag.
-        let n = self.filled;
-        self.consumed = n;
-        if n < TAG_LEN {
-            return Err(Error::Truncated("SEIPD: final tag"));
-        }
-        let body = n.checked_sub(TAG_LEN).ok_or_else(bounds)?;
-        let full = body.checked_div(self.slot_len).ok_or_else(bounds)?;
-        let rem = body.checked_rem(self.slot_len).ok_or_else(bounds)?;
-        // A last slot of 1..=TAG_LEN octets would be a tag without a chunk.
-        let malformed = rem > 0 && rem <= TAG_LEN;
-        let mut lens = vec![chunk_size; full];
-        if rem > TAG_LEN {
-            lens.push(rem.checked_sub(TAG_LEN).ok_or_else(bounds)?);
-        }
-        let last_len = lens.last().copied().unwrap_or(0);
-        let (verified, failure) = self.decrypt_slots(&lens)?;
-        if let Some(e) = failure {
-            self.pending = Some(e);
-            return self.release(verified, chunk_size);
-        }
-        if malformed {
-            self.pending = Some(Error::malformed("SEIPD: empty chunk"));
-            return self.release(verified, chunk_size);
-        }
-        self.release(verified, last_len)?;
-        let final_start = body;
-        let final_tag =
-            *self.buf.get(final_start..).and_then(|t| t.first_chunk::<TAG_LEN>()).ok_or_else(bounds)?;
-        if let Err(e) = self.cipher.verify_final_tag(self.chunk_index, self.total, &final_tag) {
-            // Do not release the authenticated-but-unfinished last chunk.
-            let from = verified.saturating_sub(1).checked_mul(self.slot_len).ok_or_else(bounds)?;
-            if let Some(rest) = self.buf.get_mut(from..) {
-                zeroize::Zeroize::zeroize(rest);
-            }
-            self.released = verified.saturating_sub(1);
-            self.last_len = chunk_size;
-            self.pending = Some(e);
-            return Ok(());
-        }
+        let (mut buf, n) = self.tail.take().ok_or_else(bounds)?;
+        self.finish_tail(&mut buf, n)?;
         self.state = State::Done;
         Ok(())
     }
 
-    /// The unread plaintext of the current slot, moving past exhausted slots.
-    fn window(&mut self) -> Option<(usize, usize)> {
-        while self.cur < self.released {
-            let len = if self.cur.saturating_add(1) == self.released {
-                self.last_len
-            } else {
-                self.cipher.chunk_size()
-            };
-            if self.pos < len {
-                let base = self.cur.checked_mul(self.slot_len)?;
-                return Some((base.checked_add(self.pos)?, base.checked_add(len)?));
-            }
-            self.cur = self.cur.saturating_add(1);
-            self.pos = 0;
+    /// At EOF with `n` octets in `buf` (STYLE §7): at most one chunk ‖ its tag, then the final
+    /// tag. On success the chunk is the window.
+    fn finish_tail(&mut self, buf: &mut Zeroizing<Vec<u8>>, n: usize) -> Result<()> {
+        if n < TAG_LEN {
+            return Err(Error::Truncated("SEIPD: final tag"));
         }
-        None
+        let body = n.checked_sub(TAG_LEN).ok_or_else(bounds)?;
+        let final_tag = *buf.get(body..).and_then(|t| t.first_chunk::<TAG_LEN>()).ok_or_else(bounds)?;
+        if body == 0 {
+            return self.cipher.verify_final_tag(self.chunk_index, self.total, &final_tag);
+        }
+        // A chunk of 1..=chunk size octets ‖ its tag; anything else is not a chunk.
+        let len = body
+            .checked_sub(TAG_LEN)
+            .filter(|&len| len > 0 && len <= self.cipher.chunk_size())
+            .ok_or(Error::malformed("SEIPD: empty chunk"))?;
+        let mut job = Job { index: self.chunk_index, buf: std::mem::take(buf), len, result: Ok(()) };
+        decrypt_job(&self.cipher, &mut job)?;
+        let count = self.chunk_index.checked_add(1).ok_or(Error::malformed("SEIPD: too many chunks"))?;
+        let total = self.total.checked_add(octets(len)?).ok_or(Error::malformed("SEIPD: too long"))?;
+        // The authenticated last chunk is released only with the final tag.
+        self.cipher.verify_final_tag(count, total, &final_tag)?;
+        self.release(job.buf, len)
+    }
+
+    /// The unread plaintext of the window.
+    fn window(&self) -> Option<&[u8]> {
+        let buf = self.window.as_ref()?;
+        buf.get(self.pos..self.window_len).filter(|w| !w.is_empty())
     }
 }
 
@@ -668,8 +609,8 @@ impl<R: Read> BufRead for SeipdReader<R> {
             if self.state == State::Failed {
                 return Err(poisoned());
             }
-            if let Some((start, end)) = self.window() {
-                return self.buf.get(start..end).ok_or_else(|| bounds().into());
+            if self.window().is_some() {
+                break;
             }
             if let Some(e) = self.pending.take() {
                 self.state = State::Failed;
@@ -683,11 +624,12 @@ impl<R: Read> BufRead for SeipdReader<R> {
                 return Err(e.into());
             }
         }
+        Ok(self.window().unwrap_or_default())
     }
 
     fn consume(&mut self, amt: usize) {
-        if let Some((start, end)) = self.window() {
-            self.pos = self.pos.saturating_add(amt.min(end.saturating_sub(start)));
+        if let Some(w) = self.window() {
+            self.pos = self.pos.saturating_add(amt.min(w.len()));
         }
     }
 }
@@ -710,6 +652,7 @@ impl<R: Read> Read for SeipdReader<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::message::parallel;
     use crate::packet::header::{Header, Tag};
     use crate::packet::partial::{PartialBodyReader, PartialBodyWriter};
     use base64::Engine as _;
