@@ -18,7 +18,10 @@
 
 use aes::cipher::array::Array;
 use aes::cipher::consts::U16;
-use aes::cipher::{BlockCipherDecrypt, BlockCipherEncrypt, BlockSizeUser, KeyInit};
+use aes::cipher::{
+    BlockCipherDecBackend, BlockCipherDecClosure, BlockCipherDecrypt, BlockCipherEncBackend,
+    BlockCipherEncClosure, BlockCipherEncrypt, BlockSizeUser, KeyInit,
+};
 use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
 
@@ -26,14 +29,10 @@ use crate::error::{Error, Result};
 
 /// The tag length: OpenPGP always uses 128-bit OCB tags.
 pub(crate) const TAG_LEN: usize = 16;
-/// Blocks per call into the block cipher: a multiple of every `aes` backend's parallel width
-/// (8 for AES-NI, 30 for VAES256 is not a divisor but gets one full and one partial batch,
-/// 64 for VAES512). 1 KiB of data plus 1 KiB of offsets stays in L1.
-const BATCH: usize = 64;
 /// L_i is needed for i = ntz(block index) ≤ 63.
 const L_TABLE_LEN: usize = 64;
-/// log2(BATCH): the last block of every full batch has ntz ≥ this.
-const BATCH_LOG2: u32 = 6;
+/// Blocks per window of the offset table (see [`Tables::prefix`]).
+const WINDOW: usize = 64;
 
 type Block = Array<u8, U16>;
 
@@ -57,11 +56,8 @@ pub(crate) struct Ocb<C> {
     l_dollar: u128,
     /// L_i = double(L_{i-1}), L_0 = double(L_$), native order.
     l: [u128; L_TABLE_LEN],
-    /// prefix[j] = L_{ntz(1)} xor … xor L_{ntz(j+1)} for j < BATCH − 1: within a batch that
-    /// starts after block 64·k, Offset_{64k+j+1} = Offset_{64k} xor prefix[j], because
-    /// ntz(64k + t) = ntz(t) for 1 ≤ t < 64. This turns the serial offset chain into one
-    /// independent XOR per block; only the batch's last block needs L_{ntz(64(k+1))}.
-    prefix: [u128; BATCH],
+    /// The tables of the bulk loops.
+    tables: Tables,
 }
 
 impl<C> Drop for Ocb<C> {
@@ -69,7 +65,6 @@ impl<C> Drop for Ocb<C> {
         self.l_star.zeroize();
         self.l_dollar.zeroize();
         self.l.zeroize();
-        self.prefix.zeroize();
     }
 }
 
@@ -104,32 +99,22 @@ where
             *entry = ne_from_be(be);
         }
         be.zeroize();
-        let mut prefix = [0u128; BATCH];
+        let mut tables = Tables { l: [[0; 16]; L_TABLE_LEN], prefix: [[0; 16]; WINDOW] };
+        for (bytes, entry) in tables.l.iter_mut().zip(l.iter()) {
+            *bytes = entry.to_ne_bytes();
+        }
         let mut acc = 0u128;
-        for (t, entry) in (1u64..).zip(prefix.iter_mut()) {
+        for (t, entry) in (1u64..).zip(tables.prefix.iter_mut()) {
             acc ^= l_entry(&l, t);
-            *entry = acc;
+            *entry = acc.to_ne_bytes();
         }
         acc.zeroize();
-        Ok(Self { cipher, l_star, l_dollar, l, prefix })
+        Ok(Self { cipher, l_star, l_dollar, l, tables })
     }
 
     /// L_{ntz(i)} for a block index `i` ≥ 1.
     fn l_ntz(&self, i: u64) -> u128 {
         l_entry(&self.l, i)
-    }
-
-    /// Fills `offsets[..n]` with Offset_{64k+1..=64k+n} from `base` = Offset_{64k}, where
-    /// `batch_number` = k + 1 and n ≤ BATCH; returns Offset_{64k+n} (RFC 7253 §4.2:
-    /// Offset_i = Offset_{i-1} xor L_{ntz(i)}, unrolled through `prefix`).
-    fn batch_offsets(&self, base: u128, batch_number: u64, n: usize, offsets: &mut [u128; BATCH]) -> u128 {
-        for (slot, pre) in offsets.iter_mut().zip(self.prefix.iter()) {
-            *slot = base ^ pre;
-        }
-        let [.., before_last, last] = offsets;
-        // Block 64(k+1): ntz = 6 + ntz(k+1) (the last `prefix` entry is right only for k = 0).
-        *last = *before_last ^ self.l_ntz(batch_number << BATCH_LOG2);
-        offsets.get(n.wrapping_sub(1)).copied().unwrap_or(base)
     }
 
     fn encipher(&self, v: u128) -> u128 {
@@ -197,24 +182,18 @@ where
     /// # Errors
     /// `InvalidArgument` for a nonce that is empty or longer than 15 octets.
     pub(crate) fn encrypt_in_place(&self, nonce: &[u8], ad: &[u8], buf: &mut [u8]) -> Result<[u8; TAG_LEN]> {
-        let mut offset = self.initial_offset(nonce)?;
-        let mut checksum = 0u128;
-        let mut offsets = [0u128; BATCH];
+        let mut offset = self.initial_offset(nonce)?.to_ne_bytes();
+        let mut checksum = [0u8; 16];
         let (blocks, tail) = Block::slice_as_chunks_mut(buf);
-        for (batch_number, batch) in (1u64..).zip(blocks.chunks_mut(BATCH)) {
-            // Offset_i = Offset_{i-1} xor L_{ntz(i)}; Checksum_i = Checksum_{i-1} xor P_i;
-            // C_i = Offset_i xor ENCIPHER(K, P_i xor Offset_i), the ENCIPHER calls batched.
-            offset = self.batch_offsets(offset, batch_number, batch.len(), &mut offsets);
-            for (block, o) in batch.iter_mut().zip(offsets.iter()) {
-                let p = u128::from_ne_bytes(block.0);
-                checksum ^= p;
-                block.0 = (p ^ o).to_ne_bytes();
-            }
-            self.cipher.encrypt_blocks(batch);
-            for (block, o) in batch.iter_mut().zip(offsets.iter()) {
-                block.0 = (u128::from_ne_bytes(block.0) ^ o).to_ne_bytes();
-            }
-        }
+        // The full blocks, inside the cipher backend (see `EncryptBlocks`).
+        self.cipher.encrypt_with_backend(EncryptBlocks {
+            tables: &self.tables,
+            blocks,
+            offset: &mut offset,
+            checksum: &mut checksum,
+        });
+        let mut offset = u128::from_ne_bytes(offset);
+        let mut checksum = u128::from_ne_bytes(checksum);
         if !tail.is_empty() {
             // Offset_* = Offset_m xor L_*; Pad = ENCIPHER(K, Offset_*);
             // C_* = P_* xor Pad[1..bitlen(P_*)]; Checksum_* = Checksum_m xor (P_* ‖ 1 ‖ zeros)
@@ -228,7 +207,6 @@ where
         }
         // Tag = ENCIPHER(K, Checksum_* xor Offset_* xor L_$) xor HASH(K,A)
         let tag = self.encipher(checksum ^ offset ^ self.l_dollar) ^ self.hash(ad);
-        offsets.zeroize();
         offset.zeroize();
         checksum.zeroize();
         Ok(tag.to_ne_bytes())
@@ -246,24 +224,17 @@ where
         buf: &mut [u8],
         tag: &[u8; TAG_LEN],
     ) -> Result<()> {
-        let mut offset = self.initial_offset(nonce).map_err(|_| Error::Decrypt)?;
-        let mut checksum = 0u128;
-        let mut offsets = [0u128; BATCH];
+        let mut offset = self.initial_offset(nonce).map_err(|_| Error::Decrypt)?.to_ne_bytes();
+        let mut checksum = [0u8; 16];
         let (blocks, tail) = Block::slice_as_chunks_mut(buf);
-        for (batch_number, batch) in (1u64..).zip(blocks.chunks_mut(BATCH)) {
-            // Offset_i = Offset_{i-1} xor L_{ntz(i)};
-            // P_i = Offset_i xor DECIPHER(K, C_i xor Offset_i); Checksum_i = Checksum_{i-1} xor P_i
-            offset = self.batch_offsets(offset, batch_number, batch.len(), &mut offsets);
-            for (block, o) in batch.iter_mut().zip(offsets.iter()) {
-                block.0 = (u128::from_ne_bytes(block.0) ^ o).to_ne_bytes();
-            }
-            self.cipher.decrypt_blocks(batch);
-            for (block, o) in batch.iter_mut().zip(offsets.iter()) {
-                let p = u128::from_ne_bytes(block.0) ^ o;
-                checksum ^= p;
-                block.0 = p.to_ne_bytes();
-            }
-        }
+        self.cipher.decrypt_with_backend(DecryptBlocks {
+            tables: &self.tables,
+            blocks,
+            offset: &mut offset,
+            checksum: &mut checksum,
+        });
+        let mut offset = u128::from_ne_bytes(offset);
+        let mut checksum = u128::from_ne_bytes(checksum);
         if !tail.is_empty() {
             // Offset_* = Offset_m xor L_*; Pad = ENCIPHER(K, Offset_*);
             // P_* = C_* xor Pad[1..bitlen(C_*)]; Checksum_* = Checksum_m xor (P_* ‖ 1 ‖ zeros)
@@ -277,7 +248,6 @@ where
         }
         // Tag = ENCIPHER(K, Checksum_* xor Offset_* xor L_$) xor HASH(K,A)
         let expected = self.encipher(checksum ^ offset ^ self.l_dollar) ^ self.hash(ad);
-        offsets.zeroize();
         offset.zeroize();
         checksum.zeroize();
         // Constant-time comparison: no early exit on the first differing octet.
@@ -288,6 +258,203 @@ where
         }
         Ok(())
     }
+}
+
+/// The key-derived tables the bulk loops use, as octet arrays (so that XOR compiles to vector
+/// instructions instead of pairs of 64-bit operations).
+struct Tables {
+    /// L_i (RFC 7253 §4.1) for i < 64.
+    l: [B16; L_TABLE_LEN],
+    /// prefix[j] = L_{ntz(1)} xor … xor L_{ntz(j+1)}: within a window of 64 blocks that starts
+    /// after block 64·k, Offset_{64k+j+1} = Offset_{64k} xor prefix[j] for j < 63, because
+    /// ntz(64k + t) = ntz(t) for 1 ≤ t < 64. This turns the serial offset chain into one
+    /// independent XOR per block; only the window's last block needs L_{ntz(64(k+1))}.
+    prefix: [B16; WINDOW],
+}
+
+impl Tables {
+    /// Offset_i for the next block index `i` (≥ 1), given `pos` = i − 1 − 64·k (0..64) and
+    /// `base` = Offset_{64k}; moves `pos` and `base` on.
+    #[inline(always)]
+    fn next_offset(&self, i: u64, pos: &mut usize, base: &mut B16) -> B16 {
+        let pre = self.prefix.get(*pos).copied().unwrap_or_default();
+        *pos = pos.wrapping_add(1);
+        if *pos < WINDOW {
+            return xor(base, &pre);
+        }
+        // Block 64(k+1): Offset = Offset_{64k+63} xor L_{ntz(64(k+1))}.
+        *pos = 0;
+        let before = xor(base, self.prefix.get(WINDOW.wrapping_sub(2)).unwrap_or(&[0; 16]));
+        *base = xor(&before, &l_entry_bytes(&self.l, i));
+        *base
+    }
+}
+
+impl Drop for Tables {
+    fn drop(&mut self) {
+        self.l.zeroize();
+        self.prefix.zeroize();
+    }
+}
+
+/// The full blocks of an encryption, run inside the cipher's backend: `call` is inlined into
+/// the backend's `#[target_feature]` function, so the offset and checksum XORs around each
+/// group of `ParBlocksSize` blocks use the same vector registers as the AES rounds, and the
+/// backend gets whole groups (8 blocks for AES-NI, 64 for VAES-512).
+///
+/// For block i: Offset_i = Offset_{i-1} xor L_{ntz(i)}; Checksum_i = Checksum_{i-1} xor P_i;
+/// C_i = Offset_i xor ENCIPHER(K, P_i xor Offset_i) (RFC 7253 §4.2).
+struct EncryptBlocks<'a, 'b> {
+    tables: &'a Tables,
+    blocks: &'b mut [Block],
+    /// In: Offset_0. Out: Offset_m.
+    offset: &'b mut B16,
+    /// Out: Checksum_m.
+    checksum: &'b mut B16,
+}
+
+impl BlockSizeUser for EncryptBlocks<'_, '_> {
+    type BlockSize = U16;
+}
+
+impl BlockCipherEncClosure for EncryptBlocks<'_, '_> {
+    #[inline(always)]
+    fn call<E: BlockCipherEncBackend<BlockSize = U16>>(self, backend: &E) {
+        let mut run = Run::new(self.tables, *self.offset);
+        let (groups, rest) = Array::<Block, E::ParBlocksSize>::slice_as_chunks_mut(self.blocks);
+        let mut offsets = Array::<Block, E::ParBlocksSize>::default();
+        for group in groups {
+            for (block, off) in group.iter_mut().zip(offsets.iter_mut()) {
+                off.0 = run.next();
+                run.absorb(&block.0);
+                block.0 = xor(&block.0, &off.0);
+            }
+            backend.encrypt_par_blocks_inplace(group);
+            for (block, off) in group.iter_mut().zip(offsets.iter()) {
+                block.0 = xor(&block.0, &off.0);
+            }
+        }
+        for (block, off) in rest.iter_mut().zip(offsets.iter_mut()) {
+            off.0 = run.next();
+            run.absorb(&block.0);
+            block.0 = xor(&block.0, &off.0);
+        }
+        backend.encrypt_tail_blocks_inplace(rest);
+        for (block, off) in rest.iter_mut().zip(offsets.iter()) {
+            block.0 = xor(&block.0, &off.0);
+        }
+        for off in offsets.iter_mut() {
+            off.0.zeroize();
+        }
+        run.finish(self.offset, self.checksum);
+    }
+}
+
+/// The full blocks of a decryption, like [`EncryptBlocks`]: for block i,
+/// P_i = Offset_i xor DECIPHER(K, C_i xor Offset_i); Checksum_i = Checksum_{i-1} xor P_i
+/// (RFC 7253 §4.3).
+struct DecryptBlocks<'a, 'b> {
+    tables: &'a Tables,
+    blocks: &'b mut [Block],
+    offset: &'b mut B16,
+    checksum: &'b mut B16,
+}
+
+impl BlockSizeUser for DecryptBlocks<'_, '_> {
+    type BlockSize = U16;
+}
+
+impl BlockCipherDecClosure for DecryptBlocks<'_, '_> {
+    #[inline(always)]
+    fn call<D: BlockCipherDecBackend<BlockSize = U16>>(self, backend: &D) {
+        let mut run = Run::new(self.tables, *self.offset);
+        let (groups, rest) = Array::<Block, D::ParBlocksSize>::slice_as_chunks_mut(self.blocks);
+        let mut offsets = Array::<Block, D::ParBlocksSize>::default();
+        for group in groups {
+            for (block, off) in group.iter_mut().zip(offsets.iter_mut()) {
+                off.0 = run.next();
+                block.0 = xor(&block.0, &off.0);
+            }
+            backend.decrypt_par_blocks_inplace(group);
+            for (block, off) in group.iter_mut().zip(offsets.iter()) {
+                block.0 = xor(&block.0, &off.0);
+                run.absorb(&block.0);
+            }
+        }
+        for (block, off) in rest.iter_mut().zip(offsets.iter_mut()) {
+            off.0 = run.next();
+            block.0 = xor(&block.0, &off.0);
+        }
+        backend.decrypt_tail_blocks_inplace(rest);
+        for (block, off) in rest.iter_mut().zip(offsets.iter()) {
+            block.0 = xor(&block.0, &off.0);
+            run.absorb(&block.0);
+        }
+        for off in offsets.iter_mut() {
+            off.0.zeroize();
+        }
+        run.finish(self.offset, self.checksum);
+    }
+}
+
+/// The running offset and checksum over the full blocks.
+struct Run<'a> {
+    tables: &'a Tables,
+    /// Index of the last block whose offset was computed.
+    i: u64,
+    pos: usize,
+    base: B16,
+    last: B16,
+    checksum: B16,
+}
+
+impl<'a> Run<'a> {
+    #[inline(always)]
+    fn new(tables: &'a Tables, offset: B16) -> Self {
+        Self { tables, i: 0, pos: 0, base: offset, last: offset, checksum: [0; 16] }
+    }
+
+    #[inline(always)]
+    fn next(&mut self) -> B16 {
+        self.i = self.i.wrapping_add(1);
+        self.last = self.tables.next_offset(self.i, &mut self.pos, &mut self.base);
+        self.last
+    }
+
+    #[inline(always)]
+    fn absorb(&mut self, plain: &B16) {
+        self.checksum = xor(&self.checksum, plain);
+    }
+
+    /// Stores Offset_m and Checksum_m and wipes the copies.
+    #[inline(always)]
+    fn finish(mut self, offset: &mut B16, checksum: &mut B16) {
+        *offset = self.last;
+        *checksum = self.checksum;
+        self.base.zeroize();
+        self.last.zeroize();
+        self.checksum.zeroize();
+    }
+}
+
+/// A 16-octet block as a plain array.
+type B16 = [u8; 16];
+
+/// `a xor b`, octet-wise (one vector XOR once compiled).
+#[inline(always)]
+fn xor(a: &B16, b: &B16) -> B16 {
+    let mut out = [0u8; 16];
+    for ((o, x), y) in out.iter_mut().zip(a).zip(b) {
+        *o = x ^ y;
+    }
+    out
+}
+
+/// L_{ntz(i)} as octets, for a block index `i` ≥ 1.
+#[inline(always)]
+fn l_entry_bytes(l: &[B16; L_TABLE_LEN], i: u64) -> B16 {
+    let ntz = usize::try_from(i.trailing_zeros() & 63).unwrap_or(0);
+    l.get(ntz).copied().unwrap_or_default()
 }
 
 /// L_{ntz(i)} from the table for a block index `i` ≥ 1.
