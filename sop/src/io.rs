@@ -1,7 +1,7 @@
 //! Copying data streams: one wiped buffer, an optional UTF-8 check for `--as=text`.
 
 use std::fmt;
-use std::io::{self, Read, Write};
+use std::io::{self, BufRead, Read, Write};
 
 use zeroize::Zeroizing;
 
@@ -83,6 +83,23 @@ pub(crate) fn copy(
     check.as_ref().map_or(Ok(()), Utf8Check::finish)
 }
 
+/// Copies `src` to `dst` from `src`'s own buffer (no intermediate copy: the library's
+/// readers hand out their decrypted chunks directly).
+pub(crate) fn copy_buffered(src: &mut (impl BufRead + ?Sized), dst: &mut (impl Write + ?Sized)) -> io::Result<()> {
+    loop {
+        let n = match src.fill_buf() {
+            Ok([]) => return Ok(()),
+            Ok(data) => {
+                dst.write_all(data)?;
+                data.len()
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        src.consume(n);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -101,5 +118,13 @@ mod tests {
         // A sequence cut off at the end of the input.
         let err = copy(&mut &"é".as_bytes()[..1], &mut Vec::new(), true).unwrap_err();
         assert!(is_not_text(&err));
+    }
+
+    #[test]
+    fn buffered_copy_moves_everything() {
+        let data: Vec<u8> = (0..700_000u32).map(|i| i.to_le_bytes()[1]).collect();
+        let mut out = Vec::new();
+        copy_buffered(&mut io::BufReader::with_capacity(4096, &data[..]), &mut out).unwrap();
+        assert_eq!(out, data);
     }
 }
