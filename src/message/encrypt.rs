@@ -405,7 +405,7 @@ impl<'a> Encryptor<'a> {
     fn plans(&self, t: u32) -> Result<Vec<RecipientPlan<'a>>> {
         let threads = recipient_threads(self.threads, self.recipients.len());
         let purpose = self.purpose;
-        map_in_order(threads, &self.recipients, |cert| Self::plan(*cert, purpose, t)).into_iter().collect()
+        map_in_order(threads, &self.recipients, |cert| Self::plan(cert, purpose, t)).into_iter().collect()
     }
 
     /// The cipher and AEAD mode (see the type's documentation).
