@@ -311,3 +311,47 @@ fn reader_finish_checks_the_unread_rest() {
     r.read_exact(&mut head).unwrap();
     assert!(r.finish().is_err());
 }
+
+#[test]
+fn many_recipients_same_message_on_every_thread_count() {
+    let plain = b"to many".repeat(1000);
+    // Enough recipients for the per-recipient work to be spread over threads; one is PQC.
+    let keys: Vec<Tsk> =
+        (0..11u64).map(|i| key(if i == 7 { Profile::Pqc } else { Profile::Rfc9580 }, 100 + i)).collect();
+    let certs: Vec<Cert> = keys.iter().map(Tsk::to_cert).collect();
+    let reference = encrypt(Encryptor::new(&certs).threads(1).rng(TestRng(42)), &plain);
+    for threads in [2, 3, 16] {
+        let msg = encrypt(Encryptor::new(&certs).threads(threads).rng(TestRng(42)), &plain);
+        assert_eq!(msg, reference, "{threads} threads");
+    }
+    let msg = encrypt(Encryptor::new(&certs).rng(TestRng(42)), &plain);
+    assert_eq!(msg, reference, "default thread count");
+    // One PKESK per recipient, in recipient order (v6 PKESK: version 6, length 33, key version
+    // 6, the fingerprint), then the SEIPD packet.
+    let pk = packets(&reference);
+    assert_eq!(pk.len(), certs.len() + 1);
+    for (packet, cert) in pk.iter().zip(&certs) {
+        let body = if packet[1] < 192 { &packet[2..] } else { &packet[3..] };
+        let fp = cert.subkey_fingerprints().next().unwrap();
+        assert_eq!(&body[..3], &[6, 33, 6]);
+        assert_eq!(&body[3..35], fp.as_bytes());
+    }
+    for tsk in &keys {
+        let (out, _) = decrypt(Decryptor::new([tsk]), &reference).unwrap();
+        assert_eq!(out, plain);
+    }
+    // An unusable certificate among many is still reported.
+    let mut with_bad = certs.clone();
+    with_bad[5] = KeyBuilder::new(Profile::Rfc9580)
+        .user_id("s")
+        .creation_time(t0())
+        .signing_only(true)
+        .rng(TestRng(9))
+        .generate()
+        .unwrap()
+        .to_cert();
+    for threads in [1, 2] {
+        let r = Encryptor::new(&with_bad).threads(threads).at(t0()).writer(Vec::new());
+        assert!(matches!(r, Err(Error::KeyUnusable(_))), "{threads} threads");
+    }
+}

@@ -59,21 +59,10 @@ fn kek(ephemeral: &[u8; 32], recipient: &[u8; 32], shared: &Secret32) -> Result<
     Ok(kek)
 }
 
-/// Encrypts `session_key` to `recipient` with a fresh ephemeral key. Returns the ephemeral
-/// public key and the wrapped key (for a v6 PKESK the session key is wrapped bare).
-///
-/// # Errors
-/// `Io` if the RNG fails; see [`pkesk_encrypt_with_ephemeral`].
-pub(crate) fn pkesk_encrypt(
-    recipient: &[u8; 32],
-    session_key: &[u8],
-    rng: &mut Rng,
-) -> Result<([u8; 32], Vec<u8>)> {
-    let ephemeral = generate(rng)?;
-    pkesk_encrypt_with_ephemeral(recipient, session_key, &ephemeral)
-}
-
-/// [`pkesk_encrypt`] with a given ephemeral secret (deterministic; for tests and vectors).
+/// Encrypts `session_key` to `recipient` with `ephemeral_secret`, a fresh secret from
+/// [`generate`] (drawn apart from the key agreement so that several recipients can be done in
+/// parallel with the randomness still drawn in order). Returns the ephemeral public key and the
+/// wrapped key (for a v6 PKESK the session key is wrapped bare).
 ///
 /// # Errors
 /// `Malformed` if `recipient` has low order (all-zero shared point); `InvalidArgument` if the
@@ -172,7 +161,8 @@ mod tests {
         let secret = generate(&mut rng).unwrap();
         let public = public_key(&secret);
         let key = [0x42u8; 32];
-        let (eph, mut wrapped) = pkesk_encrypt(&public, &key, &mut rng).unwrap();
+        let (eph, mut wrapped) =
+            pkesk_encrypt_with_ephemeral(&public, &key, &generate(&mut rng).unwrap()).unwrap();
         assert_eq!(wrapped.len(), 40);
         let sk = pkesk_decrypt(&secret, &public, &eph, &wrapped).unwrap();
         assert_eq!(sk.as_bytes(), key);

@@ -8,6 +8,7 @@ use crate::crypto::PublicKeyAlgorithm;
 use crate::error::{Error, Result};
 use crate::key::fingerprint::{Fingerprint, KeyId};
 use crate::key::parse;
+use crate::key::sig::VerifyCache;
 use crate::limits::Limits;
 use crate::packet::header::{Header, Tag};
 use crate::packet::key::PublicKeyPacket;
@@ -37,6 +38,9 @@ pub struct Cert {
     pub(crate) primary_sigs: Vec<SignaturePacket>,
     pub(crate) user_ids: Vec<UserIdBinding>,
     pub(crate) subkeys: Vec<SubkeyBinding>,
+    /// Outcomes of the signature checks done so far (content-addressed, so it survives any
+    /// edit of the fields above; not part of the value: see [`VerifyCache`]).
+    pub(crate) verified: VerifyCache,
 }
 
 /// A user ID and the signatures on it.

@@ -82,13 +82,7 @@ impl Cert {
         let self_valid = self.valid_user_ids_at(at);
         self.user_ids.iter().filter(|u| matches(u.user_id.as_bytes())).any(|u| {
             let signed = Signed::UserId(&self.primary, u.user_id.as_bytes());
-            if crate::key::select::revoked(
-                &self.primary,
-                &u.sigs,
-                SignatureType::CertificationRevocation,
-                signed,
-                t,
-            ) {
+            if crate::key::select::revoked(self, &u.sigs, SignatureType::CertificationRevocation, signed, t) {
                 return false;
             }
             authorities.iter().any(|a| {

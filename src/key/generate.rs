@@ -12,7 +12,7 @@ use crate::key::cert::{Cert, SubkeyBinding, UserIdBinding};
 use crate::key::fingerprint::Fingerprint;
 use crate::key::parse::Secrets;
 use crate::key::profile::Profile;
-use crate::key::sig::{self, Signed, critical, sub};
+use crate::key::sig::{self, Signed, VerifyCache, critical, sub};
 use crate::key::tsk::Tsk;
 use crate::key::{flags, to_timestamp};
 use crate::packet::key::{PublicKeyMaterial, PublicKeyPacket, SecretKeyData, SecretKeyMaterial};
@@ -186,7 +186,14 @@ impl KeyBuilder {
             subkey_secrets.push(Some(SecretKeyData::Plain(secret)));
         }
 
-        let cert = Cert { primary, fingerprint, primary_sigs: vec![direct], user_ids, subkeys };
+        let cert = Cert {
+            primary,
+            fingerprint,
+            primary_sigs: vec![direct],
+            user_ids,
+            subkeys,
+            verified: VerifyCache::default(),
+        };
         let mut tsk = Tsk {
             cert,
             secrets: Secrets { primary: SecretKeyData::Plain(primary_secret), subkeys: subkey_secrets },

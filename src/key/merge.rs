@@ -49,6 +49,8 @@ impl Cert {
         if self.fingerprint != other.fingerprint {
             return Err(Error::InvalidArgument("cannot merge certificates of different primary keys"));
         }
+        // The other copy's checks carry over: the cache is content-addressed.
+        self.verified.absorb(&other.verified);
         self.primary_sigs.extend(other.primary_sigs);
         for u in other.user_ids {
             match self.user_ids.iter_mut().find(|m| m.user_id == u.user_id) {
@@ -69,11 +71,12 @@ impl Cert {
     /// Brings the certificate into the canonical form [`Cert::merge`] produces.
     pub(crate) fn canonicalize(&mut self) {
         let primary = &self.primary;
+        let verified = &self.verified;
         let own = *self.fingerprint.as_bytes();
         let primary_sigs = std::mem::take(&mut self.primary_sigs);
         self.primary_sigs = canonical_sigs(primary_sigs, |s| {
             matches!(s.sig_type, SignatureType::DirectKey | SignatureType::KeyRevocation)
-                && sig::verify(primary, s, Signed::Key(primary)).is_ok()
+                && sig::verifies_cached(verified, primary, s, Signed::Key(primary))
         });
 
         let mut user_ids: Vec<UserIdBinding> = std::mem::take(&mut self.user_ids)
@@ -90,7 +93,7 @@ impl Cert {
                             | SignatureType::PositiveCertification
                             | SignatureType::CertificationRevocation
                     );
-                    user_id_sig && (third_party || sig::verify(primary, s, signed).is_ok())
+                    user_id_sig && (third_party || sig::verifies_cached(verified, primary, s, signed))
                 });
                 UserIdBinding { user_id: u.user_id, sigs }
             })
@@ -105,7 +108,7 @@ impl Cert {
                 let signed = Signed::Subkey(primary, &s.key);
                 let sigs = canonical_sigs(s.sigs, |sig| {
                     matches!(sig.sig_type, SignatureType::SubkeyBinding | SignatureType::SubkeyRevocation)
-                        && sig::verify(primary, sig, signed).is_ok()
+                        && sig::verifies_cached(verified, primary, sig, signed)
                 });
                 SubkeyBinding { key: s.key, fingerprint: s.fingerprint, sigs }
             })

@@ -10,6 +10,7 @@ use crate::armor::ArmorReader;
 use crate::error::{Error, Limit, Result};
 use crate::key::cert::{Cert, SubkeyBinding, UserIdBinding};
 use crate::key::fingerprint::Fingerprint;
+use crate::key::sig::VerifyCache;
 use crate::limits::Limits;
 use crate::packet::header::Tag;
 use crate::packet::key::{PublicKeyPacket, SecretKeyData, SecretKeyPacket};
@@ -56,6 +57,7 @@ impl Builder {
                 primary_sigs: Vec::new(),
                 user_ids: Vec::new(),
                 subkeys: Vec::new(),
+                verified: VerifyCache::default(),
             },
             secrets: secret.map(|primary| Secrets { primary, subkeys: Vec::new() }),
             current: Current::Primary,

@@ -9,7 +9,7 @@ use crate::crypto::rng::Rng;
 use crate::error::{Error, Result};
 use crate::key::cert::Cert;
 use crate::key::fingerprint::Fingerprint;
-use crate::key::sig::{self, Signed, critical, sub};
+use crate::key::sig::{self, Signed, VerifyCache, critical, sub};
 use crate::key::to_timestamp;
 use crate::key::tsk::Tsk;
 use crate::packet::signature::{SignaturePacket, SignatureType};
@@ -124,6 +124,7 @@ impl Tsk {
             primary_sigs: vec![rev],
             user_ids: Vec::new(),
             subkeys: Vec::new(),
+            verified: VerifyCache::default(),
         })
     }
 

@@ -60,9 +60,9 @@ fn first_flags(sig: &SignaturePacket) -> u8 {
     sig.key_flags().and_then(|f| f.first().copied()).unwrap_or(0)
 }
 
-/// Is any of `sigs` a valid revocation of `signed` at `t`?
+/// Is any of `sigs` a valid revocation of `signed` (a component of `cert`) at `t`?
 pub(crate) fn revoked(
-    primary: &PublicKeyPacket,
+    cert: &Cert,
     sigs: &[SignaturePacket],
     sig_type: SignatureType,
     signed: Signed<'_>,
@@ -73,7 +73,7 @@ pub(crate) fn revoked(
             return false;
         };
         let applies = is_hard_revocation(s) || created <= t;
-        applies && !s.has_unknown_critical() && sig::verify(primary, s, signed).is_ok()
+        applies && !s.has_unknown_critical() && cert.verifies(&cert.primary, s, signed)
     })
 }
 
@@ -100,6 +100,17 @@ pub(crate) const CERTIFICATIONS: [SignatureType; 4] = [
 ];
 
 impl Cert {
+    /// Does `sig` by `signer` verify over `signed`? Each distinct check is done once per
+    /// certificate value (see [`VerifyCache`](crate::key::sig::VerifyCache)).
+    pub(crate) fn verifies(
+        &self,
+        signer: &PublicKeyPacket,
+        sig: &SignaturePacket,
+        signed: Signed<'_>,
+    ) -> bool {
+        sig::verifies_cached(&self.verified, signer, sig, signed)
+    }
+
     /// The signature that gives the primary key its properties at `t`: the newest valid
     /// direct-key signature, else the newest valid self-certification of the primary user ID
     /// (else of any user ID).
@@ -117,7 +128,7 @@ impl Cert {
     pub(crate) fn direct_key_binding_at(&self, t: u32) -> Option<&SignaturePacket> {
         let primary = &self.primary;
         newest_valid(&self.primary_sigs, &[SignatureType::DirectKey], primary.creation_time, t, |s| {
-            sig::verify(primary, s, Signed::Key(primary)).is_ok()
+            self.verifies(primary, s, Signed::Key(primary))
         })
     }
 
@@ -127,11 +138,11 @@ impl Cert {
         let primary = &self.primary;
         let u = self.user_ids.get(index)?;
         let signed = Signed::UserId(primary, u.user_id.as_bytes());
-        if revoked(primary, &u.sigs, SignatureType::CertificationRevocation, signed, t) {
+        if revoked(self, &u.sigs, SignatureType::CertificationRevocation, signed, t) {
             return None;
         }
         newest_valid(&u.sigs, &CERTIFICATIONS, primary.creation_time, t, |s| {
-            sig::verify(primary, s, signed).is_ok()
+            self.verifies(primary, s, signed)
         })
     }
 
@@ -142,7 +153,7 @@ impl Cert {
         let sub = self.subkeys.get(index)?;
         let signed = Signed::Subkey(primary, &sub.key);
         newest_valid(&sub.sigs, &[SignatureType::SubkeyBinding], sub.key.creation_time, t, |s| {
-            sig::verify(primary, s, signed).is_ok() && back_signature_ok(s, primary, &sub.key, t)
+            self.verifies(primary, s, signed) && self.back_signature_ok(s, &sub.key, t)
         })
     }
 
@@ -160,7 +171,7 @@ impl Cert {
         if primary.creation_time > t {
             return Err(Error::KeyUnusable("primary key created after the given time"));
         }
-        if revoked(primary, &self.primary_sigs, SignatureType::KeyRevocation, Signed::Key(primary), t) {
+        if revoked(self, &self.primary_sigs, SignatureType::KeyRevocation, Signed::Key(primary), t) {
             return Err(Error::KeyUnusable("certificate is revoked"));
         }
         let binding = self
@@ -178,9 +189,7 @@ impl Cert {
         let primary = &self.primary;
         let sub = self.subkeys.get(index)?;
         let signed = Signed::Subkey(primary, &sub.key);
-        if sub.key.creation_time > t
-            || revoked(primary, &sub.sigs, SignatureType::SubkeyRevocation, signed, t)
-        {
+        if sub.key.creation_time > t || revoked(self, &sub.sigs, SignatureType::SubkeyRevocation, signed, t) {
             return None;
         }
         let binding = self.subkey_binding_at(index, t)?;
@@ -252,22 +261,19 @@ impl Cert {
     }
 }
 
-/// A subkey binding that grants signing needs a valid embedded primary-key binding made by the
-/// subkey (RFC 9580 §5.2.1, type 0x19).
-fn back_signature_ok(
-    binding: &SignaturePacket,
-    primary: &PublicKeyPacket,
-    sub: &PublicKeyPacket,
-    t: u32,
-) -> bool {
-    if first_flags(binding) & flags::SIGN == 0 {
-        return true;
+impl Cert {
+    /// A subkey binding that grants signing needs a valid embedded primary-key binding made by
+    /// the subkey (RFC 9580 §5.2.1, type 0x19).
+    fn back_signature_ok(&self, binding: &SignaturePacket, sub: &PublicKeyPacket, t: u32) -> bool {
+        if first_flags(binding) & flags::SIGN == 0 {
+            return true;
+        }
+        binding.embedded_signature().is_some_and(|back| {
+            back.sig_type == SignatureType::PrimaryKeyBinding
+                && alive_at(back, sub.creation_time, t)
+                && self.verifies(sub, back, Signed::Subkey(&self.primary, sub))
+        })
     }
-    binding.embedded_signature().is_some_and(|back| {
-        back.sig_type == SignatureType::PrimaryKeyBinding
-            && alive_at(back, sub.creation_time, t)
-            && sig::verify(sub, back, Signed::Subkey(primary, sub)).is_ok()
-    })
 }
 
 #[cfg(test)]
@@ -424,5 +430,134 @@ mod tests {
         tsk.cert.primary_sigs.push(direct);
         assert!(tsk.cert.primary_at(T0 + 999).is_ok());
         assert!(matches!(tsk.cert.primary_at(T0 + 1001), Err(Error::KeyUnusable(_))));
+    }
+
+    /// `(fingerprint, flags)` of every key valid at `t`.
+    fn summary(cert: &Cert, t: u32) -> Vec<(Fingerprint, u8)> {
+        cert.valid_keys_at(t).iter().map(|k| (k.fingerprint, k.flags)).collect()
+    }
+
+    /// The same certificate with nothing remembered.
+    fn cold(cert: &Cert) -> Cert {
+        Cert { verified: crate::key::sig::VerifyCache::default(), ..cert.clone() }
+    }
+
+    #[test]
+    fn each_self_signature_is_checked_once_per_cert() {
+        let tsk = key(Profile::Rfc9580);
+        let cert = cold(&tsk.cert);
+        assert_eq!(cert.verified.len(), 0);
+        assert_eq!(cert.keys_with_flags(T0 + 10, flags::ENCRYPT_STORAGE).len(), 1);
+        // The direct-key signature and the subkey binding: the user ID's is not needed.
+        assert_eq!(cert.verified.len(), 2);
+        for t in [T0, T0 + 10, T0 + 1000] {
+            let _ = cert.valid_keys_at(t);
+            let _ = cert.primary_binding_at(t);
+        }
+        assert_eq!(cert.verified.len(), 2);
+        // Cloning keeps what is known; the cache is not part of the value.
+        let copy = cert.clone();
+        assert_eq!(copy.verified.len(), 2);
+        assert_eq!(copy, cold(&cert));
+    }
+
+    #[test]
+    fn cached_results_equal_uncached_ones() {
+        let a03 = Cert::from_bytes(include_bytes!("../../tests/data/a03-v6-certificate.asc")).unwrap();
+        let mut revoked_sub = key(Profile::Rfc9580);
+        let primary = revoked_sub.cert.primary.clone();
+        let subkey = revoked_sub.cert.subkeys[0].key.clone();
+        let rev = self_sig(
+            &revoked_sub,
+            SignatureType::SubkeyRevocation,
+            T0 + 5,
+            vec![],
+            Signed::Subkey(&primary, &subkey),
+        );
+        revoked_sub.cert.subkeys[0].sigs.push(rev);
+        let certs = [a03, key(Profile::Rfc9580).cert, key(Profile::Pqc).cert, revoked_sub.cert];
+        for cert in &certs {
+            let warm = cold(cert);
+            for t in [0, T0 - 1, T0, T0 + 4, T0 + 5, T0 + 10, u32::MAX] {
+                // Twice on the warm copy: filled then answered from the cache.
+                for _ in 0..2 {
+                    assert_eq!(summary(&warm, t), summary(&cold(cert), t), "t = {t}");
+                    assert_eq!(warm.primary_at(t).is_ok(), cold(cert).primary_at(t).is_ok());
+                    assert_eq!(
+                        warm.primary_binding_at(t).map(SignaturePacket::to_vec),
+                        cold(cert).primary_binding_at(t).map(SignaturePacket::to_vec)
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn cache_never_makes_a_tampered_signature_valid() {
+        let tsk = key(Profile::Rfc9580);
+        let t = T0 + 10;
+
+        // A tampered subkey binding, edited in place after its check was remembered.
+        let mut cert = tsk.cert.clone();
+        assert_eq!(cert.keys_with_flags(t, flags::ENCRYPT_STORAGE).len(), 1);
+        match &mut cert.subkeys[0].sigs[0].material {
+            crate::packet::signature::SignatureMaterial::Ed25519(s) => s[10] ^= 1,
+            _ => panic!("an Ed25519 signature"),
+        }
+        assert!(cert.keys_with_flags(t, flags::ENCRYPT_STORAGE).is_empty());
+
+        // Another subkey put under the old binding.
+        let mut cert = tsk.cert.clone();
+        assert_eq!(cert.keys_with_flags(t, flags::ENCRYPT_STORAGE).len(), 1);
+        cert.subkeys[0].key = key(Profile::Rfc9580).cert.subkeys[0].key.clone();
+        assert!(cert.keys_with_flags(t, flags::ENCRYPT_STORAGE).is_empty());
+
+        // The primary key's self-signatures tampered (a changed hashed subpacket area).
+        let mut cert = tsk.cert.clone();
+        assert!(cert.primary_at(t).is_ok());
+        for s in cert.primary_sigs.iter_mut().chain(cert.user_ids.iter_mut().flat_map(|u| &mut u.sigs)) {
+            s.hashed.push(sub(SubpacketData::Unknown { tag: 101, body: vec![1] }));
+        }
+        assert!(cert.primary_at(t).is_err());
+        assert!(cert.valid_keys_at(t).is_empty());
+
+        // A tampered copy keeps failing after its own failures are cached, and the intact
+        // original still works with its own cache.
+        assert!(cert.valid_keys_at(t).is_empty());
+        assert_eq!(tsk.cert.keys_with_flags(t, flags::ENCRYPT_STORAGE).len(), 1);
+    }
+
+    #[test]
+    fn merged_and_updated_certs_are_evaluated_again() {
+        let mut tsk = key(Profile::Rfc9580);
+        let t = crate::key::from_timestamp(T0 + 100);
+        let cert = tsk.cert.clone();
+        assert!(cert.check_valid_at(t).is_ok());
+        assert!(cert.can_encrypt_at(t));
+
+        // A merged revocation applies to the merged certificate (built from the warm one).
+        let rev = tsk
+            .revocation_certificate(
+                crate::key::ReasonForRevocation::Compromised,
+                "gone",
+                crate::key::from_timestamp(T0 + 50),
+            )
+            .unwrap();
+        let merged = cert.clone().merge(rev).unwrap();
+        assert!(merged.check_valid_at(t).is_err());
+        assert!(!merged.can_encrypt_at(t));
+        assert!(cert.check_valid_at(t).is_ok());
+
+        // A new expiration, set in place on a key whose checks are remembered.
+        let fp = tsk.fingerprint();
+        assert!(tsk.cert.can_encrypt_at(t));
+        tsk.set_expiration(
+            &fp,
+            Some(crate::key::from_timestamp(T0 + 60)),
+            crate::key::from_timestamp(T0 + 20),
+        )
+        .unwrap();
+        assert!(!tsk.cert.can_encrypt_at(t));
+        assert!(tsk.cert.can_encrypt_at(crate::key::from_timestamp(T0 + 30)));
     }
 }

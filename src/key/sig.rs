@@ -2,6 +2,10 @@
 //!
 //! <https://www.rfc-editor.org/rfc/rfc9580#section-5.2.4>
 
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Mutex;
+
 use crate::crypto::hash::Hasher;
 use crate::crypto::rng::Rng;
 use crate::crypto::{HashAlgorithm, PublicKeyAlgorithm, ed25519, mldsa_ed25519};
@@ -100,6 +104,140 @@ pub(crate) fn verify(key: &PublicKeyPacket, sig: &SignaturePacket, signed: Signe
     }
     let digest = digest_for(sig, signed)?;
     verify_digest(key, sig, &digest)
+}
+
+/// The largest number of outcomes a [`VerifyCache`] keeps; past it, verifications are simply
+/// not remembered (a certificate's signatures are bounded by `Limits`, so this is only reached
+/// by a certificate mutated many times).
+const VERIFY_CACHE_ENTRIES: usize = 4096;
+
+/// Outcomes of signature verifications already done, so that evaluating a certificate several
+/// times (for each recipient, for flags and then for preferences, ...) checks each
+/// self-signature's cryptography once.
+///
+/// An entry is keyed by a SHA2-256 over everything [`verify_digest`] reads: the signer's key
+/// (as hashed for fingerprints), the signature's algorithm, its left 16 bits and material, and
+/// the digest, which itself covers the salt, the signed keys or user ID and the hashed
+/// subpackets. So the cache is content-addressed: an entry can only answer for exactly the
+/// same (key, signed data, signature) it was computed from, and changing a certificate in any
+/// way (merging, updating, editing a field) cannot make a stale entry apply to a different
+/// signature. Nothing needs invalidating, and copying entries between certificates is sound.
+///
+/// It is not part of the certificate's value: every cache compares equal, and a clone starts
+/// with a copy of the entries.
+#[derive(Default)]
+pub(crate) struct VerifyCache(Mutex<HashMap<[u8; 32], bool>>);
+
+impl VerifyCache {
+    fn get(&self, id: &[u8; 32]) -> Option<bool> {
+        // A poisoned lock (a panic elsewhere while holding it) only means no caching.
+        self.0.lock().ok().and_then(|m| m.get(id).copied())
+    }
+
+    fn insert(&self, id: [u8; 32], ok: bool) {
+        if let Ok(mut m) = self.0.lock()
+            && m.len() < VERIFY_CACHE_ENTRIES
+        {
+            let _ = m.insert(id, ok);
+        }
+    }
+
+    fn entries(&self) -> HashMap<[u8; 32], bool> {
+        self.0.lock().map(|m| m.clone()).unwrap_or_default()
+    }
+
+    /// Adds the entries of `other` (sound because entries are content-addressed).
+    pub(crate) fn absorb(&self, other: &Self) {
+        let theirs = other.entries();
+        if let Ok(mut m) = self.0.lock() {
+            for (id, ok) in theirs {
+                if m.len() >= VERIFY_CACHE_ENTRIES {
+                    break;
+                }
+                let _ = m.insert(id, ok);
+            }
+        }
+    }
+
+    /// The number of remembered outcomes.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.0.lock().map(|m| m.len()).unwrap_or(0)
+    }
+}
+
+impl Clone for VerifyCache {
+    fn clone(&self) -> Self {
+        Self(Mutex::new(self.entries()))
+    }
+}
+
+impl PartialEq for VerifyCache {
+    /// A cache is not part of a certificate's value.
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for VerifyCache {}
+
+impl fmt::Debug for VerifyCache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("VerifyCache").finish_non_exhaustive()
+    }
+}
+
+/// The cache key of [`VerifyCache`]: SHA2-256 over every input of [`verify_digest`], each
+/// length-prefixed or of fixed length, so that distinct inputs give distinct encodings.
+fn outcome_id(key: &PublicKeyPacket, sig: &SignaturePacket, digest: &[u8]) -> Result<[u8; 32]> {
+    let mut h = Hasher::new(HashAlgorithm::Sha256)?;
+    h.update(&key_hash_input(key));
+    h.update(&[u8::from(sig.pk_algorithm)]);
+    h.update(&sig.left16);
+    h.update(&u32::try_from(digest.len()).unwrap_or(u32::MAX).to_be_bytes());
+    h.update(digest);
+    match &sig.material {
+        SignatureMaterial::Ed25519(s) => {
+            h.update(&[1]);
+            h.update(s);
+        }
+        SignatureMaterial::MlDsa65Ed25519 { ed25519, mldsa } => {
+            h.update(&[2]);
+            h.update(ed25519);
+            h.update(mldsa.as_slice());
+        }
+        SignatureMaterial::Unknown(bytes) => {
+            h.update(&[3]);
+            h.update(&u32::try_from(bytes.len()).unwrap_or(u32::MAX).to_be_bytes());
+            h.update(bytes);
+        }
+    }
+    <[u8; 32]>::try_from(h.finish()).map_err(|_| Error::InvalidArgument("SHA2-256 output length"))
+}
+
+/// Does `sig` verify over `signed` with `key`? As [`verify`], but remembering the outcome of
+/// the public-key operation in `cache` (see [`VerifyCache`] for why that is sound).
+pub(crate) fn verifies_cached(
+    cache: &VerifyCache,
+    key: &PublicKeyPacket,
+    sig: &SignaturePacket,
+    signed: Signed<'_>,
+) -> bool {
+    if sig.has_unknown_critical() {
+        return false;
+    }
+    let Ok(digest) = digest_for(sig, signed) else {
+        return false;
+    };
+    let Ok(id) = outcome_id(key, sig, &digest) else {
+        return verify_digest(key, sig, &digest).is_ok();
+    };
+    if let Some(ok) = cache.get(&id) {
+        return ok;
+    }
+    let ok = verify_digest(key, sig, &digest).is_ok();
+    cache.insert(id, ok);
+    ok
 }
 
 /// The hash algorithm this crate uses for its own signatures with a key of `algorithm`.

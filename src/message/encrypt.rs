@@ -16,7 +16,7 @@ use zeroize::Zeroizing;
 
 use crate::armor::{ArmorKind, ArmorWriter};
 use crate::crypto::rng::Rng;
-use crate::crypto::secret::{Password, SessionKey};
+use crate::crypto::secret::{Curve25519Secret, Password, SessionKey};
 use crate::crypto::{AeadAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm, mlkem_x25519, s2k, x25519};
 use crate::error::{Error, Result, Unsupported};
 use crate::key::{Cert, Fingerprint, Profile, Tsk, flags, to_timestamp};
@@ -147,6 +147,65 @@ struct RecipientKey<'a> {
     material: &'a PublicKeyMaterial,
 }
 
+/// What one recipient certificate contributes: its keys and its AEAD ciphersuite preferences.
+struct RecipientPlan<'a> {
+    keys: Vec<RecipientKey<'a>>,
+    /// The Preferred AEAD Ciphersuites of the primary key's binding, in order.
+    preferences: Vec<(SymmetricAlgorithm, AeadAlgorithm)>,
+}
+
+/// Below this many recipients, certificates are evaluated and session keys encrypted on the
+/// calling thread only: starting a thread costs about as much as a few recipients.
+const PARALLEL_RECIPIENTS: usize = 8;
+
+/// A PKESK being made: X25519 ones get their ephemeral secret drawn in recipient order (so the
+/// output depends only on the RNG), then their key agreement may run on another thread.
+enum PendingPkesk<'k> {
+    X25519 { recipient: Recipient, public: &'k [u8; 32], ephemeral: Curve25519Secret },
+    Done(Pkesk),
+}
+
+/// Applies `job` to every item, spread over at most `threads` threads (the calling thread is
+/// one of them), and returns the results in the order of `items`. A thread that cannot be
+/// started, or whose job panicked, has its items done again on the calling thread.
+fn map_in_order<T: Sync, R: Send>(threads: usize, items: &[T], job: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = threads.clamp(1, items.len().max(1));
+    if threads == 1 {
+        return items.iter().map(&job).collect();
+    }
+    let per = items.len().div_ceil(threads);
+    let job = &job;
+    std::thread::scope(|scope| {
+        let mut groups = items.chunks(per);
+        let mine = groups.next().unwrap_or_default();
+        let others: Vec<_> = groups
+            .map(|group| {
+                let handle = std::thread::Builder::new()
+                    .spawn_scoped(scope, move || group.iter().map(job).collect::<Vec<R>>())
+                    .ok();
+                (group, handle)
+            })
+            .collect();
+        let mut out: Vec<R> = mine.iter().map(job).collect();
+        for (group, handle) in others {
+            match handle.map(std::thread::ScopedJoinHandle::join) {
+                Some(Ok(results)) => out.extend(results),
+                _ => out.extend(group.iter().map(job)),
+            }
+        }
+        out
+    })
+}
+
+/// The thread count for per-recipient work: the builder's, at most the available cores.
+fn recipient_threads(requested: Option<usize>, recipients: usize) -> usize {
+    if recipients < PARALLEL_RECIPIENTS {
+        return 1;
+    }
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    requested.unwrap_or(cores).clamp(1, cores)
+}
+
 impl<'a> Encryptor<'a> {
     /// Encrypts to every certificate in `recipients` (possibly none, if passwords are given).
     pub fn new(recipients: impl IntoIterator<Item = &'a Cert>) -> Self {
@@ -169,7 +228,9 @@ impl<'a> Encryptor<'a> {
 
     /// Encrypts chunks on this many threads (1 = on the calling thread only). The default is
     /// the machine's available parallelism, at most 4; short messages never start a thread.
-    /// The output is identical for every value.
+    /// With 8 or more recipients, checking their certificates and encrypting the session key to
+    /// them is spread over this many threads too (at most the available parallelism; by
+    /// default all of it). The output is identical for every value.
     #[must_use]
     pub fn threads(mut self, threads: usize) -> Self {
         self.threads = Some(threads);
@@ -303,39 +364,58 @@ impl<'a> Encryptor<'a> {
             .ok_or(Error::InvalidArgument("chunk size"))
     }
 
-    /// The keys to encrypt to, certificate by certificate.
+    /// The keys of `cert` to encrypt to and its preferences, at `t`.
     ///
     /// # Errors
     /// `KeyUnusable` for a certificate with no valid key for the purpose at `t`;
     /// `Unsupported(PublicKeyAlgorithm)` if all its such keys use unknown algorithms.
-    fn select_keys(&self, t: u32) -> Result<Vec<RecipientKey<'a>>> {
-        let mut out = Vec::new();
-        for cert in &self.recipients {
-            let cert: &'a Cert = cert;
-            let keys = cert.keys_with_flags(t, self.purpose.flags());
-            if keys.is_empty() {
-                return Err(Error::KeyUnusable("certificate has no valid encryption-capable key"));
-            }
-            let mut unknown = None;
-            let before = out.len();
-            for k in keys {
-                match &k.key.material {
-                    PublicKeyMaterial::X25519(_) | PublicKeyMaterial::MlKem768X25519 { .. } => {
-                        out.push(RecipientKey { fingerprint: k.fingerprint, material: &k.key.material });
-                    }
-                    _ => unknown = Some(k.key.algorithm),
+    fn plan(cert: &'a Cert, purpose: Purpose, t: u32) -> Result<RecipientPlan<'a>> {
+        let valid = cert.keys_with_flags(t, purpose.flags());
+        if valid.is_empty() {
+            return Err(Error::KeyUnusable("certificate has no valid encryption-capable key"));
+        }
+        let mut unknown = None;
+        let mut keys = Vec::new();
+        for k in valid {
+            match &k.key.material {
+                PublicKeyMaterial::X25519(_) | PublicKeyMaterial::MlKem768X25519 { .. } => {
+                    keys.push(RecipientKey { fingerprint: k.fingerprint, material: &k.key.material });
                 }
-            }
-            if out.len() == before {
-                let alg = unknown.map_or(0, u8::from);
-                return Err(Error::Unsupported(Unsupported::PublicKeyAlgorithm(alg)));
+                _ => unknown = Some(k.key.algorithm),
             }
         }
-        Ok(out)
+        if keys.is_empty() {
+            let alg = unknown.map_or(0, u8::from);
+            return Err(Error::Unsupported(Unsupported::PublicKeyAlgorithm(alg)));
+        }
+        // The binding's signature was checked just above (the certificate remembers it).
+        let preferences = cert
+            .primary_binding_at(t)
+            .and_then(|s| s.preferred_aead())
+            .unwrap_or_default()
+            .iter()
+            .map(|&(s, a)| (SymmetricAlgorithm::from(s), AeadAlgorithm::from(a)))
+            .collect();
+        Ok(RecipientPlan { keys, preferences })
+    }
+
+    /// Every recipient's [`RecipientPlan`], in recipient order; with many recipients the
+    /// certificates are evaluated on several threads.
+    ///
+    /// # Errors
+    /// The first recipient's error, as [`Encryptor::plan`].
+    fn plans(&self, t: u32) -> Result<Vec<RecipientPlan<'a>>> {
+        let threads = recipient_threads(self.threads, self.recipients.len());
+        let purpose = self.purpose;
+        map_in_order(threads, &self.recipients, |cert| Self::plan(cert, purpose, t)).into_iter().collect()
     }
 
     /// The cipher and AEAD mode (see the type's documentation).
-    fn choose_algorithms(&self, t: u32, keys: &[RecipientKey<'_>]) -> (SymmetricAlgorithm, AeadAlgorithm) {
+    fn choose_algorithms(
+        &self,
+        plans: &[RecipientPlan<'_>],
+        keys: &[&RecipientKey<'_>],
+    ) -> (SymmetricAlgorithm, AeadAlgorithm) {
         use AeadAlgorithm::{Gcm, Ocb};
         use SymmetricAlgorithm::{Aes128, Aes256};
         let all_pqc = !keys.is_empty()
@@ -345,26 +425,65 @@ impl<'a> Encryptor<'a> {
         let eligible = |(s, a): (SymmetricAlgorithm, AeadAlgorithm)| {
             matches!(a, Ocb | Gcm) && (s == Aes256 || (s == Aes128 && !need_256))
         };
-        // Each recipient's list; AES-128-OCB, the mandatory-to-implement suite, is implied.
-        let lists: Vec<Vec<(SymmetricAlgorithm, AeadAlgorithm)>> = self
-            .recipients
-            .iter()
-            .map(|c| {
-                let mut l: Vec<_> = c
-                    .primary_binding_at(t)
-                    .and_then(|s| s.preferred_aead())
-                    .unwrap_or_default()
-                    .iter()
-                    .map(|&(s, a)| (SymmetricAlgorithm::from(s), AeadAlgorithm::from(a)))
-                    .collect();
-                l.push((Aes128, Ocb));
-                l
-            })
-            .collect();
-        let chosen = lists.first().and_then(|first| {
-            first.iter().copied().find(|&pair| eligible(pair) && lists.iter().all(|l| l.contains(&pair)))
+        // AES-128-OCB, the mandatory-to-implement suite, is implied in each recipient's list.
+        let lists_have = |pair| plans.iter().all(|p| pair == (Aes128, Ocb) || p.preferences.contains(&pair));
+        let chosen = plans.first().and_then(|first| {
+            let implied = std::iter::once((Aes128, Ocb));
+            first.preferences.iter().copied().chain(implied).find(|&pair| eligible(pair) && lists_have(pair))
         });
         chosen.unwrap_or(if need_256 { (Aes256, Ocb) } else { (Aes128, Ocb) })
+    }
+
+    /// The PKESKs for `keys`, in order: the randomness is drawn from `rng` key by key (as a
+    /// serial loop would), then the X25519 key agreements run on up to `threads` threads.
+    ///
+    /// # Errors
+    /// `Malformed` for an invalid recipient public key; `Io` from the RNG.
+    fn pkesks(
+        keys: &[&RecipientKey<'_>],
+        session_key: &SessionKey,
+        hidden: bool,
+        threads: usize,
+        rng: &mut Rng,
+    ) -> Result<Vec<Pkesk>> {
+        let mut pending = Vec::with_capacity(keys.len());
+        for k in keys {
+            let recipient =
+                if hidden { Recipient::Anonymous } else { Recipient::V6(*k.fingerprint.as_bytes()) };
+            pending.push(match k.material {
+                PublicKeyMaterial::X25519(public) => {
+                    PendingPkesk::X25519 { recipient, public, ephemeral: x25519::generate(rng)? }
+                }
+                PublicKeyMaterial::MlKem768X25519 { x25519, mlkem } => {
+                    let (ecdh_ciphertext, mlkem_ciphertext, wrapped_key) =
+                        mlkem_x25519::pkesk_encrypt(x25519, mlkem, session_key.as_bytes(), rng)?;
+                    PendingPkesk::Done(Pkesk {
+                        recipient,
+                        algorithm: PublicKeyAlgorithm::MlKem768X25519,
+                        fields: PkeskFields::MlKem768X25519 {
+                            ecdh_ciphertext,
+                            mlkem_ciphertext,
+                            wrapped_key,
+                        },
+                    })
+                }
+                _ => return Err(Error::InvalidArgument("recipient key algorithm")),
+            });
+        }
+        map_in_order(threads, &pending, |p| match p {
+            PendingPkesk::X25519 { recipient, public, ephemeral } => {
+                let (ephemeral, wrapped_key) =
+                    x25519::pkesk_encrypt_with_ephemeral(public, session_key.as_bytes(), ephemeral)?;
+                Ok(Pkesk {
+                    recipient: recipient.clone(),
+                    algorithm: PublicKeyAlgorithm::X25519,
+                    fields: PkeskFields::X25519 { ephemeral, wrapped_key },
+                })
+            }
+            PendingPkesk::Done(pkesk) => Ok(pkesk.clone()),
+        })
+        .into_iter()
+        .collect()
     }
 
     /// Writes the session-key packets and starts the encrypted stream into `sink`.
@@ -392,8 +511,10 @@ impl<'a> Encryptor<'a> {
             return Err(Error::InvalidArgument("padding longer than 64 KiB"));
         }
         let t = to_timestamp(self.time.unwrap_or_else(SystemTime::now));
-        let keys = self.select_keys(t)?;
-        let (sym, aead) = self.choose_algorithms(t, &keys);
+        let plans = self.plans(t)?;
+        let keys: Vec<&RecipientKey<'_>> = plans.iter().flat_map(|p| &p.keys).collect();
+        let (sym, aead) = self.choose_algorithms(&plans, &keys);
+        let threads_for_recipients = recipient_threads(self.threads, keys.len());
         let key_len = sym.key_len().ok_or(Error::InvalidArgument("cipher"))?;
         let Self { passwords, armor, hidden, literal, padding, rng, signers, time, threads, .. } = self;
         let mut rng = rng.unwrap_or_else(Rng::os);
@@ -429,26 +550,8 @@ impl<'a> Encryptor<'a> {
         };
 
         // One v6 PKESK per recipient key (RFC 9580 §5.1.2).
-        for k in &keys {
-            let recipient =
-                if hidden { Recipient::Anonymous } else { Recipient::V6(*k.fingerprint.as_bytes()) };
-            let (algorithm, fields) = match k.material {
-                PublicKeyMaterial::X25519(public) => {
-                    let (ephemeral, wrapped_key) =
-                        x25519::pkesk_encrypt(public, session_key.as_bytes(), &mut rng)?;
-                    (PublicKeyAlgorithm::X25519, PkeskFields::X25519 { ephemeral, wrapped_key })
-                }
-                PublicKeyMaterial::MlKem768X25519 { x25519, mlkem } => {
-                    let (ecdh_ciphertext, mlkem_ciphertext, wrapped_key) =
-                        mlkem_x25519::pkesk_encrypt(x25519, mlkem, session_key.as_bytes(), &mut rng)?;
-                    (
-                        PublicKeyAlgorithm::MlKem768X25519,
-                        PkeskFields::MlKem768X25519 { ecdh_ciphertext, mlkem_ciphertext, wrapped_key },
-                    )
-                }
-                _ => return Err(Error::InvalidArgument("recipient key algorithm")),
-            };
-            Pkesk { recipient, algorithm, fields }.write_packet(&mut sink)?;
+        for pkesk in Self::pkesks(&keys, &session_key, hidden, threads_for_recipients, &mut rng)? {
+            pkesk.write_packet(&mut sink)?;
         }
 
         // One v6 SKESK per password (RFC 9580 §5.3.2), Argon2 S2K (§3.7.1.4).
