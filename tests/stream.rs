@@ -302,3 +302,93 @@ fn last_chunk_waits_for_the_final_tag() {
         }
     }
 }
+
+/// Hands out at most `step` octets per read, the step cycling through 1..=max, to exercise
+/// every split of the direct-read path.
+struct Dribble<'a> {
+    data: &'a [u8],
+    step: usize,
+    max: usize,
+}
+
+impl Read for Dribble<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.step = self.step % self.max + 1;
+        let n = buf.len().min(self.step).min(self.data.len());
+        buf[..n].copy_from_slice(&self.data[..n]);
+        self.data = &self.data[n..];
+        Ok(n)
+    }
+}
+
+/// `EncryptWriter::copy_from` (reads straight into the chunk buffers, pinning each part's
+/// length octet) gives byte for byte the ciphertext of `write_all`, for part boundaries that
+/// fall on, before and after chunk boundaries, any read sizes, chunks shorter than a part
+/// (the buffered path) and any thread count; and writes after it still work.
+#[test]
+fn copy_from_gives_the_same_ciphertext_as_write_all() {
+    let (tsk, cert) = &keys()[0];
+    let part = 1 << 16;
+    let lens = [
+        0,
+        1,
+        511,
+        part - 9,
+        part - 8,
+        part,
+        part + 1,
+        3 * part + 7,
+        4 * part - 9,
+        4 * part + 1,
+        9 * part + 123,
+    ];
+    for chunk in [64, part, 2 * part, 4 * part] {
+        for len in lens {
+            let plain = plaintext(len);
+            let encryptor = || Encryptor::new([cert]).at(t0()).chunk_size(chunk).rng(TestRng(11));
+            let mut w = encryptor().writer(Vec::new()).unwrap();
+            w.write_all(&plain).unwrap();
+            w.write_all(b"tail").unwrap();
+            let reference = w.finish().unwrap();
+            for (max, threads) in [(usize::MAX, 2), (usize::MAX, 1), (7000, 3), (3, 2)] {
+                if max == 3 && len > 2 * part {
+                    continue;
+                }
+                let mut w = encryptor().threads(threads).writer(Vec::new()).unwrap();
+                let n = w.copy_from(&mut Dribble { data: &plain, step: 0, max }).unwrap();
+                assert_eq!(n, len as u64);
+                w.write_all(b"tail").unwrap();
+                let msg = w.finish().unwrap();
+                assert!(msg == reference, "chunk {chunk} len {len} max read {max} threads {threads}");
+            }
+            let mut expected = plain.clone();
+            expected.extend_from_slice(b"tail");
+            assert_eq!(decrypt(&reference, tsk).unwrap(), expected);
+        }
+    }
+}
+
+/// A read error in the middle of `copy_from` is reported, and the writer stays failed.
+#[test]
+fn copy_from_read_errors_poison_the_writer() {
+    struct Failing(usize);
+    impl Read for Failing {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if self.0 == 0 {
+                return Err(std::io::Error::other("disk on fire"));
+            }
+            let n = buf.len().min(self.0);
+            buf[..n].fill(1);
+            self.0 -= n;
+            Ok(n)
+        }
+    }
+    let cert = &keys()[0].1;
+    for fail_at in [0, 10, 70_000, 300_000] {
+        let mut w = Encryptor::new([cert]).writer(Vec::new()).unwrap();
+        let err = w.copy_from(&mut Failing(fail_at)).unwrap_err();
+        assert!(matches!(err, Error::Io(_)), "{err:?}");
+        assert!(w.write_all(b"x").is_err());
+        assert!(w.finish().is_err());
+    }
+}

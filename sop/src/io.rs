@@ -9,6 +9,11 @@ use zeroize::Zeroizing;
 /// streams: large enough that whole SEIPD chunks move in one call.
 pub(crate) const BUF_LEN: usize = 256 * 1024;
 
+/// Size of the buffer around a source or sink that the library reads or writes in large
+/// blocks (whole packet parts of 64 KiB and more): small enough that those blocks go straight
+/// through `BufReader`/`BufWriter`, which copy only what is shorter than their capacity.
+pub(crate) const SMALL_BUF_LEN: usize = 16 * 1024;
+
 /// The error [`copy`] returns when `--as=text` input is not UTF-8.
 #[derive(Debug)]
 pub(crate) struct NotText;
@@ -85,7 +90,10 @@ pub(crate) fn copy(
 
 /// Copies `src` to `dst` from `src`'s own buffer (no intermediate copy: the library's
 /// readers hand out their decrypted chunks directly).
-pub(crate) fn copy_buffered(src: &mut (impl BufRead + ?Sized), dst: &mut (impl Write + ?Sized)) -> io::Result<()> {
+pub(crate) fn copy_buffered(
+    src: &mut (impl BufRead + ?Sized),
+    dst: &mut (impl Write + ?Sized),
+) -> io::Result<()> {
     loop {
         let n = match src.fill_buf() {
             Ok([]) => return Ok(()),

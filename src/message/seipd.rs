@@ -22,6 +22,7 @@ use crate::crypto::secret::SessionKey;
 use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm};
 use crate::error::{Error, Result, Unsupported};
 use crate::message::parallel::{Job, Pipeline, Work};
+use crate::packet::partial::DirectSink;
 use crate::packet::seipd::SeipdHeader;
 
 /// Largest HKDF output: a 32-octet key and an 8-octet IV (EAX).
@@ -247,14 +248,20 @@ pub(crate) struct SeipdWriter<W: Write> {
     cur: Zeroizing<Vec<u8>>,
     /// Plaintext octets in `cur`.
     len: usize,
+    /// A full chunk kept back (not encrypted yet) because it holds the pinned position.
+    held: Option<Zeroizing<Vec<u8>>>,
+    /// See [`DirectSink::pin`].
+    pin: Option<u64>,
     chunk_index: u64,
+    /// Plaintext octets handed to the pipeline.
     total: u64,
     poisoned: bool,
 }
 
 impl<W: Write> SeipdWriter<W> {
     /// Writes the SEIPDv2 fields (version, `sym`, `aead`, `chunk_size_octet`, `salt`) to `inner`
-    /// and returns a writer for the plaintext, using [`default_threads`](crate::message::parallel::default_threads) threads.
+    /// and returns a writer for the plaintext, using
+    /// [`default_threads`](crate::message::parallel::default_threads) threads.
     ///
     /// # Errors
     /// `Unsupported` for a cipher or mode this crate lacks, `Malformed`-free but
@@ -283,6 +290,8 @@ impl<W: Write> SeipdWriter<W> {
             pipeline: Pipeline::new(work, slot_len),
             cur: Zeroizing::new(vec![0u8; slot_len.min(FIRST_READ_LEN)]),
             len: 0,
+            held: None,
+            pin: None,
             chunk_index: 0,
             total: 0,
             poisoned: false,
@@ -309,44 +318,69 @@ impl<W: Write> SeipdWriter<W> {
         Ok(())
     }
 
-    /// Hands the current chunk to the pipeline (on this thread if `inline`).
-    fn submit(&mut self, inline: bool) -> Result<()> {
-        let buf = std::mem::replace(&mut self.cur, Zeroizing::new(Vec::new()));
-        let job = Job { index: self.chunk_index, buf, len: self.len, result: Ok(()) };
+    /// Hands `len` octets of plaintext in `buf` to the pipeline as the next chunk (on this
+    /// thread if `inline`), and writes what is finished.
+    fn submit(&mut self, buf: Zeroizing<Vec<u8>>, len: usize, inline: bool) -> Result<()> {
+        let job = Job { index: self.chunk_index, buf, len, result: Ok(()) };
         self.chunk_index =
             self.chunk_index.checked_add(1).ok_or(Error::InvalidArgument("too many chunks"))?;
         self.total =
-            self.total.checked_add(octets(self.len)?).ok_or(Error::InvalidArgument("message too long"))?;
-        self.len = 0;
+            self.total.checked_add(octets(len)?).ok_or(Error::InvalidArgument("message too long"))?;
         self.pipeline.submit(job, inline);
-        self.drain(self.pipeline.depth().saturating_sub(1))?;
-        Ok(())
+        self.drain(self.pipeline.depth().saturating_sub(1))
     }
 
-    fn write_inner(&mut self, data: &[u8]) -> Result<usize> {
+    /// Makes room after a full current chunk: submits it, or holds it back if it holds the
+    /// pinned position (a pinned region spans at most two chunks).
+    fn next_chunk(&mut self) -> Result<()> {
+        let full = std::mem::take(&mut self.cur);
+        let len = std::mem::take(&mut self.len);
+        if self.pin.is_some() {
+            if self.held.is_some() {
+                return Err(Error::InvalidArgument("SEIPD: pinned region longer than a chunk"));
+            }
+            self.held = Some(full);
+            return Ok(());
+        }
+        self.submit(full, len, false)
+    }
+
+    /// The current chunk with room for `want` more octets (fewer if the chunk ends first).
+    fn room(&mut self, want: usize) -> Result<usize> {
         let chunk_size = self.cipher.chunk_size();
-        let n = chunk_size.saturating_sub(self.len).min(data.len());
-        let end = self.len.checked_add(n).ok_or_else(bounds)?;
-        let needed = end.checked_add(TAG_LEN).ok_or_else(bounds)?;
+        if self.len >= chunk_size {
+            self.next_chunk()?;
+        }
         if self.cur.is_empty() {
             // The chunk after a submitted one: a whole slot (recycled if possible).
             self.cur = self.pipeline.buffer();
         }
+        let n = chunk_size.saturating_sub(self.len).min(want);
+        let needed = self.len.checked_add(n).and_then(|e| e.checked_add(TAG_LEN)).ok_or_else(bounds)?;
         if self.cur.len() < needed {
             // The first chunk outgrew its small start: double, up to a whole slot.
             let slot = chunk_size.checked_add(TAG_LEN).ok_or_else(bounds)?;
             let size = needed.max(self.cur.len().saturating_mul(2)).min(slot);
             self.cur = grown(&self.cur, self.len, size)?;
         }
+        Ok(n)
+    }
+
+    fn write_inner(&mut self, data: &[u8]) -> Result<usize> {
+        let n = self.room(data.len())?;
+        let end = self.len.checked_add(n).ok_or_else(bounds)?;
         self.cur
             .get_mut(self.len..end)
             .ok_or_else(bounds)?
             .copy_from_slice(data.get(..n).ok_or_else(bounds)?);
         self.len = end;
-        if self.len >= chunk_size {
-            self.submit(false)?;
-        }
         Ok(n)
+    }
+
+    /// Octets accepted so far.
+    fn position(&self) -> Result<u64> {
+        let held = if self.held.is_some() { octets(self.cipher.chunk_size())? } else { 0 };
+        self.total.checked_add(held).and_then(|p| p.checked_add(octets(self.len).ok()?)).ok_or_else(bounds)
     }
 
     /// Writes the last chunk (if non-empty) and the final tag, flushes, and returns `inner`.
@@ -354,11 +388,13 @@ impl<W: Write> SeipdWriter<W> {
     /// # Errors
     /// I/O errors of `inner`, or an earlier error.
     pub(crate) fn finish(mut self) -> Result<W> {
-        if self.poisoned {
+        if self.poisoned || self.pin.is_some() {
             return Err(Error::from_io(poisoned()));
         }
         if self.len > 0 {
-            self.submit(true)?;
+            let last = std::mem::take(&mut self.cur);
+            let len = std::mem::take(&mut self.len);
+            self.submit(last, len, true)?;
         }
         self.drain(0)?;
         let tag = self.cipher.final_tag(self.chunk_index, self.total)?;
@@ -366,6 +402,84 @@ impl<W: Write> SeipdWriter<W> {
         self.inner.flush()?;
         let Self { inner, .. } = self;
         Ok(inner)
+    }
+
+    fn guard<T>(&mut self, result: Result<T>) -> io::Result<T> {
+        result.map_err(|e| {
+            self.poisoned = true;
+            e.into()
+        })
+    }
+}
+
+impl<W: Write> DirectSink for SeipdWriter<W> {
+    fn position(&self) -> u64 {
+        SeipdWriter::position(self).unwrap_or(u64::MAX)
+    }
+
+    fn chunk_len(&self) -> usize {
+        self.cipher.chunk_size()
+    }
+
+    fn spare(&mut self, max: usize) -> io::Result<&mut [u8]> {
+        if self.poisoned {
+            return Err(poisoned());
+        }
+        let n = self.room(max);
+        let n = self.guard(n)?;
+        let end = self.len.saturating_add(n);
+        self.cur.get_mut(self.len..end).ok_or_else(|| bounds().into())
+    }
+
+    fn commit(&mut self, n: usize) -> io::Result<()> {
+        let len = self.len.checked_add(n).filter(|&l| l <= self.cipher.chunk_size()).ok_or_else(bounds);
+        self.len = self.guard(len)?;
+        Ok(())
+    }
+
+    fn pin(&mut self, position: u64) {
+        self.pin = Some(position);
+    }
+
+    fn unpin(&mut self) -> io::Result<()> {
+        self.pin = None;
+        if let Some(held) = self.held.take() {
+            let len = self.cipher.chunk_size();
+            let result = self.submit(held, len, false);
+            self.guard(result)?;
+        }
+        Ok(())
+    }
+
+    fn rollback(&mut self) -> io::Result<Zeroizing<Vec<u8>>> {
+        let result = self.rollback_inner();
+        self.guard(result)
+    }
+}
+
+impl<W: Write> SeipdWriter<W> {
+    fn rollback_inner(&mut self) -> Result<Zeroizing<Vec<u8>>> {
+        let pin = self.pin.take().ok_or_else(bounds)?;
+        let chunk_size = self.cipher.chunk_size();
+        // The pinned position is in the held chunk (if any) or the current one.
+        let first_start = self.total;
+        let offset =
+            usize::try_from(pin.checked_sub(first_start).ok_or_else(bounds)?).map_err(|_| bounds())?;
+        let mut out = Zeroizing::new(Vec::new());
+        match self.held.take() {
+            Some(held) => {
+                out.extend_from_slice(held.get(offset..chunk_size).ok_or_else(bounds)?);
+                out.extend_from_slice(self.cur.get(..self.len).ok_or_else(bounds)?);
+                let cur = std::mem::replace(&mut self.cur, held);
+                self.pipeline.recycle(cur);
+            }
+            None => out.extend_from_slice(self.cur.get(offset..self.len).ok_or_else(bounds)?),
+        }
+        if offset > chunk_size {
+            return Err(bounds());
+        }
+        self.len = offset;
+        Ok(out)
     }
 }
 
@@ -377,10 +491,8 @@ impl<W: Write> Write for SeipdWriter<W> {
         if data.is_empty() {
             return Ok(0);
         }
-        self.write_inner(data).map_err(|e| {
-            self.poisoned = true;
-            e.into()
-        })
+        let result = self.write_inner(data);
+        self.guard(result)
     }
 
     /// Flushes `inner`; never writes a short chunk (chunks in flight are written as they are

@@ -113,22 +113,77 @@ impl<R: BufRead> BufRead for PartialBodyReader<R> {
 }
 
 impl<R: BufRead> Read for PartialBodyReader<R> {
+    /// Reads through the inner reader's `read`, so that a large read into an empty
+    /// `BufReader` goes straight into `out` (no copy through its buffer).
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
         if out.is_empty() {
             return Ok(0);
         }
-        let available = self.fill_buf()?;
-        let n = available.len().min(out.len());
-        if let (Some(dst), Some(src)) = (out.get_mut(..n), available.get(..n)) {
-            dst.copy_from_slice(src);
+        if self.poisoned {
+            return Err(poisoned());
         }
-        self.consume(n);
+        let more = self.ensure_part().inspect_err(|_| self.poisoned = true)?;
+        if !more {
+            return Ok(0);
+        }
+        let cap = usize::try_from(self.remaining).unwrap_or(usize::MAX).min(out.len());
+        let dst = out.get_mut(..cap).unwrap_or_default();
+        let n = loop {
+            match self.inner.read(dst) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Ok(0) => {
+                    self.poisoned = true;
+                    return Err(Error::Truncated("packet body").into());
+                }
+                Ok(n) => break n,
+                Err(e) => {
+                    self.poisoned = true;
+                    return Err(e);
+                }
+            }
+        };
+        let n32 = u32::try_from(n).unwrap_or(u32::MAX).min(self.remaining);
+        self.remaining = self.remaining.saturating_sub(n32);
         Ok(n)
     }
 }
 
 /// The default part length exponent: parts of 2^16 octets.
 pub(crate) const DEFAULT_PART_EXP: u8 = 16;
+
+/// A sink that lends its own buffer for reads straight into it (the SEIPDv2 chunk engine), so
+/// that [`PartialBodyWriter::copy_from`] moves a source into chunks without an intermediate
+/// copy.
+pub(crate) trait DirectSink: Write {
+    /// Octets accepted so far.
+    fn position(&self) -> u64;
+    /// The most a pinned region may span.
+    fn chunk_len(&self) -> usize;
+    /// Free space of at most `max` octets (at least one if `max` > 0) at the current position;
+    /// what is written there counts only after [`commit`](DirectSink::commit).
+    ///
+    /// # Errors
+    /// Earlier errors, or errors of passing on full buffers.
+    fn spare(&mut self, max: usize) -> io::Result<&mut [u8]>;
+    /// Accepts the first `n` octets of the last [`spare`](DirectSink::spare).
+    ///
+    /// # Errors
+    /// If `n` is longer than that space.
+    fn commit(&mut self, n: usize) -> io::Result<()>;
+    /// Keeps everything from `position` on (at most one chunk's worth) in the sink, unprocessed,
+    /// until [`unpin`](DirectSink::unpin) or [`rollback`](DirectSink::rollback).
+    fn pin(&mut self, position: u64);
+    /// Releases the pin.
+    ///
+    /// # Errors
+    /// Errors of passing on the held data.
+    fn unpin(&mut self) -> io::Result<()>;
+    /// Takes back everything accepted from the pinned position on and releases the pin.
+    ///
+    /// # Errors
+    /// Without a pin.
+    fn rollback(&mut self) -> io::Result<Zeroizing<Vec<u8>>>;
+}
 
 /// `Write` adapter that frames its input as one data packet with partial body lengths.
 ///
@@ -176,16 +231,23 @@ impl<W: Write> PartialBodyWriter<W> {
     /// Writes one full part: the packet's first octet if not yet written, the partial length
     /// octet, then `head ‖ tail` (together exactly one part long).
     fn emit_part(&mut self, head_from_buf: bool, tail: &[u8]) -> io::Result<()> {
-        if !self.header_written {
-            self.inner.write_all(&[0xc0 | u8::from(self.tag)])?;
-            self.header_written = true;
-        }
-        self.inner.write_all(&[0xe0 | self.exp])?;
+        // The packet's first octet before the first part, then the part's length octet.
+        let length = 0xe0 | self.exp;
+        let (head, head_len) =
+            if self.header_written { ([length, 0], 1) } else { ([0xc0 | u8::from(self.tag), length], 2) };
+        self.header_written = true;
+        // One vectored write: a large part passes a small `BufWriter` in one system call.
+        let buffered: &[u8] = if head_from_buf { &self.buf } else { &[] };
+        let mut slices = [
+            io::IoSlice::new(head.get(..head_len).unwrap_or_default()),
+            io::IoSlice::new(buffered),
+            io::IoSlice::new(tail),
+        ];
+        write_all_vectored(&mut self.inner, &mut slices)?;
         if head_from_buf {
-            self.inner.write_all(&self.buf)?;
             self.buf.clear();
         }
-        self.inner.write_all(tail)
+        Ok(())
     }
 
     fn write_inner(&mut self, data: &[u8]) -> io::Result<usize> {
@@ -222,6 +284,105 @@ impl<W: Write> PartialBodyWriter<W> {
         self.inner.flush()?;
         Ok(self.inner)
     }
+}
+
+impl<W: DirectSink> PartialBodyWriter<W> {
+    /// Reads `src` to its end into the packet, straight into the sink's buffers where it
+    /// can: once a first part has been written, each part's length octet is written
+    /// provisionally, the sink is pinned there, and the part's data is read directly into the
+    /// sink. A full part keeps its octet; if `src` ends inside a part, the sink gives that part
+    /// back and its data goes through the ordinary buffered path, so `finish` writes it as the
+    /// final fixed-length part. Returns the octets read.
+    ///
+    /// # Errors
+    /// Read errors of `src`, I/O errors of the sink; the writer is then poisoned.
+    pub(crate) fn copy_from(&mut self, src: &mut (impl Read + ?Sized)) -> io::Result<u64> {
+        if self.poisoned {
+            return Err(poisoned());
+        }
+        let result = self.copy_from_inner(src);
+        if result.is_err() {
+            self.poisoned = true;
+        }
+        result
+    }
+
+    fn copy_from_inner(&mut self, src: &mut (impl Read + ?Sized)) -> io::Result<u64> {
+        let part_len = self.part_len();
+        let chunk_size = self.inner.chunk_len();
+        let mut total = 0u64;
+        // Until a part boundary with nothing buffered (and whenever parts are longer than the
+        // sink's chunks, which the pin cannot cover): the buffered path.
+        let mut staging = Zeroizing::new(vec![0u8; part_len]);
+        while !self.header_written || !self.buf.is_empty() || part_len > chunk_size {
+            let want = part_len.saturating_sub(self.buf.len());
+            let n = read_up_to(src, staging.get_mut(..want).unwrap_or_default())?;
+            if n == 0 {
+                return Ok(total);
+            }
+            self.write_all(staging.get(..n).unwrap_or_default())?;
+            total = total.saturating_add(u64::try_from(n).unwrap_or(u64::MAX));
+        }
+        drop(staging);
+        loop {
+            let start = self.inner.position();
+            self.inner.write_all(&[0xe0 | self.exp])?;
+            self.inner.pin(start);
+            let mut got = 0usize;
+            while got < part_len {
+                let spare = self.inner.spare(part_len.saturating_sub(got))?;
+                let n = loop {
+                    match src.read(spare) {
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        other => break other?,
+                    }
+                };
+                if n == 0 {
+                    break;
+                }
+                self.inner.commit(n)?;
+                got = got.saturating_add(n);
+                total = total.saturating_add(u64::try_from(n).unwrap_or(u64::MAX));
+            }
+            if got >= part_len {
+                self.inner.unpin()?;
+                continue;
+            }
+            // `src` ended inside the part: take it back, length octet and all, and buffer the
+            // data as the start of a part that `finish` will close.
+            let taken = self.inner.rollback()?;
+            self.buf.extend_from_slice(taken.get(1..).unwrap_or_default());
+            return Ok(total);
+        }
+    }
+}
+
+/// `Write::write_all_vectored` (not stable yet): writes every slice, in order.
+fn write_all_vectored(w: &mut impl Write, mut slices: &mut [io::IoSlice<'_>]) -> io::Result<()> {
+    io::IoSlice::advance_slices(&mut slices, 0);
+    while !slices.is_empty() {
+        match w.write_vectored(slices) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => io::IoSlice::advance_slices(&mut slices, n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// Reads until `buf` is full or `src` ends; returns the octets read.
+fn read_up_to(src: &mut (impl Read + ?Sized), buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while let Some(rest) = buf.get_mut(n..).filter(|r| !r.is_empty()) {
+        match src.read(rest) {
+            Ok(0) => break,
+            Ok(k) => n = n.saturating_add(k),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
 }
 
 impl<W: Write> Write for PartialBodyWriter<W> {

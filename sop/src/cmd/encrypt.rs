@@ -155,11 +155,16 @@ impl Ready<Option<sop::SessionKey>> for EncryptReady<'_> {
             e = e.password(pw);
         }
         let mut w = e
-            .writer(BufWriter::with_capacity(crate::io::BUF_LEN, sink))
+            .writer(BufWriter::with_capacity(crate::io::SMALL_BUF_LEN, sink))
             .map_err(|e| to_sop_in(Context::Encrypt, e))?;
         let (sym, key) = w.session_key();
         let session_key = sop::SessionKey::new(u8::from(sym), key.as_bytes())?;
-        crate::cmd::sign::copy(plaintext, &mut w, cmd.format == DataFormat::Utf8)?;
+        if cmd.format == DataFormat::Utf8 {
+            crate::cmd::sign::copy(plaintext, &mut w, true)?;
+        } else {
+            // Straight into the chunk buffers: one copy of the plaintext fewer.
+            let _ = w.copy_from(plaintext).map_err(|e| to_sop_in(Context::Encrypt, e))?;
+        }
         let _ = w.finish().map_err(|e| to_sop_in(Context::Encrypt, e))?;
         Ok(Some(session_key))
     }
