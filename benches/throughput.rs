@@ -1,42 +1,129 @@
-//! Encryption and decryption throughput, 1 KiB to 16 MiB, X25519 recipient.
+//! SEIPDv2 throughput, in process, to an X25519 recipient:
+//!
+//! - `suite/…`: 16 MiB messages by cipher suite (AES-128/256 × OCB/GCM), chunk size (1 KiB to
+//!   4 MiB, the largest RFC 9580 allows) and threads (1, or the default: the available cores),
+//!   encrypt (`copy_from`) and decrypt;
+//! - `size/…`: whole messages of 1 KiB to 64 MiB with the defaults (AES-256-OCB here, the
+//!   suite a v6 key prefers, 256 KiB chunks), including the key agreement per message.
+//!
+//! `cargo bench --bench throughput -- suite/` runs one group. The figures are only meaningful
+//! as ratios measured in one run on one machine; see README.md.
 #![allow(missing_docs, reason = "criterion_group! generates an undocumented function")]
 #![allow(clippy::unwrap_used, reason = "a benchmark fails loudly")]
 
-use std::io::{Read, Write};
+use std::io::{self, BufRead};
+use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use sixpgp::{Decryptor, Encryptor, KeyBuilder, Profile};
+use sixpgp::{AeadAlgorithm, Cert, Decryptor, Encryptor, KeyBuilder, Profile, SymmetricAlgorithm, Tsk};
 
-const SIZES: [usize; 4] = [1 << 10, 1 << 16, 1 << 20, 1 << 24];
+const SUITES: [(SymmetricAlgorithm, AeadAlgorithm, &str); 4] = [
+    (SymmetricAlgorithm::Aes128, AeadAlgorithm::Ocb, "aes128-ocb"),
+    (SymmetricAlgorithm::Aes256, AeadAlgorithm::Ocb, "aes256-ocb"),
+    (SymmetricAlgorithm::Aes128, AeadAlgorithm::Gcm, "aes128-gcm"),
+    (SymmetricAlgorithm::Aes256, AeadAlgorithm::Gcm, "aes256-gcm"),
+];
+const CHUNKS: [usize; 4] = [1 << 10, 1 << 16, 1 << 18, 1 << 22];
+const SIZES: [usize; 5] = [1 << 10, 1 << 16, 1 << 20, 1 << 24, 1 << 26];
+
+/// The message, for the decryption benchmarks.
+fn encrypt(e: Encryptor<'_>, plain: &[u8]) -> Vec<u8> {
+    let mut w = e.writer(Vec::with_capacity(plain.len() + plain.len() / 64 + 4096)).unwrap();
+    let _ = w.copy_from(&mut &plain[..]).unwrap();
+    w.finish().unwrap()
+}
+
+/// Encrypts into a sink that discards the ciphertext: what is timed is the library (the
+/// plaintext is copied into chunk buffers, encrypted, framed and written out), not growing a
+/// `Vec`.
+fn encrypt_to_sink(e: Encryptor<'_>, plain: &[u8]) {
+    let mut w = e.writer(io::sink()).unwrap();
+    let _ = w.copy_from(&mut &plain[..]).unwrap();
+    let _ = w.finish().unwrap();
+}
+
+/// Decrypts and reads the plaintext in place (`BufRead`), keeping only its length.
+fn decrypt(key: &Tsk, threads: Option<usize>, msg: &[u8]) -> usize {
+    let mut d = Decryptor::new([key]);
+    if let Some(n) = threads {
+        d = d.threads(n);
+    }
+    let mut r = d.reader(msg).unwrap();
+    let mut total = 0;
+    loop {
+        let n = r.fill_buf().unwrap().len();
+        if n == 0 {
+            break;
+        }
+        r.consume(n);
+        total += n;
+    }
+    let _ = r.finish().unwrap();
+    total
+}
+
+fn suites(c: &mut Criterion, key: &Tsk, cert: &Cert) {
+    let len = 1 << 24;
+    let plain = vec![0x5au8; len];
+    let mut group = c.benchmark_group("suite");
+    let _ = group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    let _ = group.throughput(Throughput::Bytes(len as u64));
+    for (sym, aead, name) in SUITES {
+        for chunk in CHUNKS {
+            for threads in [Some(1), None] {
+                let label = format!(
+                    "{name}/chunk-{}K/threads-{}",
+                    chunk >> 10,
+                    threads.map_or("all".into(), |n| n.to_string())
+                );
+                let make = || {
+                    let e = Encryptor::new([cert]).cipher_suite(sym, aead).chunk_size(chunk);
+                    match threads {
+                        Some(n) => e.threads(n),
+                        None => e,
+                    }
+                };
+                let _ = group.bench_with_input(BenchmarkId::new("encrypt", &label), &plain, |b, plain| {
+                    b.iter(|| encrypt_to_sink(make(), plain))
+                });
+                let msg = encrypt(make(), &plain);
+                let _ = group.bench_with_input(BenchmarkId::new("decrypt", &label), &msg, |b, msg| {
+                    b.iter(|| decrypt(key, threads, msg))
+                });
+            }
+        }
+    }
+    group.finish();
+}
+
+fn sizes(c: &mut Criterion, key: &Tsk, cert: &Cert) {
+    let mut group = c.benchmark_group("size");
+    let _ = group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    for len in SIZES {
+        let plain = vec![0x5au8; len];
+        let _ = group.throughput(Throughput::Bytes(len as u64));
+        let _ = group.bench_with_input(BenchmarkId::new("encrypt", len), &plain, |b, plain| {
+            b.iter(|| encrypt_to_sink(Encryptor::new([cert]), plain))
+        });
+        let msg = encrypt(Encryptor::new([cert]), &plain);
+        let _ = group.bench_with_input(BenchmarkId::new("decrypt", len), &msg, |b, msg| {
+            b.iter(|| decrypt(key, None, msg))
+        });
+    }
+    group.finish();
+}
 
 fn throughput(c: &mut Criterion) {
     let key = KeyBuilder::new(Profile::Rfc9580).user_id("Bench <bench@example.org>").generate().unwrap();
     let cert = key.to_cert();
-    let mut group = c.benchmark_group("message");
-    let _ = group.sample_size(10);
-    for size in SIZES {
-        let plain = vec![0x5au8; size];
-        let _ = group.throughput(Throughput::Bytes(size as u64));
-        let _ = group.bench_with_input(BenchmarkId::new("encrypt", size), &plain, |b, plain| {
-            b.iter(|| {
-                let mut w = Encryptor::new([&cert]).writer(Vec::with_capacity(size + 4096)).unwrap();
-                w.write_all(plain).unwrap();
-                w.finish().unwrap()
-            })
-        });
-        let mut w = Encryptor::new([&cert]).writer(Vec::new()).unwrap();
-        w.write_all(&plain).unwrap();
-        let msg = w.finish().unwrap();
-        let _ = group.bench_with_input(BenchmarkId::new("decrypt", size), &msg, |b, msg| {
-            b.iter(|| {
-                let mut r = Decryptor::new([&key]).reader(&msg[..]).unwrap();
-                let mut out = Vec::with_capacity(size);
-                let _ = r.read_to_end(&mut out).unwrap();
-                out
-            })
-        });
-    }
-    group.finish();
+    suites(c, &key, &cert);
+    sizes(c, &key, &cert);
 }
 
 criterion_group!(benches, throughput);

@@ -355,3 +355,24 @@ fn many_recipients_same_message_on_every_thread_count() {
         assert!(matches!(r, Err(Error::KeyUnusable(_))), "{threads} threads");
     }
 }
+
+/// `cipher_suite` overrides the negotiation; every supported suite round-trips and is what
+/// the message says; unsupported ones are refused before any output.
+#[test]
+fn a_forced_cipher_suite_is_used() {
+    use AeadAlgorithm::{Eax, Gcm, Ocb};
+    use SymmetricAlgorithm::{Aes128, Aes192, Aes256};
+    let tsk = key(Profile::Rfc9580, 40);
+    let cert = tsk.to_cert();
+    for sym in [Aes128, Aes192, Aes256] {
+        for aead in [Ocb, Gcm, Eax] {
+            let plain: Vec<u8> = (0..70_000u32).map(|i| (i % 251) as u8).collect();
+            let msg = encrypt(Encryptor::new([&cert]).cipher_suite(sym, aead), &plain);
+            let (out, s) = decrypt(Decryptor::new([&tsk]), &msg).unwrap();
+            assert_eq!(out, plain);
+            assert_eq!((s.sym, s.aead), (sym, aead));
+        }
+    }
+    let refused = Encryptor::new([&cert]).cipher_suite(Aes128, AeadAlgorithm::Unknown(9)).writer(Vec::new());
+    assert!(matches!(refused, Err(Error::Unsupported(Unsupported::AeadAlgorithm(9)))), "{refused:?}");
+}

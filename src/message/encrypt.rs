@@ -116,6 +116,7 @@ pub struct Encryptor<'a> {
     hidden: bool,
     rng: Option<Rng>,
     profile: Option<Profile>,
+    suite: Option<(SymmetricAlgorithm, AeadAlgorithm)>,
     threads: Option<usize>,
 }
 
@@ -222,6 +223,7 @@ impl<'a> Encryptor<'a> {
             hidden: false,
             rng: None,
             profile: None,
+            suite: None,
             threads: None,
         }
     }
@@ -349,6 +351,17 @@ impl<'a> Encryptor<'a> {
     #[must_use]
     pub fn profile(mut self, profile: Profile) -> Self {
         self.profile = Some(profile);
+        self
+    }
+
+    /// Uses this cipher and AEAD mode instead of negotiating them from the recipients'
+    /// preferences: for messages to readers whose support you know (every OpenPGP v6
+    /// implementation must read AES-128-OCB; GCM and EAX are optional), for password-only
+    /// messages, and for benchmarks. Supported: AES-128/192/256 with OCB, GCM or EAX (checked
+    /// by [`writer`](Encryptor::writer)).
+    #[must_use]
+    pub fn cipher_suite(mut self, sym: SymmetricAlgorithm, aead: AeadAlgorithm) -> Self {
+        self.suite = Some((sym, aead));
         self
     }
 
@@ -513,7 +526,10 @@ impl<'a> Encryptor<'a> {
         let t = to_timestamp(self.time.unwrap_or_else(SystemTime::now));
         let plans = self.plans(t)?;
         let keys: Vec<&RecipientKey<'_>> = plans.iter().flat_map(|p| &p.keys).collect();
-        let (sym, aead) = self.choose_algorithms(&plans, &keys);
+        let (sym, aead) = match self.suite {
+            Some(suite) => check_suite(suite)?,
+            None => self.choose_algorithms(&plans, &keys),
+        };
         let threads_for_recipients = recipient_threads(self.threads, keys.len());
         let key_len = sym.key_len().ok_or(Error::InvalidArgument("cipher"))?;
         let Self { passwords, armor, hidden, literal, padding, rng, signers, time, threads, .. } = self;
@@ -639,6 +655,17 @@ impl<W: Write> Write for Sink<W> {
             Self::Binary(w) => w.flush(),
             Self::Armored(a) => a.flush(),
         }
+    }
+}
+
+/// A suite set with [`Encryptor::cipher_suite`], if this crate implements it.
+fn check_suite(suite: (SymmetricAlgorithm, AeadAlgorithm)) -> Result<(SymmetricAlgorithm, AeadAlgorithm)> {
+    use AeadAlgorithm::{Eax, Gcm, Ocb};
+    use SymmetricAlgorithm::{Aes128, Aes192, Aes256};
+    match suite {
+        (Aes128 | Aes192 | Aes256, Ocb | Gcm | Eax) => Ok(suite),
+        (Aes128 | Aes192 | Aes256, aead) => Err(Error::Unsupported(Unsupported::AeadAlgorithm(aead.into()))),
+        (sym, _) => Err(Error::Unsupported(Unsupported::SymmetricAlgorithm(sym.into()))),
     }
 }
 
