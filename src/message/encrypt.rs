@@ -203,7 +203,7 @@ fn recipient_threads(requested: Option<usize>, recipients: usize) -> usize {
     if recipients < PARALLEL_RECIPIENTS {
         return 1;
     }
-    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let cores = crate::message::parallel::available_cores();
     requested.unwrap_or(cores).clamp(1, cores)
 }
 

@@ -14,7 +14,7 @@
 
 use std::collections::VecDeque;
 use std::num::NonZeroUsize;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::thread::{self, JoinHandle};
 
@@ -33,7 +33,14 @@ const IN_FLIGHT_BUDGET: usize = 8 << 20;
 /// The default thread count: the available parallelism, at most [`MAX_DEFAULT_THREADS`], at
 /// least 1.
 pub(crate) fn default_threads() -> usize {
-    thread::available_parallelism().map_or(1, NonZeroUsize::get).clamp(1, MAX_DEFAULT_THREADS)
+    available_cores().clamp(1, MAX_DEFAULT_THREADS)
+}
+
+/// The available parallelism (at least 1), computed once per process: `available_parallelism`
+/// reads the cgroup quota files on Linux, which costs more than decrypting a small message.
+pub(crate) fn available_cores() -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| thread::available_parallelism().map_or(1, NonZeroUsize::get))
 }
 
 /// One chunk on its way through the pipeline.
