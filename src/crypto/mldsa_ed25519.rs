@@ -8,7 +8,7 @@
 //! Algorithm 2). A signature is valid only if both components verify (§5.2.3).
 #![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
-use ml_dsa::{EncodedSignature, EncodedVerifyingKey, ExpandedSigningKey, MlDsa65, Signature, VerifyingKey};
+use ml_dsa::{EncodedSignature, EncodedVerifyingKey, MlDsa65, Signature, VerifyingKey};
 
 use crate::crypto::ed25519;
 use crate::crypto::rng::Rng;
@@ -30,20 +30,14 @@ const CONTEXT: &[u8] = &[];
 /// `Io` if the RNG fails.
 pub(crate) fn generate(rng: &mut Rng) -> Result<(Curve25519Secret, MlDsaSeed)> {
     let ed = ed25519::generate(rng)?;
-    let mut seed = MlDsaSeed([0; 32]);
-    rng.fill(&mut seed.0)?;
-    Ok((ed, seed))
-}
-
-/// `ML-DSA.KeyGen_internal(ξ)` (FIPS 204, Algorithm 6); the result wipes itself on drop.
-fn signing_key(seed: &MlDsaSeed) -> ExpandedSigningKey<MlDsa65> {
-    let xi = zeroize::Zeroizing::new(ml_dsa::Seed::from(seed.0));
-    ExpandedSigningKey::from_seed(&xi)
+    let mut seed = zeroize::Zeroizing::new([0u8; 32]);
+    rng.fill(&mut *seed)?;
+    Ok((ed, MlDsaSeed::new(*seed)))
 }
 
 /// The composite public key: Ed25519 public key and ML-DSA-65 public key.
 pub(crate) fn public_key(ed: &Curve25519Secret, seed: &MlDsaSeed) -> ([u8; 32], Box<[u8; 1952]>) {
-    let vk = signing_key(seed).verifying_key().encode();
+    let vk = seed.signing_key().verifying_key().encode();
     let mut mldsa_pub = Box::new([0u8; MLDSA_PUBLIC_LEN]);
     mldsa_pub.copy_from_slice(vk.as_slice());
     (ed25519::public_key(ed), mldsa_pub)
@@ -63,7 +57,8 @@ pub(crate) fn sign(
     // 1. edSig = Ed25519.Sign(edSecret, dataDigest) (PureEdDSA, §5.1.1).
     let ed_sig = ed25519::sign(ed, digest);
     // 2. mldsaSig = ML-DSA.Sign(mldsaSecret, dataDigest, ctx = "") (hedged, FIPS 204 Alg. 2).
-    let sig = signing_key(seed)
+    let sig = seed
+        .signing_key()
         .sign_randomized(digest, CONTEXT, rng)
         .map_err(|_| Error::InvalidArgument("ML-DSA-65: signing failed"))?;
     // `rnd` came from the infallible trait path: discard the signature if the RNG failed.
@@ -127,7 +122,7 @@ mod tests {
         let primary = packet(&sk, 5);
         assert_eq!((primary.len(), primary[1994]), (2059, 0));
         let ed = Curve25519Secret(primary[1995..2027].try_into().unwrap());
-        let seed = MlDsaSeed(primary[2027..2059].try_into().unwrap());
+        let seed = MlDsaSeed::new(primary[2027..2059].try_into().unwrap());
         let (ed_pub, mldsa_pub) = public_key(&ed, &seed);
         let (want_ed, want_mldsa) = sample_public();
         assert_eq!(ed_pub, want_ed);

@@ -2,6 +2,9 @@
 #![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use std::fmt;
+use std::sync::OnceLock;
+
+use ml_dsa::{ExpandedSigningKey, MlDsa65};
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
@@ -37,11 +40,46 @@ secret_array!(
     Curve25519Secret,
     32
 );
-secret_array!(
-    /// An ML-DSA-65 seed ξ (FIPS 204).
-    MlDsaSeed,
-    32
-);
+/// An ML-DSA-65 seed ξ (FIPS 204), with the signing key it expands to, computed on first use
+/// and kept: the expansion (matrix A, the NTTs of s1, s2, t0) costs about as much as a
+/// signature, and a key that signs several times (key generation makes three self-signatures)
+/// should pay for it once. Both are wiped on drop (the expanded key wipes itself).
+pub(crate) struct MlDsaSeed {
+    seed: [u8; 32],
+    expanded: OnceLock<Box<ExpandedSigningKey<MlDsa65>>>,
+}
+
+impl MlDsaSeed {
+    /// Wraps seed octets.
+    pub(crate) fn new(seed: [u8; 32]) -> Self {
+        Self { seed, expanded: OnceLock::new() }
+    }
+
+    /// The seed octets.
+    pub(crate) fn as_bytes(&self) -> &[u8; 32] {
+        &self.seed
+    }
+
+    /// `ML-DSA.KeyGen_internal(ξ)` (FIPS 204, Algorithm 6), computed once.
+    pub(crate) fn signing_key(&self) -> &ExpandedSigningKey<MlDsa65> {
+        self.expanded.get_or_init(|| {
+            let xi = zeroize::Zeroizing::new(ml_dsa::Seed::from(self.seed));
+            Box::new(ExpandedSigningKey::from_seed(&xi))
+        })
+    }
+}
+
+impl Drop for MlDsaSeed {
+    fn drop(&mut self) {
+        self.seed.zeroize();
+    }
+}
+
+impl fmt::Debug for MlDsaSeed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("MlDsaSeed([redacted])")
+    }
+}
 secret_array!(
     /// An ML-KEM-768 seed d ‖ z (FIPS 203).
     MlKemSeed,

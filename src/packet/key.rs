@@ -273,7 +273,7 @@ impl SecretKeyMaterial {
             // RFC 9980 (draft -17 §5.3.2.2): Ed25519 secret (32) ‖ ML-DSA-65 seed ξ (32).
             PublicKeyAlgorithm::MlDsa65Ed25519 => Self::MlDsa65Ed25519 {
                 ed25519: Curve25519Secret(*secret_array(&mut r)?),
-                mldsa_seed: MlDsaSeed(*secret_array(&mut r)?),
+                mldsa_seed: MlDsaSeed::new(*secret_array(&mut r)?),
             },
             // RFC 9980 (draft -17 §4.3.2.2): X25519 secret (32) ‖ ML-KEM-768 seed d ‖ z (64).
             PublicKeyAlgorithm::MlKem768X25519 => Self::MlKem768X25519 {
