@@ -8,6 +8,15 @@
 #
 #   scripts/compare.sh [SIZE_MIB] [RUNS]      (defaults: 1024 MiB, 3 runs)
 #
+# Three more tables follow (SECTIONS="big verify recipients keygen" selects; default all):
+# - verify: sixsop's peak memory for sign+encrypt and decrypt-and-verify of the same input;
+# - recipients: 256 KiB encrypted to 50 recipients (each tool with 50 certificates of its own,
+#   its v6 profile where it has one; age with 50 X25519 recipients), median of SMALL_RUNS
+#   (default 21) runs, milliseconds;
+# - keygen: generate-key per profile (sixsop's three, and the peer's matching v6 profile),
+#   median of SMALL_RUNS runs, milliseconds.
+# The small timings use bash's `time` (millisecond resolution), interleaved tool by tool.
+#
 # Needs /usr/bin/time. Tools that are not on PATH (or ~/.cargo/bin) are skipped; a run that
 # fails (rsop refuses to decrypt 1 GiB: "Input stream too long for ProtectedCheckFirst mode")
 # is shown as failed.
@@ -15,6 +24,9 @@ set -euo pipefail
 
 size_mib=${1:-1024}
 runs=${2:-3}
+small_runs=${SMALL_RUNS:-21}
+sections=${SECTIONS:-big verify recipients keygen}
+want() { [[ " $sections " == *" $1 "* ]]; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 target=${CARGO_TARGET_DIR:-$root/target}
 PATH="$PATH:$HOME/.cargo/bin"
@@ -25,7 +37,9 @@ sixsop="$target/release/sixsop"
 tmp=${TMPDIR_COMPARE:-/dev/shm}
 work=$(mktemp -d "$tmp/compare.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-head -c "$((size_mib * 1024 * 1024))" /dev/urandom > "$work/plain"
+if want big || want verify; then
+    head -c "$((size_mib * 1024 * 1024))" /dev/urandom > "$work/plain"
+fi
 
 # Runs "$@" with stdin $1 and stdout $2 `runs` times; prints "median_seconds max_rss_kib".
 measure() {
@@ -44,6 +58,7 @@ measure() {
     printf '%s\n' "${times[@]}" | sort -n | awk -v rss="$rss" '{a[NR]=$1} END {print a[int((NR+1)/2)], rss}'
 }
 
+big_section() {
 declare -A enc dec enc_rss dec_rss
 tools=()
 
@@ -88,3 +103,101 @@ for t in "${tools[@]}"; do
         'function cell(x, x0) { return x == "fail" ? sprintf("%11s | %9s", "failed", "-") : sprintf("%11.2f | %8.2fx", x, x / x0) }
          BEGIN { printf "| %-7s | %s | %s | %9.1f | %9.1f |\n", t, cell(e, e0), cell(d, d0), er / 1024, dr / 1024 }'
 done
+}
+
+want big && big_section
+
+# Median of the elapsed milliseconds of `small_runs` runs of "$@" (stdin from $SMALL_IN).
+small_median() {
+    local i t times=()
+    for ((i = 0; i < small_runs; i++)); do
+        t=$( { TIMEFORMAT=%3R; time "$@" < "${SMALL_IN:-/dev/null}" > /dev/null 2> /dev/null; } 2>&1 )
+        times+=("$t")
+    done
+    printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.1f", a[int((NR+1)/2)] * 1000}'
+}
+
+if want verify; then
+    "$sixsop" generate-key "Signer <signer@example.org>" > "$work/signer.key"
+    "$sixsop" extract-cert < "$work/signer.key" > "$work/signer.cert"
+    "$sixsop" generate-key "Rcpt <rcpt@example.org>" > "$work/rcpt.key"
+    "$sixsop" extract-cert < "$work/rcpt.key" > "$work/rcpt.cert"
+    read -r se_t se_rss < <(measure "$work/plain" "$work/signed.msg" "$sixsop" encrypt --no-armor \
+        --sign-with "$work/signer.key" "$work/rcpt.cert")
+    read -r dv_t dv_rss < <(measure "$work/signed.msg" /dev/null "$sixsop" decrypt \
+        --verify-with "$work/signer.cert" --verifications-out "$work/verifications" "$work/rcpt.key")
+    grep -q . "$work/verifications" || { echo "FAIL: no verification" >&2; exit 1; }
+    rm -f "$work/signed.msg"
+    echo
+    echo "sixsop, ${size_mib} MiB signed and encrypted (Ed25519 signer, X25519 recipient), median of ${runs}:"
+    echo "| operation | time (s) | peak MiB |"
+    echo "|---|---|---|"
+    awk -v t="$se_t" -v r="$se_rss" 'BEGIN { printf "| encrypt --sign-with (output to tmpfs) | %.2f | %.1f |\n", t, r / 1024 }'
+    awk -v t="$dv_t" -v r="$dv_rss" 'BEGIN { printf "| decrypt --verify-with | %.2f | %.1f |\n", t, r / 1024 }'
+fi
+rm -f "$work/plain"
+
+if want recipients; then
+    head -c 262144 /dev/urandom > "$work/small"
+    declare -A rcpt_ms
+    rcpt_tools=()
+    # name binary profile
+    for spec in "sixsop $sixsop default" "msop msop default" "rsop rsop performance" "sqop sqop rfc9580"; do
+        read -r name bin profile <<< "$spec"
+        command -v "$bin" > /dev/null || continue
+        mkdir -p "$work/r-$name"
+        for ((i = 1; i <= 50; i++)); do
+            "$bin" generate-key --profile "$profile" "R$i <r$i@example.org>" | "$bin" extract-cert > "$work/r-$name/c$i"
+        done
+        rcpt_tools+=("$name:$bin")
+    done
+    if command -v age > /dev/null; then
+        age_args=()
+        for ((i = 1; i <= 50; i++)); do
+            age_args+=(-r "$(age-keygen 2> /dev/null | grep -o 'age1[a-z0-9]*')")
+        done
+    fi
+    for entry in "${rcpt_tools[@]}"; do
+        name=${entry%%:*}
+        bin=${entry#*:}
+        certs=()
+        for ((i = 1; i <= 50; i++)); do certs+=("$work/r-$name/c$i"); done
+        rcpt_ms[$name]=$(SMALL_IN="$work/small" small_median "$bin" encrypt --no-armor "${certs[@]}")
+    done
+    if command -v age > /dev/null; then
+        rcpt_ms[age]=$(SMALL_IN="$work/small" small_median age "${age_args[@]}")
+        rcpt_tools+=("age:age")
+    fi
+    echo
+    echo "256 KiB to 50 recipients, whole process, median of ${small_runs} (ms); load $(cut -d' ' -f1 /proc/loadavg):"
+    echo "| tool | ms | vs sixsop |"
+    echo "|---|---|---|"
+    for entry in "${rcpt_tools[@]}"; do
+        name=${entry%%:*}
+        awk -v n="$name" -v t="${rcpt_ms[$name]}" -v t0="${rcpt_ms[sixsop]}" \
+            'BEGIN { printf "| %s | %.1f | %.2fx |\n", n, t, t / t0 }'
+    done
+fi
+
+if want keygen; then
+    echo
+    echo "generate-key, whole process, median of ${small_runs} (ms); load $(cut -d' ' -f1 /proc/loadavg):"
+    echo "| profile | sixsop | msop | rsop | sqop |"
+    echo "|---|---|---|---|---|"
+    # sixsop profile, then the matching profile of msop, rsop, sqop ("-" = none).
+    for spec in "default default performance rfc9580" "security security security rfc9980" \
+        "pqc-encryption pqc-encryption@minipgp6.org - -"; do
+        read -r p pm pr pq <<< "$spec"
+        row="| $p | $(small_median "$sixsop" generate-key --profile "$p" "K <k@example.org>")"
+        for pair in "msop:$pm" "rsop:$pr" "sqop:$pq"; do
+            bin=${pair%%:*}
+            prof=${pair#*:}
+            if [ "$prof" = - ] || ! command -v "$bin" > /dev/null; then
+                row="$row | -"
+            else
+                row="$row | $(small_median "$bin" generate-key --profile "$prof" "K <k@example.org>")"
+            fi
+        done
+        echo "$row |"
+    done
+fi
