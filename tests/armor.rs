@@ -184,14 +184,33 @@ fn any_line_length() {
     let (_, text) = data!("v6-mldsa-65-sample-message.asc");
     let expected = dearmor(text.as_bytes()).unwrap();
     let body = STANDARD.encode(&expected.1);
-    for width in [1, 3, 4, 5, 63, 76, 77, 1000, body.len()] {
+    for width in [1, 3, 4, 5, 63, 64, 65, 76, 77, 1000, body.len()] {
         let lines: Vec<String> =
             body.as_bytes().chunks(width).map(|c| String::from_utf8(c.to_vec()).unwrap()).collect();
         let armored =
             format!("-----BEGIN PGP MESSAGE-----\n\n{}\n-----END PGP MESSAGE-----\n", lines.join("\n"));
         assert_eq!(dearmor(armored.as_bytes()).unwrap(), expected, "width {width}");
         assert_eq!(dearmor_bytewise(armored.as_bytes()).unwrap(), expected.1);
+        let crlf = armored.replace('\n', "\r\n");
+        assert_eq!(dearmor(crlf.as_bytes()).unwrap(), expected, "width {width} CRLF");
+        // A space or tab inside a line (the line-at-a-time fast path must hand it to the
+        // character-by-character path, which skips it).
+        for (i, ws) in [(10, " "), (40, "\t"), (63, " ")] {
+            let mut spaced = armored.clone();
+            let at = armored.find("\n\n").unwrap() + 2 + i.min(body.len().saturating_sub(1));
+            spaced.insert_str(at, ws);
+            assert_eq!(dearmor(spaced.as_bytes()).unwrap(), expected, "width {width} space at {i}");
+        }
     }
+    // `=` inside a full line is data after padding, whichever path sees it.
+    let mut bad = STANDARD.encode([7u8; 96]).into_bytes();
+    bad[20] = b'=';
+    let armored = format!(
+        "-----BEGIN PGP MESSAGE-----\n\n{}\n-----END PGP MESSAGE-----\n",
+        String::from_utf8(bad).unwrap()
+    );
+    assert!(matches!(dearmor(armored.as_bytes()), Err(Error::Malformed(_))));
+    assert!(matches!(dearmor_bytewise(armored.as_bytes()), Err(Error::Malformed(_))));
     // Padding split from its quad, blank lines and inner whitespace in the body.
     let armored = "-----BEGIN PGP SIGNATURE-----\n\nw\n\n g\t\r\n=\n=\n-----END PGP SIGNATURE-----";
     assert_eq!(dearmor(armored.as_bytes()).unwrap().1, b"\xc2");

@@ -14,8 +14,8 @@
 
 use std::collections::VecDeque;
 use std::num::NonZeroUsize;
-use std::sync::{Arc, OnceLock};
 use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, OnceLock};
 use std::thread::{self, JoinHandle};
 
 use zeroize::Zeroizing;
