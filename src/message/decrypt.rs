@@ -143,8 +143,9 @@ impl<'a> Decryptor<'a> {
         }
     }
 
-    /// Decrypts chunks on this many threads (1 = on the calling thread only). The default is
-    /// the machine's available parallelism, at most 4. Plaintext is still released in order,
+    /// Uses this many threads in all (1 = the calling thread only): the calling thread reads
+    /// while `threads − 1` workers decrypt chunks. The default is the machine's available
+    /// parallelism, at most 4. Plaintext is still released in order,
     /// each chunk only after its own tag verified.
     #[must_use]
     pub fn threads(mut self, threads: usize) -> Self {

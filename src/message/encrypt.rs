@@ -228,8 +228,9 @@ impl<'a> Encryptor<'a> {
         }
     }
 
-    /// Encrypts chunks on this many threads (1 = on the calling thread only). The default is
-    /// the machine's available parallelism, at most 4; short messages never start a thread.
+    /// Uses this many threads in all (1 = the calling thread only): the calling thread frames
+    /// and writes while `threads − 1` workers encrypt chunks. The default is the machine's
+    /// available parallelism, at most 4; short messages never start a thread.
     /// With 8 or more recipients, checking their certificates and encrypting the session key to
     /// them is spread over this many threads too (at most the available parallelism; by
     /// default all of it). The output is identical for every value.
