@@ -66,6 +66,10 @@ pub use crate::packet::signature::SignatureType;
 #[doc(hidden)]
 pub mod fuzzing;
 
+#[cfg(feature = "bench-internals")]
+#[doc(hidden)]
+pub mod bench_internals;
+
 /// This library's version.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
