@@ -265,8 +265,8 @@ where
 struct Tables {
     /// L_i (RFC 7253 §4.1) for i < 64.
     l: [B16; L_TABLE_LEN],
-    /// prefix[j] = L_{ntz(1)} xor … xor L_{ntz(j+1)}: within a window of 64 blocks that starts
-    /// after block 64·k, Offset_{64k+j+1} = Offset_{64k} xor prefix[j] for j < 63, because
+    /// `prefix[j]` = L_{ntz(1)} xor … xor L_{ntz(j+1)}: within a window of 64 blocks that starts
+    /// after block 64·k, Offset_{64k+j+1} = Offset_{64k} xor `prefix[j]` for j < 63, because
     /// ntz(64k + t) = ntz(t) for 1 ≤ t < 64. This turns the serial offset chain into one
     /// independent XOR per block; only the window's last block needs L_{ntz(64(k+1))}.
     prefix: [B16; WINDOW],
