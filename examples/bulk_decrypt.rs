@@ -1,5 +1,6 @@
-//! Decrypts a batch of small messages with one `Decryptor` on all cores and prints messages per
-//! second, for X25519 and ML-KEM-768+X25519 keys.
+//! Decrypts a batch of small messages with one `Decryptor` on all cores
+//! (`Decryptor::decrypt_all`) and prints messages per second, for X25519 and
+//! ML-KEM-768+X25519 keys.
 //!
 //! `cargo run --release --example bulk_decrypt [MESSAGES [THREADS]]` (default 20 000 messages
 //! of 100 octets, all cores).
@@ -28,26 +29,14 @@ fn main() -> sixpgp::Result<()> {
             })
             .collect::<sixpgp::Result<_>>()?;
         let batch: Vec<&[u8]> = (0..count).map(|i| distinct[i % distinct.len()].as_slice()).collect();
-        let decryptor = Decryptor::new([&key]).threads(1);
+        // One decryptor for the whole batch, spread over `threads` threads.
+        let decryptor = Decryptor::new([&key]).threads(threads);
         let start = Instant::now();
-        let per = batch.len().div_ceil(threads);
-        let total: usize = std::thread::scope(|s| {
-            let handles: Vec<_> = batch
-                .chunks(per)
-                .map(|part| {
-                    let decryptor = &decryptor;
-                    s.spawn(move || {
-                        part.iter()
-                            .map(|msg| decryptor.decrypt_bytes(msg).map(|(plain, _)| plain.len()))
-                            .sum::<sixpgp::Result<usize>>()
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or(Err(sixpgp::Error::Decrypt)))
-                .sum::<sixpgp::Result<usize>>()
-        })?;
+        let total = decryptor
+            .decrypt_all(&batch)
+            .into_iter()
+            .map(|r| r.map(|(plain, _)| plain.len()))
+            .sum::<sixpgp::Result<usize>>()?;
         let secs = start.elapsed().as_secs_f64();
         assert_eq!(total, 100 * count);
         println!(

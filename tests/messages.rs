@@ -376,3 +376,47 @@ fn a_forced_cipher_suite_is_used() {
     let refused = Encryptor::new([&cert]).cipher_suite(Aes128, AeadAlgorithm::Unknown(9)).writer(Vec::new());
     assert!(matches!(refused, Err(Error::Unsupported(Unsupported::AeadAlgorithm(9)))), "{refused:?}");
 }
+
+/// `decrypt_all` gives, in order, exactly what `decrypt_bytes` gives for each message, with any
+/// thread count: good classic and post-quantum messages, a multi-chunk one, a tampered one and
+/// one for another key.
+#[test]
+fn decrypt_all_matches_decrypt_bytes_in_order() {
+    let classic = key(Profile::Rfc9580, 50);
+    let pqc = key(Profile::Pqc, 51);
+    let other = key(Profile::Rfc9580, 52);
+    let mut messages = Vec::new();
+    for i in 0..40u32 {
+        let to = match i % 3 {
+            0 => classic.to_cert(),
+            1 => pqc.to_cert(),
+            _ => other.to_cert(),
+        };
+        let len = if i == 7 { 300_000 } else { 50 + i as usize };
+        let plain: Vec<u8> = (0..len).map(|j| (j as u32).wrapping_mul(i + 1) as u8).collect();
+        let mut msg = encrypt(Encryptor::new([&to]), &plain);
+        if i == 11 {
+            let n = msg.len();
+            msg[n - 20] ^= 1;
+        }
+        messages.push(msg);
+    }
+    let d = Decryptor::new([&classic, &pqc]);
+    let expected: Vec<_> = messages.iter().map(|m| d.decrypt_bytes(m).map(|(p, _)| p)).collect();
+    assert!(expected.iter().filter(|r| r.is_ok()).count() > 20);
+    assert!(expected[11].is_err() && expected[2].is_err());
+    for threads in [1, 2, 5] {
+        let got = Decryptor::new([&classic, &pqc]).threads(threads).decrypt_all(&messages);
+        assert_eq!(got.len(), messages.len());
+        for (i, (g, e)) in got.into_iter().zip(&expected).enumerate() {
+            match (g, e) {
+                (Ok((p, _)), Ok(q)) => assert_eq!(&p, q, "message {i}, {threads} threads"),
+                (Err(a), Err(b)) => {
+                    assert_eq!(std::mem::discriminant(&a), std::mem::discriminant(b), "message {i}")
+                }
+                (g, e) => panic!("message {i}, {threads} threads: {g:?} vs {e:?}"),
+            }
+        }
+    }
+    assert!(Decryptor::new([&classic]).decrypt_all::<Vec<u8>>(&[]).is_empty());
+}

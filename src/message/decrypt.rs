@@ -18,6 +18,7 @@
 use std::fmt;
 use std::io::{self, BufRead, Read};
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::SystemTime;
 
 use crate::armor::ArmorReader;
@@ -28,6 +29,7 @@ use crate::key::{Cert, Fingerprint, Tsk};
 use crate::limits::Limits;
 use crate::message::info::LiteralInfo;
 use crate::message::literal::LiteralReader;
+use crate::message::parallel;
 use crate::message::seipd::SeipdReader;
 use crate::message::skesk::decrypt_session_key;
 use crate::message::verify::{InlineSignatures, Verification, Verifier};
@@ -55,6 +57,9 @@ pub enum DecryptedWith {
     /// The session key at this index, in the order given to [`Decryptor::session_key`].
     SessionKey(usize),
 }
+
+/// A decrypted message: its literal data and summary ([`Decryptor::decrypt_bytes`]).
+type Decrypted = (Vec<u8>, DecryptSummary);
 
 /// Builds a decryption: keys, passwords and session keys to try, then
 /// [`reader`](Decryptor::reader).
@@ -255,8 +260,93 @@ impl<'a> Decryptor<'a> {
         Ok((plaintext, r.finish()?))
     }
 
+    /// Decrypts a batch of whole messages held in memory, spread over
+    /// [`threads`](Decryptor::threads) threads (default: the available cores; the calling
+    /// thread is one of them), and returns each message's [`decrypt_bytes`](Decryptor::decrypt_bytes)
+    /// result in the order of `messages`. Threads take messages a few at a time from a shared
+    /// counter, so uneven message sizes balance out; within a message no further thread is
+    /// started. One failing message does not affect the others.
+    ///
+    /// ```
+    /// # fn main() -> sixpgp::Result<()> {
+    /// use std::io::Write;
+    /// use sixpgp::{Decryptor, Encryptor, KeyBuilder, Profile};
+    ///
+    /// let key = KeyBuilder::new(Profile::Rfc9580).user_id("Bulk <bulk@example.org>").generate()?;
+    /// let cert = key.to_cert();
+    /// let messages = (0..20u8)
+    ///     .map(|i| {
+    ///         let mut w = Encryptor::new([&cert]).writer(Vec::new())?;
+    ///         w.write_all(&[i; 100])?;
+    ///         w.finish()
+    ///     })
+    ///     .collect::<sixpgp::Result<Vec<_>>>()?;
+    /// let results = Decryptor::new([&key]).decrypt_all(&messages);
+    /// for (i, result) in results.into_iter().enumerate() {
+    ///     let (plaintext, _summary) = result?;
+    ///     assert_eq!(plaintext, [i as u8; 100]);
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn decrypt_all<M: AsRef<[u8]> + Sync>(
+        &self,
+        messages: &[M],
+    ) -> Vec<Result<(Vec<u8>, DecryptSummary)>> {
+        /// Messages a thread takes from the counter at a time.
+        const TAKE: usize = 16;
+        let one = |m: &M| self.decrypt_one(m.as_ref());
+        let threads = self.threads.unwrap_or_else(parallel::available_cores).clamp(1, messages.len().max(1));
+        if threads == 1 {
+            return messages.iter().map(one).collect();
+        }
+        let next = AtomicUsize::new(0);
+        let work = || {
+            let mut done = Vec::new();
+            loop {
+                let start = next.fetch_add(TAKE, Ordering::Relaxed);
+                let Some(batch) = messages.get(start..start.saturating_add(TAKE).min(messages.len())) else {
+                    break;
+                };
+                if batch.is_empty() {
+                    break;
+                }
+                done.extend((start..).zip(batch.iter().map(one)));
+            }
+            done
+        };
+        let mut slots: Vec<Option<Result<Decrypted>>> = messages.iter().map(|_| None).collect();
+        let parts: Vec<Vec<(usize, Result<Decrypted>)>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (1..threads)
+                .filter_map(|_| std::thread::Builder::new().spawn_scoped(scope, work).ok())
+                .collect();
+            let mut parts = vec![work()];
+            parts.extend(handles.into_iter().filter_map(|h| h.join().ok()));
+            parts
+        });
+        for (i, result) in parts.into_iter().flatten() {
+            if let Some(slot) = slots.get_mut(i) {
+                *slot = Some(result);
+            }
+        }
+        // A message no thread finished (only if a worker thread died) is decrypted here.
+        slots.into_iter().zip(messages).map(|(slot, m)| slot.unwrap_or_else(|| one(m))).collect()
+    }
+
+    /// [`decrypt_bytes`](Decryptor::decrypt_bytes) with no thread started inside the message.
+    fn decrypt_one(&self, message: &[u8]) -> Result<Decrypted> {
+        let mut r = self.open_with(message, Some(1))?;
+        let mut plaintext = Vec::new();
+        let _ = r.read_to_end(&mut plaintext).map_err(Error::from_io)?;
+        Ok((plaintext, r.finish()?))
+    }
+
     /// [`reader`](Decryptor::reader) without consuming the builder.
     fn open<R: BufRead>(&self, source: R) -> Result<DecryptReader<'a, R>> {
+        self.open_with(source, self.threads)
+    }
+
+    /// [`open`](Decryptor::open) with the chunk thread count `threads`.
+    fn open_with<R: BufRead>(&self, source: R, threads: Option<usize>) -> Result<DecryptReader<'a, R>> {
         let mut armor = ArmorReader::with_limits(source, &self.limits);
         let _ = armor.detect()?;
 
@@ -319,7 +409,7 @@ impl<'a> Decryptor<'a> {
 
         // 4. The chunk engine and the packets before the literal data.
         let mut seipd = SeipdReader::new(body, &session_key, &header)?;
-        if let Some(n) = self.threads {
+        if let Some(n) = threads {
             seipd.set_threads(n);
         }
         let signatures = InlineSignatures::read_prefix(&mut seipd, &self.limits, self.verify)?;
