@@ -433,6 +433,49 @@ proptest! {
         }
     }
 
+    /// The whole-line fast path and the character-by-character path agree: bodies made of
+    /// base64 lines of any length with padding, CR, blanks, tabs, dashes and stray newlines
+    /// mixed in, read from sources of several buffer sizes (so that lines are split or whole).
+    #[test]
+    fn fast_and_slow_body_paths_agree(
+        pieces in proptest::collection::vec((0_u8..10, 0_usize..90), 0..40),
+        checksum in any::<bool>(),
+    ) {
+        let mut body = Vec::new();
+        for (op, n) in pieces {
+            match op {
+                0..=3 => body.extend(std::iter::repeat_n(b"QUJD"[n % 4], n)),
+                4 => body.push(b'='),
+                5 => body.push(b'\r'),
+                6 => body.push(b'\n'),
+                7 => body.push([b' ', b'\t'][n % 2]),
+                8 => body.extend_from_slice(b"\r\n"),
+                _ => body.push([b'-', b'/', b'+', b'*'][n % 4]),
+            }
+        }
+        let mut input = b"-----BEGIN PGP MESSAGE-----\n\n".to_vec();
+        input.extend_from_slice(&body);
+        if checksum {
+            input.extend_from_slice(b"\n=AAAA");
+        }
+        input.extend_from_slice(b"\n-----END PGP MESSAGE-----\n");
+        let whole = dearmor(&input).map(|(_, d)| d);
+        for cap in [1, 2, 63, 65, 66, 77, 78] {
+            let mut r = ArmorReader::new(BufReader::with_capacity(cap, &input[..]));
+            let mut out = Vec::new();
+            let split = r.read_to_end(&mut out).map(|_| out).map_err(Error::from_io);
+            match (&whole, split) {
+                (Ok(a), Ok(b)) => prop_assert_eq!(a, &b, "cap {}", cap),
+                (Err(a), Err(b)) => prop_assert_eq!(
+                    std::mem::discriminant(a),
+                    std::mem::discriminant(&b),
+                    "cap {}: {:?} vs {:?}", cap, a, b
+                ),
+                (a, b) => prop_assert!(false, "cap {}: whole {:?} vs split {:?}", cap, a, b),
+            }
+        }
+    }
+
     #[test]
     fn arbitrary_input_never_panics(input in proptest::collection::vec(any::<u8>(), 0..300)) {
         let _ = dearmor(&input);

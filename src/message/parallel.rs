@@ -88,7 +88,8 @@ pub(crate) struct Pipeline {
     pending: Vec<usize>,
     in_flight: VecDeque<Slot>,
     submitted: u64,
-    /// Wiped buffers of finished jobs, for reuse.
+    /// Buffers of finished jobs, for reuse (zeroizing: overwritten when reused, wiped when
+    /// dropped; until then they may still hold the last plaintext that went through them).
     free: Vec<Zeroizing<Vec<u8>>>,
     buf_len: usize,
 }

@@ -252,6 +252,8 @@ pub(crate) struct SeipdWriter<W: Write> {
     held: Option<Zeroizing<Vec<u8>>>,
     /// See [`DirectSink::pin`].
     pin: Option<u64>,
+    /// Octets of the last [`DirectSink::spare`] not yet committed: `commit` may not go past.
+    spare_len: usize,
     chunk_index: u64,
     /// Plaintext octets handed to the pipeline.
     total: u64,
@@ -292,6 +294,7 @@ impl<W: Write> SeipdWriter<W> {
             len: 0,
             held: None,
             pin: None,
+            spare_len: 0,
             chunk_index: 0,
             total: 0,
             poisoned: false,
@@ -425,14 +428,23 @@ impl<W: Write> DirectSink for SeipdWriter<W> {
         if self.poisoned {
             return Err(poisoned());
         }
+        self.spare_len = 0;
         let n = self.room(max);
         let n = self.guard(n)?;
+        self.spare_len = n;
         let end = self.len.saturating_add(n);
         self.cur.get_mut(self.len..end).ok_or_else(|| bounds().into())
     }
 
     fn commit(&mut self, n: usize) -> io::Result<()> {
-        let len = self.len.checked_add(n).filter(|&l| l <= self.cipher.chunk_size()).ok_or_else(bounds);
+        // Only octets of the last `spare` (a `Read` that reports more than it was given would
+        // otherwise commit stale buffer contents).
+        let spare = std::mem::take(&mut self.spare_len);
+        let len = self
+            .len
+            .checked_add(n)
+            .filter(|&l| n <= spare && l <= self.cipher.chunk_size())
+            .ok_or(Error::InvalidArgument("SEIPD: commit past the spare space"));
         self.len = self.guard(len)?;
         Ok(())
     }
@@ -465,7 +477,17 @@ impl<W: Write> SeipdWriter<W> {
         let first_start = self.total;
         let offset =
             usize::try_from(pin.checked_sub(first_start).ok_or_else(bounds)?).map_err(|_| bounds())?;
-        let mut out = Zeroizing::new(Vec::new());
+        // Allocated once at its final size: growing it would leave an unwiped copy of the
+        // plaintext in freed memory.
+        let held_part = match &self.held {
+            Some(_) => chunk_size.checked_sub(offset).ok_or_else(bounds)?,
+            None => 0,
+        };
+        let cur_part = match &self.held {
+            Some(_) => self.len,
+            None => self.len.checked_sub(offset).ok_or_else(bounds)?,
+        };
+        let mut out = Zeroizing::new(Vec::with_capacity(held_part.checked_add(cur_part).ok_or_else(bounds)?));
         match self.held.take() {
             Some(held) => {
                 out.extend_from_slice(held.get(offset..chunk_size).ok_or_else(bounds)?);
@@ -994,6 +1016,226 @@ mod tests {
             SeipdWriter::new(Vec::new(), &key(sym), sym, AeadAlgorithm::Unknown(7), 0, SALT),
             Err(Error::Unsupported(_))
         ));
+    }
+
+    /// Reads at most `steps[i % steps.len()]` octets per call, with an `Interrupted` error
+    /// before every third read.
+    struct Uneven<'a> {
+        data: &'a [u8],
+        steps: &'a [usize],
+        i: usize,
+    }
+
+    impl Read for Uneven<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.i = self.i.wrapping_add(1);
+            if self.i.is_multiple_of(3) {
+                return Err(io::ErrorKind::Interrupted.into());
+            }
+            let step =
+                self.steps.get(self.i.checked_rem(self.steps.len()).unwrap_or(0)).copied().unwrap_or(1);
+            let n = buf.len().min(step).min(self.data.len());
+            buf[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    /// A literal-like packet framed in parts of 2^`exp` over a SEIPD writer with chunk octet
+    /// `c`, fed by `feed`; returns the SEIPD body.
+    fn framed_body(
+        c: u8,
+        exp: u8,
+        threads: usize,
+        feed: impl FnOnce(&mut PartialBodyWriter<SeipdWriter<Vec<u8>>>),
+    ) -> Vec<u8> {
+        let sym = SymmetricAlgorithm::Aes128;
+        let mut w = SeipdWriter::new(Vec::new(), &key(sym), sym, AeadAlgorithm::Ocb, c, SALT).unwrap();
+        w.set_threads(threads);
+        let mut framed = PartialBodyWriter::with_part_exp(w, Tag::LiteralData, exp);
+        feed(&mut framed);
+        framed.finish().unwrap().finish().unwrap()
+    }
+
+    /// `copy_from` (pinned provisional length octets, direct reads, rollback) gives the
+    /// ciphertext of `write_all` at every offset around part and chunk boundaries, when the
+    /// source ends exactly at a part boundary, for short and interrupted reads, when called
+    /// twice in a row, and with writes before and after; parts equal to or shorter than chunks.
+    #[test]
+    fn copy_from_matches_write_all_at_every_boundary() {
+        let exp = 9;
+        let part = 1usize << exp;
+        for c in [3u8, 4] {
+            let mut lens: Vec<usize> = (0..8).collect();
+            for k in 1..=5 {
+                for d in [-3isize, -2, -1, 0, 1, 2] {
+                    lens.push((k * part).saturating_add_signed(d));
+                }
+            }
+            for &len in &lens {
+                let plain = data(len);
+                for head in [0usize, 5, part - 1, part] {
+                    let head = head.min(len);
+                    let reference = framed_body(c, exp, 1, |f| {
+                        f.write_all(&plain).unwrap();
+                        f.write_all(b"end").unwrap();
+                    });
+                    for (steps, threads) in [
+                        (&[usize::MAX][..], 1),
+                        (&[1, 7, 300][..], 2),
+                        (&[part, 1][..], 3),
+                        (&[part + 1][..], 2),
+                    ] {
+                        let body = framed_body(c, exp, threads, |f| {
+                            f.write_all(&plain[..head]).unwrap();
+                            let (a, b) = plain[head..].split_at((len - head) / 2);
+                            let n = f.copy_from(&mut Uneven { data: a, steps, i: 0 }).unwrap();
+                            assert_eq!(n, a.len() as u64);
+                            let n = f.copy_from(&mut Uneven { data: b, steps, i: 1 }).unwrap();
+                            assert_eq!(n, b.len() as u64);
+                            let n = f.copy_from(&mut Uneven { data: &[], steps, i: 2 }).unwrap();
+                            assert_eq!(n, 0);
+                            f.write_all(b"end").unwrap();
+                        });
+                        assert!(body == reference, "c {c} len {len} head {head} steps {steps:?} t {threads}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// A source that ends exactly at a part boundary, then `finish` with nothing after it: the
+    /// provisional length octet is taken back and the packet ends with an empty fixed part.
+    #[test]
+    fn copy_from_ending_on_a_part_boundary_then_finish() {
+        let exp = 9;
+        let part = 1usize << exp;
+        for c in [3u8, 4, 5] {
+            for k in 1..=4 {
+                let plain = data(k * part);
+                let reference = framed_body(c, exp, 1, |f| f.write_all(&plain).unwrap());
+                for threads in [1, 2, 4] {
+                    let body = framed_body(c, exp, threads, |f| {
+                        let _ = f.copy_from(&mut &plain[..]).unwrap();
+                    });
+                    assert!(body == reference, "c {c} k {k} t {threads}");
+                    let framed = decrypt_t(&body, &key(SymmetricAlgorithm::Aes128), false, threads).unwrap();
+                    assert_eq!(framed.last(), Some(&0), "an empty fixed final part");
+                }
+            }
+        }
+    }
+
+    /// A `Read` that claims more octets than it was given must not make the writer commit
+    /// octets nobody wrote (stale buffer contents) into the ciphertext.
+    #[test]
+    fn copy_from_rejects_a_reader_that_overstates_its_count() {
+        struct Liar(bool);
+        impl Read for Liar {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                if std::mem::replace(&mut self.0, true) {
+                    return Ok(0);
+                }
+                buf.fill(9);
+                Ok(buf.len() + 100)
+            }
+        }
+        let sym = SymmetricAlgorithm::Aes128;
+        let w = SeipdWriter::new(Vec::new(), &key(sym), sym, AeadAlgorithm::Ocb, 6, SALT).unwrap();
+        let mut framed = PartialBodyWriter::with_part_exp(w, Tag::LiteralData, 9);
+        framed.write_all(&[1u8; 512]).unwrap();
+        // The first direct read is offered one part (512 octets) of a 4096-octet chunk.
+        assert!(framed.copy_from(&mut Liar(false)).is_err());
+    }
+
+    /// Dropping a reader or writer with chunks in flight joins the workers (no hang, no
+    /// panic), and a sink error with chunks in flight poisons the writer.
+    #[test]
+    fn dropping_mid_stream_with_jobs_in_flight() {
+        let sym = SymmetricAlgorithm::Aes128;
+        let body = encrypt_t(sym, AeadAlgorithm::Ocb, 0, &data(64 * 40 + 3), 64, 1);
+        for threads in [2, 3, 4, 8] {
+            for reads in [1, 2, 5] {
+                let mut src = &body[..];
+                let header = SeipdHeader::read_from(&mut src).unwrap();
+                let mut r = SeipdReader::new(src, &key(sym), &header).unwrap();
+                r.set_threads(threads);
+                let mut buf = [0u8; 64];
+                for _ in 0..reads {
+                    r.read_exact(&mut buf).unwrap();
+                }
+                assert!(r.pipeline.in_flight() > 0);
+                drop(r);
+            }
+            let mut w = SeipdWriter::new(Vec::new(), &key(sym), sym, AeadAlgorithm::Ocb, 0, SALT).unwrap();
+            w.set_threads(threads);
+            w.write_all(&data(64 * 5 + 1)).unwrap();
+            drop(w);
+
+            struct Failing(usize);
+            impl Write for Failing {
+                fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+                    if self.0 == 0 {
+                        return Err(io::Error::other("full"));
+                    }
+                    self.0 -= 1;
+                    Ok(b.len())
+                }
+                fn flush(&mut self) -> io::Result<()> {
+                    Ok(())
+                }
+            }
+            let mut w = SeipdWriter::new(Failing(3), &key(sym), sym, AeadAlgorithm::Ocb, 0, SALT).unwrap();
+            w.set_threads(threads);
+            let mut failed = false;
+            for _ in 0..100 {
+                if w.write_all(&data(64)).is_err() {
+                    failed = true;
+                    break;
+                }
+            }
+            assert!(failed);
+            assert!(w.write_all(b"x").is_err());
+            assert!(w.finish().is_err());
+        }
+    }
+
+    /// Short and interrupted reads from the source, any thread count: the same plaintext, and
+    /// every truncation (including right after a full buffer) fails.
+    #[test]
+    fn uneven_source_reads_and_truncation_at_buffer_edges() {
+        let sym = SymmetricAlgorithm::Aes128;
+        for len in [0, 1, 63, 64, 65, 128, 64 * 6, 64 * 6 + 1] {
+            let plain = data(len);
+            let body = encrypt_t(sym, AeadAlgorithm::Ocb, 0, &plain, 1000, 1);
+            let (fields, chunks) = body.split_at(36);
+            for threads in [1, 2, 3] {
+                for steps in [&[1usize][..], &[16, 17, 1], &[112, 5], &[usize::MAX]] {
+                    for cut in (0..=chunks.len()).rev() {
+                        let mut src = fields;
+                        let header = SeipdHeader::read_from(&mut src).unwrap();
+                        let inner = Uneven { data: &chunks[..cut], steps, i: 0 };
+                        let mut r = SeipdReader::new(inner, &key(sym), &header).unwrap();
+                        r.set_threads(threads);
+                        let mut out = Vec::new();
+                        let result = r.read_to_end(&mut out);
+                        if cut == chunks.len() {
+                            let _ = result.unwrap();
+                            assert_eq!(out, plain);
+                        } else {
+                            assert!(result.is_err(), "len {len} cut {cut} t {threads} {steps:?}");
+                            assert!(plain.starts_with(&out));
+                            // Only whole chunks before the cut, never the last chunk.
+                            let n = len.div_ceil(64);
+                            let whole = (0..n)
+                                .filter(|k| (k * 80 + 80).min(k * 80 + 16 + len - 64 * k) <= cut)
+                                .count();
+                            assert!(out.len() <= 64 * whole.min(n.saturating_sub(1)), "len {len} cut {cut}");
+                        }
+                    }
+                }
+            }
+        }
     }
 
     // ---- RFC 9580 vectors ----
