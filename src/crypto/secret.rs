@@ -43,7 +43,10 @@ secret_array!(
 /// An ML-DSA-65 seed ξ (FIPS 204), with the signing key it expands to, computed on first use
 /// and kept: the expansion (matrix A, the NTTs of s1, s2, t0) costs about as much as a
 /// signature, and a key that signs several times (key generation makes three self-signatures)
-/// should pay for it once. Both are wiped on drop (the expanded key wipes itself).
+/// should pay for it once. The price: the expanded key (about 30 KB of secret state) lives as
+/// long as the secret key does, not just for one signature. Both are wiped on drop (the
+/// expanded key wipes itself; a temporary copy the move into the box may leave on the stack is
+/// not, which would need `unsafe` in-place construction).
 pub(crate) struct MlDsaSeed {
     seed: [u8; 32],
     expanded: OnceLock<Box<ExpandedSigningKey<MlDsa65>>>,

@@ -255,7 +255,9 @@ impl<'a> Decryptor<'a> {
     /// unless the whole message is authentic and complete.
     pub fn decrypt_bytes(&self, message: &[u8]) -> Result<(Vec<u8>, DecryptSummary)> {
         let mut r = self.open(message)?;
-        let mut plaintext = Vec::new();
+        // The plaintext is shorter than the message: one allocation, no reallocation that
+        // would leave an unwiped copy behind.
+        let mut plaintext = Vec::with_capacity(message.len());
         let _ = r.read_to_end(&mut plaintext).map_err(Error::from_io)?;
         Ok((plaintext, r.finish()?))
     }
@@ -335,7 +337,7 @@ impl<'a> Decryptor<'a> {
     /// [`decrypt_bytes`](Decryptor::decrypt_bytes) with no thread started inside the message.
     fn decrypt_one(&self, message: &[u8]) -> Result<Decrypted> {
         let mut r = self.open_with(message, Some(1))?;
-        let mut plaintext = Vec::new();
+        let mut plaintext = Vec::with_capacity(message.len());
         let _ = r.read_to_end(&mut plaintext).map_err(Error::from_io)?;
         Ok((plaintext, r.finish()?))
     }

@@ -129,14 +129,15 @@ impl Pipeline {
         }
     }
 
-    /// How many jobs may be in flight: two per thread, within [`IN_FLIGHT_BUDGET`]; 1 without
-    /// workers.
+    /// How many jobs may be in flight: two per thread, within [`IN_FLIGHT_BUDGET`] (but at
+    /// least two); 1 without workers. Memory per stream is thus bounded whatever the thread
+    /// count a caller asks for and the chunk size a message declares.
     pub(crate) fn depth(&self) -> usize {
         if self.threads <= 1 {
             return 1;
         }
         let budget = IN_FLIGHT_BUDGET.checked_div(self.buf_len).unwrap_or(1);
-        self.threads.saturating_mul(2).min(budget).max(self.threads)
+        self.threads.saturating_mul(2).min(budget).max(2)
     }
 
     /// Jobs submitted and not yet collected.
@@ -163,7 +164,9 @@ impl Pipeline {
 
     /// Starts `threads` − 1 workers; on failure runs with those that started (maybe none).
     fn start(&mut self) {
-        for _ in 1..self.threads {
+        // No more workers than jobs may be in flight: with large chunks the budget, not the
+        // thread count, bounds memory.
+        for _ in 1..self.threads.min(self.depth()) {
             let (job_tx, job_rx) = channel::<Job>();
             let (result_tx, result_rx) = channel::<Job>();
             let work = Arc::clone(&self.work);
@@ -304,7 +307,9 @@ mod tests {
         let work: Work = Arc::new(|_: &mut Job| {});
         let mut big = Pipeline::new(work, 4 << 20);
         big.set_threads(4);
-        assert_eq!(big.depth(), 4, "at least one per worker");
+        assert_eq!(big.depth(), 2, "within the budget, whatever the thread count");
+        big.set_threads(64);
+        assert_eq!(big.depth(), 2);
         big.set_threads(1);
         assert_eq!(big.depth(), 1);
     }
