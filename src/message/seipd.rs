@@ -517,12 +517,15 @@ impl<W: Write> Write for SeipdWriter<W> {
         self.guard(result)
     }
 
-    /// Flushes `inner`; never writes a short chunk (chunks in flight are written as they are
-    /// finished, in order).
+    /// Waits for the chunks being encrypted, writes them, and flushes `inner`: everything up
+    /// to the last full chunk is then out. Never writes a short chunk (the current one waits
+    /// for more data or `finish`).
     fn flush(&mut self) -> io::Result<()> {
         if self.poisoned {
             return Err(poisoned());
         }
+        let result = self.drain(0);
+        self.guard(result)?;
         self.inner.flush()
     }
 }
@@ -990,6 +993,25 @@ mod tests {
                     _ => assert!(matches!(r, Err(Error::Decrypt)), "n={n}: {r:?}"),
                 }
             }
+        }
+    }
+
+    /// `flush` pushes out every full chunk written so far, whatever the thread count, so a
+    /// reader on the other end can decrypt up to there; the stream still finishes normally.
+    #[test]
+    fn flush_writes_every_full_chunk() {
+        let sym = SymmetricAlgorithm::Aes128;
+        let plain = data(64 * 9 + 5);
+        for threads in [1, 2, 3] {
+            let mut w = SeipdWriter::new(Vec::new(), &key(sym), sym, AeadAlgorithm::Ocb, 0, SALT).unwrap();
+            w.set_threads(threads);
+            w.write_all(&plain[..64 * 7 + 3]).unwrap();
+            w.flush().unwrap();
+            // Fields, then seven chunks with their tags (the eighth, short one stays buffered).
+            assert_eq!(w.inner.len(), 36 + 7 * (64 + 16), "{threads} threads");
+            w.write_all(&plain[64 * 7 + 3..]).unwrap();
+            let body = w.finish().unwrap();
+            assert_eq!(decrypt(sym, &body).unwrap(), plain);
         }
     }
 
