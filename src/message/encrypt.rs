@@ -10,6 +10,7 @@
 
 use std::fmt;
 use std::io::{self, Read, Write};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::SystemTime;
 
 use zeroize::Zeroizing;
@@ -167,35 +168,47 @@ enum PendingPkesk<'k> {
 }
 
 /// Applies `job` to every item, spread over at most `threads` threads (the calling thread is
-/// one of them), and returns the results in the order of `items`. A thread that cannot be
-/// started, or whose job panicked, has its items done again on the calling thread.
+/// one of them), and returns the results in the order of `items`. The threads take items one
+/// at a time from a shared counter, so a thread that starts late (a freshly spawned thread can
+/// wait a millisecond for a core) leaves its share to the others instead of holding up the
+/// whole batch. An item whose thread could not report (its job panicked) is done again on the
+/// calling thread.
 fn map_in_order<T: Sync, R: Send>(threads: usize, items: &[T], job: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let threads = threads.clamp(1, items.len().max(1));
     if threads == 1 {
         return items.iter().map(&job).collect();
     }
-    let per = items.len().div_ceil(threads);
-    let job = &job;
-    std::thread::scope(|scope| {
-        let mut groups = items.chunks(per);
-        let mine = groups.next().unwrap_or_default();
-        let others: Vec<_> = groups
-            .map(|group| {
-                let handle = std::thread::Builder::new()
-                    .spawn_scoped(scope, move || group.iter().map(job).collect::<Vec<R>>())
-                    .ok();
-                (group, handle)
+    let next = AtomicUsize::new(0);
+    let mut slots: Vec<Option<R>> = items.iter().map(|_| None).collect();
+    let take = |done: &mut Vec<(usize, R)>| loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(item) = items.get(i) else { break };
+        done.push((i, job(item)));
+    };
+    let parts: Vec<Vec<(usize, R)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (1..threads)
+            .filter_map(|_| {
+                std::thread::Builder::new()
+                    .spawn_scoped(scope, || {
+                        let mut done = Vec::new();
+                        take(&mut done);
+                        done
+                    })
+                    .ok()
             })
             .collect();
-        let mut out: Vec<R> = mine.iter().map(job).collect();
-        for (group, handle) in others {
-            match handle.map(std::thread::ScopedJoinHandle::join) {
-                Some(Ok(results)) => out.extend(results),
-                _ => out.extend(group.iter().map(job)),
-            }
+        let mut mine = Vec::new();
+        take(&mut mine);
+        let mut parts = vec![mine];
+        parts.extend(handles.into_iter().filter_map(|h| h.join().ok()));
+        parts
+    });
+    for (i, r) in parts.into_iter().flatten() {
+        if let Some(slot) = slots.get_mut(i) {
+            *slot = Some(r);
         }
-        out
-    })
+    }
+    slots.into_iter().zip(items).map(|(slot, item)| slot.unwrap_or_else(|| job(item))).collect()
 }
 
 /// The thread count for per-recipient work: the builder's, at most the available cores.
