@@ -21,3 +21,21 @@ pub(crate) mod verify;
 pub use decrypt::{DecryptReader, DecryptSummary, DecryptedWith, Decryptor};
 pub use encrypt::{EncryptWriter, Encryptor, Purpose};
 pub use info::{DataFormat, LiteralInfo};
+
+/// `Read::read` for a reader whose `BufRead` side is the real one: copies what `fill_buf`
+/// has (reading more only when it is empty) and consumes it.
+///
+/// # Errors
+/// Those of `fill_buf`.
+pub(crate) fn read_via_fill_buf(r: &mut impl std::io::BufRead, out: &mut [u8]) -> std::io::Result<usize> {
+    if out.is_empty() {
+        return Ok(0);
+    }
+    let available = r.fill_buf()?;
+    let n = available.len().min(out.len());
+    if let (Some(dst), Some(src)) = (out.get_mut(..n), available.get(..n)) {
+        dst.copy_from_slice(src);
+    }
+    r.consume(n);
+    Ok(n)
+}

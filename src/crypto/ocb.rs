@@ -54,9 +54,7 @@ pub(crate) struct Ocb<C> {
     l_star: u128,
     /// L_$ = double(L_*), native order.
     l_dollar: u128,
-    /// L_i = double(L_{i-1}), L_0 = double(L_$), native order.
-    l: [u128; L_TABLE_LEN],
-    /// The tables of the bulk loops.
+    /// L_0..L_63 and the bulk loops' offset table.
     tables: Tables,
 }
 
@@ -64,7 +62,6 @@ impl<C> Drop for Ocb<C> {
     fn drop(&mut self) {
         self.l_star.zeroize();
         self.l_dollar.zeroize();
-        self.l.zeroize();
     }
 }
 
@@ -93,28 +90,25 @@ where
         let l_star = ne_from_be(be);
         be = double(be);
         let l_dollar = ne_from_be(be);
-        let mut l = [0u128; L_TABLE_LEN];
-        for entry in &mut l {
+        // L_i = double(L_{i-1}), L_0 = double(L_$), native order.
+        let mut tables = Tables { l: [[0; 16]; L_TABLE_LEN], prefix: [[0; 16]; WINDOW] };
+        for entry in &mut tables.l {
             be = double(be);
-            *entry = ne_from_be(be);
+            *entry = ne_from_be(be).to_ne_bytes();
         }
         be.zeroize();
-        let mut tables = Tables { l: [[0; 16]; L_TABLE_LEN], prefix: [[0; 16]; WINDOW] };
-        for (bytes, entry) in tables.l.iter_mut().zip(l.iter()) {
-            *bytes = entry.to_ne_bytes();
-        }
-        let mut acc = 0u128;
+        let mut acc = [0u8; 16];
         for (t, entry) in (1u64..).zip(tables.prefix.iter_mut()) {
-            acc ^= l_entry(&l, t);
-            *entry = acc.to_ne_bytes();
+            acc = xor(&acc, &l_entry_bytes(&tables.l, t));
+            *entry = acc;
         }
         acc.zeroize();
-        Ok(Self { cipher, l_star, l_dollar, l, tables })
+        Ok(Self { cipher, l_star, l_dollar, tables })
     }
 
     /// L_{ntz(i)} for a block index `i` ≥ 1.
     fn l_ntz(&self, i: u64) -> u128 {
-        l_entry(&self.l, i)
+        u128::from_ne_bytes(l_entry_bytes(&self.tables.l, i))
     }
 
     fn encipher(&self, v: u128) -> u128 {
@@ -455,14 +449,6 @@ fn xor(a: &B16, b: &B16) -> B16 {
 fn l_entry_bytes(l: &[B16; L_TABLE_LEN], i: u64) -> B16 {
     let ntz = usize::try_from(i.trailing_zeros() & 63).unwrap_or(0);
     l.get(ntz).copied().unwrap_or_default()
-}
-
-/// L_{ntz(i)} from the table for a block index `i` ≥ 1.
-fn l_entry(l: &[u128; L_TABLE_LEN], i: u64) -> u128 {
-    // trailing_zeros of a u64 is at most 64 (only for 0, never passed); masking keeps the
-    // index inside the 64-entry table without a branch.
-    let ntz = usize::try_from(i.trailing_zeros() & 63).unwrap_or(0);
-    l.get(ntz).copied().unwrap_or(0)
 }
 
 /// `X ‖ 1 ‖ zeros` for a partial block `X` of fewer than 16 octets, native order.

@@ -18,7 +18,6 @@
 use std::fmt;
 use std::io::{self, BufRead, Read};
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::SystemTime;
 
 use crate::armor::ArmorReader;
@@ -296,42 +295,8 @@ impl<'a> Decryptor<'a> {
     ) -> Vec<Result<(Vec<u8>, DecryptSummary)>> {
         /// Messages a thread takes from the counter at a time.
         const TAKE: usize = 16;
-        let one = |m: &M| self.decrypt_one(m.as_ref());
-        let threads = self.threads.unwrap_or_else(parallel::available_cores).clamp(1, messages.len().max(1));
-        if threads == 1 {
-            return messages.iter().map(one).collect();
-        }
-        let next = AtomicUsize::new(0);
-        let work = || {
-            let mut done = Vec::new();
-            loop {
-                let start = next.fetch_add(TAKE, Ordering::Relaxed);
-                let Some(batch) = messages.get(start..start.saturating_add(TAKE).min(messages.len())) else {
-                    break;
-                };
-                if batch.is_empty() {
-                    break;
-                }
-                done.extend((start..).zip(batch.iter().map(one)));
-            }
-            done
-        };
-        let mut slots: Vec<Option<Result<Decrypted>>> = messages.iter().map(|_| None).collect();
-        let parts: Vec<Vec<(usize, Result<Decrypted>)>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = (1..threads)
-                .filter_map(|_| std::thread::Builder::new().spawn_scoped(scope, work).ok())
-                .collect();
-            let mut parts = vec![work()];
-            parts.extend(handles.into_iter().filter_map(|h| h.join().ok()));
-            parts
-        });
-        for (i, result) in parts.into_iter().flatten() {
-            if let Some(slot) = slots.get_mut(i) {
-                *slot = Some(result);
-            }
-        }
-        // A message no thread finished (only if a worker thread died) is decrypted here.
-        slots.into_iter().zip(messages).map(|(slot, m)| slot.unwrap_or_else(|| one(m))).collect()
+        let threads = self.threads.unwrap_or_else(parallel::available_cores);
+        parallel::map_in_order(threads, TAKE, messages, |m| self.decrypt_one(m.as_ref()))
     }
 
     /// [`decrypt_bytes`](Decryptor::decrypt_bytes) with no thread started inside the message.
@@ -817,16 +782,7 @@ impl<R: BufRead> BufRead for DecryptReader<'_, R> {
 
 impl<R: BufRead> Read for DecryptReader<'_, R> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        if out.is_empty() {
-            return Ok(0);
-        }
-        let available = self.fill_buf()?;
-        let n = available.len().min(out.len());
-        if let (Some(dst), Some(src)) = (out.get_mut(..n), available.get(..n)) {
-            dst.copy_from_slice(src);
-        }
-        self.consume(n);
-        Ok(n)
+        crate::message::read_via_fill_buf(self, out)
     }
 }
 

@@ -10,7 +10,6 @@
 
 use std::fmt;
 use std::io::{self, Read, Write};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::SystemTime;
 
 use zeroize::Zeroizing;
@@ -25,6 +24,7 @@ use crate::limits::Limits;
 use crate::message::hashing::SignatureMode;
 use crate::message::info::DataFormat;
 use crate::message::literal::LiteralWriter;
+use crate::message::parallel;
 use crate::message::seipd::SeipdWriter;
 use crate::message::sign::{InlineSignWriter, Signer};
 use crate::message::skesk::encrypt_session_key;
@@ -167,56 +167,12 @@ enum PendingPkesk<'k> {
     Done(Pkesk),
 }
 
-/// Applies `job` to every item, spread over at most `threads` threads (the calling thread is
-/// one of them), and returns the results in the order of `items`. The threads take items one
-/// at a time from a shared counter, so a thread that starts late (a freshly spawned thread can
-/// wait a millisecond for a core) leaves its share to the others instead of holding up the
-/// whole batch. An item whose thread could not report (its job panicked) is done again on the
-/// calling thread.
-fn map_in_order<T: Sync, R: Send>(threads: usize, items: &[T], job: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = threads.clamp(1, items.len().max(1));
-    if threads == 1 {
-        return items.iter().map(&job).collect();
-    }
-    let next = AtomicUsize::new(0);
-    let mut slots: Vec<Option<R>> = items.iter().map(|_| None).collect();
-    let take = |done: &mut Vec<(usize, R)>| loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        let Some(item) = items.get(i) else { break };
-        done.push((i, job(item)));
-    };
-    let parts: Vec<Vec<(usize, R)>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (1..threads)
-            .filter_map(|_| {
-                std::thread::Builder::new()
-                    .spawn_scoped(scope, || {
-                        let mut done = Vec::new();
-                        take(&mut done);
-                        done
-                    })
-                    .ok()
-            })
-            .collect();
-        let mut mine = Vec::new();
-        take(&mut mine);
-        let mut parts = vec![mine];
-        parts.extend(handles.into_iter().filter_map(|h| h.join().ok()));
-        parts
-    });
-    for (i, r) in parts.into_iter().flatten() {
-        if let Some(slot) = slots.get_mut(i) {
-            *slot = Some(r);
-        }
-    }
-    slots.into_iter().zip(items).map(|(slot, item)| slot.unwrap_or_else(|| job(item))).collect()
-}
-
 /// The thread count for per-recipient work: the builder's, at most the available cores.
 fn recipient_threads(requested: Option<usize>, recipients: usize) -> usize {
     if recipients < PARALLEL_RECIPIENTS {
         return 1;
     }
-    let cores = crate::message::parallel::available_cores();
+    let cores = parallel::available_cores();
     requested.unwrap_or(cores).clamp(1, cores)
 }
 
@@ -434,7 +390,9 @@ impl<'a> Encryptor<'a> {
     fn plans(&self, t: u32) -> Result<Vec<RecipientPlan<'a>>> {
         let threads = recipient_threads(self.threads, self.recipients.len());
         let purpose = self.purpose;
-        map_in_order(threads, &self.recipients, |cert| Self::plan(cert, purpose, t)).into_iter().collect()
+        parallel::map_in_order(threads, 1, &self.recipients, |cert| Self::plan(cert, purpose, t))
+            .into_iter()
+            .collect()
     }
 
     /// The cipher and AEAD mode (see the type's documentation).
@@ -497,7 +455,7 @@ impl<'a> Encryptor<'a> {
                 _ => return Err(Error::InvalidArgument("recipient key algorithm")),
             });
         }
-        map_in_order(threads, &pending, |p| match p {
+        parallel::map_in_order(threads, 1, &pending, |p| match p {
             PendingPkesk::X25519 { recipient, public, ephemeral } => {
                 let (ephemeral, wrapped_key) =
                     x25519::pkesk_encrypt_with_ephemeral(public, session_key.as_bytes(), ephemeral)?;

@@ -18,6 +18,7 @@
 
 use std::collections::VecDeque;
 use std::num::NonZeroUsize;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, OnceLock};
 use std::thread::{self, JoinHandle};
@@ -45,6 +46,51 @@ pub(crate) fn default_threads() -> usize {
 pub(crate) fn available_cores() -> usize {
     static CORES: OnceLock<usize> = OnceLock::new();
     *CORES.get_or_init(|| thread::available_parallelism().map_or(1, NonZeroUsize::get))
+}
+
+/// Applies `job` to every item, spread over at most `threads` threads (the calling thread is
+/// one of them), and returns the results in the order of `items`. The threads take `take`
+/// items at a time from a shared counter, so a thread that starts late (a freshly spawned
+/// thread can wait a millisecond for a core) or meets slow items leaves the rest to the others
+/// instead of holding up the whole batch. An item whose thread could not report (it could not
+/// be started, or its job panicked) is done again on the calling thread.
+pub(crate) fn map_in_order<T: Sync, R: Send>(
+    threads: usize,
+    take: usize,
+    items: &[T],
+    job: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let threads = threads.clamp(1, items.len().max(1));
+    if threads == 1 {
+        return items.iter().map(&job).collect();
+    }
+    let take = take.max(1);
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let start = next.fetch_add(take, Ordering::Relaxed);
+            let batch = items.get(start..start.saturating_add(take).min(items.len())).unwrap_or_default();
+            if batch.is_empty() {
+                return done;
+            }
+            done.extend((start..).zip(batch.iter().map(&job)));
+        }
+    };
+    let parts: Vec<Vec<(usize, R)>> = thread::scope(|scope| {
+        let handles: Vec<_> =
+            (1..threads).filter_map(|_| thread::Builder::new().spawn_scoped(scope, work).ok()).collect();
+        let mut parts = vec![work()];
+        parts.extend(handles.into_iter().filter_map(|h| h.join().ok()));
+        parts
+    });
+    let mut slots: Vec<Option<R>> = items.iter().map(|_| None).collect();
+    for (i, r) in parts.into_iter().flatten() {
+        if let Some(slot) = slots.get_mut(i) {
+            *slot = Some(r);
+        }
+    }
+    slots.into_iter().zip(items).map(|(slot, item)| slot.unwrap_or_else(|| job(item))).collect()
 }
 
 /// One chunk on its way through the pipeline.
@@ -295,6 +341,18 @@ mod tests {
             assert_eq!(p.workers.len(), threads.saturating_sub(1));
         }
         assert!((1..=MAX_DEFAULT_THREADS).contains(&default_threads()));
+    }
+
+    #[test]
+    fn map_in_order_keeps_the_order_for_any_threads_and_batch() {
+        let items: Vec<usize> = (0..103).collect();
+        for threads in 0..5 {
+            for take in [0, 1, 16, 200] {
+                let out = map_in_order(threads, take, &items, |i| i * 2);
+                assert_eq!(out, items.iter().map(|i| i * 2).collect::<Vec<_>>(), "t {threads} take {take}");
+            }
+        }
+        assert!(map_in_order(2, 1, &Vec::<usize>::new(), |i| *i).is_empty());
     }
 
     #[test]

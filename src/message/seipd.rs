@@ -773,16 +773,7 @@ impl<R: Read> BufRead for SeipdReader<R> {
 
 impl<R: Read> Read for SeipdReader<R> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        if out.is_empty() {
-            return Ok(0);
-        }
-        let available = self.fill_buf()?;
-        let n = available.len().min(out.len());
-        if let (Some(dst), Some(src)) = (out.get_mut(..n), available.get(..n)) {
-            dst.copy_from_slice(src);
-        }
-        self.consume(n);
-        Ok(n)
+        crate::message::read_via_fill_buf(self, out)
     }
 }
 

@@ -313,8 +313,10 @@ impl<W: DirectSink> PartialBodyWriter<W> {
         let mut total = 0u64;
         // Until a part boundary with nothing buffered (and whenever parts are longer than the
         // sink's chunks, which the pin cannot cover): the buffered path.
-        let mut staging = Zeroizing::new(vec![0u8; part_len]);
+        // Allocated only if that path is taken.
+        let mut staging: Option<Zeroizing<Vec<u8>>> = None;
         while !self.header_written || !self.buf.is_empty() || part_len > chunk_size {
+            let staging = staging.get_or_insert_with(|| Zeroizing::new(vec![0u8; part_len]));
             let want = part_len.saturating_sub(self.buf.len());
             let n = read_up_to(src, staging.get_mut(..want).unwrap_or_default())?;
             if n == 0 {
