@@ -13,8 +13,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use common::{TestRng, data, dearmor, hex_field, json};
 use sixpgp::{
-    AeadAlgorithm, Cert, DataFormat, DecryptedWith, Decryptor, Encryptor, Error, KeyBuilder, Limits,
-    Password, Profile, SessionKey, SymmetricAlgorithm, Tsk, Unsupported,
+    AeadAlgorithm, Cert, DataFormat, DecryptedWith, Decryptor, Encryptor, Error, KeyBuilder, KeyUpdate,
+    Limits, Password, Profile, SessionKey, SymmetricAlgorithm, Tsk, Unsupported,
 };
 
 const T0: u64 = 1_700_000_000;
@@ -354,6 +354,47 @@ fn many_recipients_same_message_on_every_thread_count() {
         let r = Encryptor::new(&with_bad).threads(threads).at(t0()).writer(Vec::new());
         assert!(matches!(r, Err(Error::KeyUnusable(_))), "{threads} threads");
     }
+}
+
+/// Certificates with several encryption subkeys, some no longer valid: every valid one gets a
+/// PKESK, the same whatever the thread count (each key agreement uses the randomness drawn for
+/// its own key), and only the valid ones.
+#[test]
+fn recipients_with_several_encryption_subkeys() {
+    let plain = b"subkeys".repeat(100);
+    let mut keys: Vec<Tsk> = (0..9u64).map(|i| key(Profile::Rfc9580, 200 + i)).collect();
+    let t1 = t0() + Duration::from_secs(5);
+    // keys[1]: an X25519 and an ML-KEM-768+X25519 subkey, both valid.
+    keys[1].update(KeyUpdate::new().profile(Profile::Pqc).at(t1)).unwrap();
+    // keys[4]: the same, with the X25519 subkey revoked as superseded.
+    keys[4].update(KeyUpdate::new().profile(Profile::Pqc).revoke_deprecated_keys(true).at(t1)).unwrap();
+    let certs: Vec<Cert> = keys.iter().map(Tsk::to_cert).collect();
+    let at = t0() + Duration::from_secs(10);
+    assert_eq!(certs[1].encryption_keys_at(at).len(), 2);
+    assert_eq!(certs[4].encryption_keys_at(at).len(), 1);
+    let reference = encrypt(Encryptor::new(&certs).threads(1).rng(TestRng(7)), &plain);
+    let msg = encrypt(Encryptor::new(&certs).threads(2).rng(TestRng(7)), &plain);
+    assert_eq!(msg, reference);
+    let pk = packets(&reference);
+    assert_eq!(pk.len(), 10 + 1, "one PKESK per valid key, then the SEIPD");
+    // v6 PKESK: version 6, length 33, key version 6, the fingerprint.
+    let body = |p: &Vec<u8>| if p[1] < 192 { p[2..].to_vec() } else { p[3..].to_vec() };
+    let recipients: Vec<Vec<u8>> = pk[..10].iter().map(|p| body(p)[3..35].to_vec()).collect();
+    let mut want = Vec::new();
+    for cert in &certs {
+        for (fp, _) in cert.encryption_keys_at(at) {
+            want.push(fp.as_bytes().to_vec());
+        }
+    }
+    assert_eq!(recipients, want);
+    // Every recipient decrypts, and each PKESK is a fresh key agreement.
+    for tsk in &keys {
+        assert_eq!(decrypt(Decryptor::new([tsk]), &reference).unwrap().0, plain);
+    }
+    let mut bodies: Vec<&Vec<u8>> = pk[..10].iter().collect();
+    bodies.sort();
+    bodies.dedup();
+    assert_eq!(bodies.len(), 10);
 }
 
 /// `cipher_suite` overrides the negotiation; every supported suite round-trips and is what

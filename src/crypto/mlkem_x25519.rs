@@ -9,7 +9,7 @@
 #![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use ml_kem::array::Array;
-use ml_kem::{Decapsulate, Encapsulate, KeyExport};
+use ml_kem::{Decapsulate, KeyExport};
 use sha3::Digest;
 use zeroize::Zeroizing;
 
@@ -29,7 +29,17 @@ pub(crate) const MLKEM_CIPHERTEXT_LEN: usize = 1088;
 const DOM_SEP: &[u8; 21] = b"OpenPGPCompositeKDFv1";
 
 /// What [`pkesk_encrypt`] returns: ECDH ciphertext, ML-KEM ciphertext, wrapped session key.
+#[cfg(test)]
 pub(crate) type PkeskFields = ([u8; 32], Box<[u8; MLKEM_CIPHERTEXT_LEN]>, Vec<u8>);
+
+/// What [`encapsulate`] returns: the two ciphertexts of the PKESK and the KEK.
+#[derive(Debug)]
+pub(crate) struct Encapsulated {
+    pub(crate) ecdh_ciphertext: [u8; 32],
+    pub(crate) mlkem_ciphertext: Box<[u8; MLKEM_CIPHERTEXT_LEN]>,
+    /// Wipes itself on drop.
+    pub(crate) kek: Secret32,
+}
 
 /// The expanded ML-KEM-768 decapsulation key (wiped on drop by `ml-kem`'s `zeroize`).
 pub(crate) type DecapsulationKey = ml_kem::DecapsulationKey768;
@@ -94,14 +104,60 @@ fn alg_id() -> u8 {
     u8::from(PublicKeyAlgorithm::MlKem768X25519)
 }
 
-/// Encrypts `session_key` to a composite public key (§4.2.3). Returns the ECDH ciphertext
-/// (ephemeral X25519 public key), the ML-KEM ciphertext and the AES-256 key-wrapped session key.
+/// The sender's half of the composite KEM (§4.2.3, steps 1-3): the ECDH ciphertext (ephemeral
+/// X25519 public key), the ML-KEM ciphertext and the KEK that wraps the session key. `v` is a
+/// fresh X25519 secret and `m` 32 fresh random octets, the randomness of ML-KEM.Encaps (FIPS 203
+/// Algorithm 20, step 1), both drawn by the caller, so that the encapsulations for many
+/// recipients can run on several threads with the randomness still drawn in order.
 ///
 /// # Errors
-/// - `Malformed` if the X25519 public key has low order or the ML-KEM key fails the FIPS 203
-///   §7.2 input check;
-/// - `InvalidArgument` if the session key is not 16, 24 or 32 octets;
-/// - `Io` if the RNG fails.
+/// `Malformed` if the X25519 public key has low order or the ML-KEM key fails the FIPS 203
+/// §7.2 input check.
+pub(crate) fn encapsulate(
+    x_pub: &[u8; 32],
+    mlkem_pub: &[u8; MLKEM_PUBLIC_LEN],
+    v: &Curve25519Secret,
+    m: &Secret32,
+) -> Result<Encapsulated> {
+    // 1. (ecdhCipherText, ecdhKeyShare) = ECDH-KEM.Encaps(ecdhPublicKey) (§4.1.1.1):
+    //    V = X25519(v, 9), ecdhKeyShare = X25519(v, R).
+    let ecdh_ciphertext = x25519::public_key(v);
+    let ecdh_share = x25519::shared_point(v, x_pub)
+        .ok_or(Error::malformed("ML-KEM-768+X25519: X25519 public key has low order"))?;
+    // 2. (mlkemCipherText, mlkemKeyShare) = ML-KEM.Encaps(mlkemPublicKey) (FIPS 203 Alg. 20,
+    //    including the encapsulation-key check of §7.2), with the caller's m: what
+    //    `encapsulate_with_rng` does after drawing m itself.
+    let ek = EncapsulationKey::new(&Array::from(*mlkem_pub))
+        .map_err(|_| Error::malformed("ML-KEM-768+X25519: invalid ML-KEM public key"))?;
+    let m = Zeroizing::new(Array::from(m.0));
+    let (mlkem_ct, mlkem_share) = ek.encapsulate_deterministic(&m);
+    let mlkem_share = Zeroizing::new(<[u8; 32]>::from(mlkem_share));
+    // 3. KEK = multiKeyCombine(mlkemKeyShare, ecdhKeyShare, ecdhCipherText, ecdhPublicKey, algId).
+    let kek = combine(&mlkem_share, &ecdh_share.0, &ecdh_ciphertext, x_pub, alg_id());
+    let mut mlkem_ciphertext = Box::new([0u8; MLKEM_CIPHERTEXT_LEN]);
+    mlkem_ciphertext.copy_from_slice(mlkem_ct.as_slice());
+    Ok(Encapsulated { ecdh_ciphertext, mlkem_ciphertext, kek })
+}
+
+/// Step 4 of §4.2.3: C = AESKeyWrap(KEK, sessionKey) with AES-256 (RFC 3394), the KEK from
+/// [`encapsulate`].
+///
+/// # Errors
+/// `InvalidArgument` if the session key is not 16, 24 or 32 octets.
+pub(crate) fn wrap(kek: &Secret32, session_key: &[u8]) -> Result<Vec<u8>> {
+    if !matches!(session_key.len(), 16 | 24 | 32) {
+        return Err(Error::InvalidArgument("ML-KEM-768+X25519: session key length"));
+    }
+    aes_kw::wrap(&kek.0, session_key)
+}
+
+/// Encrypts `session_key` to a composite public key (§4.2.3: [`encapsulate`] with randomness
+/// from `rng`, then [`wrap`]). Returns the ECDH ciphertext, the ML-KEM ciphertext and the
+/// AES-256 key-wrapped session key.
+///
+/// # Errors
+/// As [`encapsulate`] and [`wrap`]; `Io` if the RNG fails.
+#[cfg(test)]
 pub(crate) fn pkesk_encrypt(
     x_pub: &[u8; 32],
     mlkem_pub: &[u8; 1184],
@@ -111,27 +167,12 @@ pub(crate) fn pkesk_encrypt(
     if !matches!(session_key.len(), 16 | 24 | 32) {
         return Err(Error::InvalidArgument("ML-KEM-768+X25519: session key length"));
     }
-    // 1. (ecdhCipherText, ecdhKeyShare) = ECDH-KEM.Encaps(ecdhPublicKey) (§4.1.1.1):
-    //    v random, V = X25519(v, 9), ecdhKeyShare = X25519(v, R).
     let v = x25519::generate(rng)?;
-    let ecdh_ct = x25519::public_key(&v);
-    let ecdh_share = x25519::shared_point(&v, x_pub)
-        .ok_or(Error::malformed("ML-KEM-768+X25519: X25519 public key has low order"))?;
-    // 2. (mlkemCipherText, mlkemKeyShare) = ML-KEM.Encaps(mlkemPublicKey) (FIPS 203 Alg. 20,
-    //    including the encapsulation-key check of §7.2).
-    let ek = EncapsulationKey::new(&Array::from(*mlkem_pub))
-        .map_err(|_| Error::malformed("ML-KEM-768+X25519: invalid ML-KEM public key"))?;
-    let (mlkem_ct, mlkem_share) = ek.encapsulate_with_rng(rng);
-    let mlkem_share = Zeroizing::new(<[u8; 32]>::from(mlkem_share));
-    // The encapsulation drew from `rng` through the infallible trait: discard on RNG failure.
-    rng.check()?;
-    // 3. KEK = multiKeyCombine(mlkemKeyShare, ecdhKeyShare, ecdhCipherText, ecdhPublicKey, algId).
-    let kek = combine(&mlkem_share, &ecdh_share.0, &ecdh_ct, x_pub, alg_id());
-    // 4. C = AESKeyWrap(KEK, sessionKey) with AES-256 (RFC 3394).
-    let wrapped = aes_kw::wrap(&kek.0, session_key)?;
-    let mut ct = Box::new([0u8; MLKEM_CIPHERTEXT_LEN]);
-    ct.copy_from_slice(mlkem_ct.as_slice());
-    Ok((ecdh_ct, ct, wrapped))
+    let mut m = Secret32([0; 32]);
+    rng.fill(&mut m.0)?;
+    let e = encapsulate(x_pub, mlkem_pub, &v, &m)?;
+    let wrapped = wrap(&e.kek, session_key)?;
+    Ok((e.ecdh_ciphertext, e.mlkem_ciphertext, wrapped))
 }
 
 /// Decrypts the session key of a composite PKESK (§4.2.4).

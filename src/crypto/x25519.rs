@@ -19,7 +19,7 @@ use crate::error::{Error, Result};
 /// HKDF info string (RFC 9580 §5.1.6).
 const HKDF_INFO: &[u8] = b"OpenPGP X25519";
 /// KEK length: X25519 uses AES-128 key wrap (RFC 9580 §5.1.6).
-const KEK_LEN: usize = 16;
+pub(crate) const KEK_LEN: usize = 16;
 
 /// Generates an X25519 secret key (32 random octets; clamping happens at use, RFC 7748 §5).
 ///
@@ -59,14 +59,45 @@ fn kek(ephemeral: &[u8; 32], recipient: &[u8; 32], shared: &Secret32) -> Result<
     Ok(kek)
 }
 
-/// Encrypts `session_key` to `recipient` with `ephemeral_secret`, a fresh secret from
-/// [`generate`] (drawn apart from the key agreement so that several recipients can be done in
-/// parallel with the randomness still drawn in order). Returns the ephemeral public key and the
-/// wrapped key (for a v6 PKESK the session key is wrapped bare).
+/// The sender's key agreement with `recipient` (RFC 9580 §5.1.6, steps 1-3) from
+/// `ephemeral_secret`, a fresh secret from [`generate`]: the ephemeral public key V and the KEK
+/// that wraps the session key. Apart from the wrap so that the costly part can run before the
+/// session key is chosen, for many recipients on several threads, with the randomness still
+/// drawn in order.
 ///
 /// # Errors
-/// `Malformed` if `recipient` has low order (all-zero shared point); `InvalidArgument` if the
-/// session key is not 16, 24 or 32 octets long.
+/// `Malformed` if `recipient` has low order (all-zero shared point).
+pub(crate) fn agree(
+    recipient: &[u8; 32],
+    ephemeral_secret: &Curve25519Secret,
+) -> Result<([u8; 32], Zeroizing<[u8; KEK_LEN]>)> {
+    // 1. Generate an ephemeral key pair {v, V=vG}.
+    let ephemeral_public = public_key(ephemeral_secret);
+    // 2. Compute the shared point S = vR (all zero → the recipient key is unusable).
+    let shared = shared_point(ephemeral_secret, recipient)
+        .ok_or(Error::malformed("X25519: recipient public key has low order"))?;
+    // 3. KEK = HKDF-SHA256(V ‖ R ‖ S, info "OpenPGP X25519"), 16 octets.
+    Ok((ephemeral_public, kek(&ephemeral_public, recipient, &shared)?))
+}
+
+/// Step 4 of RFC 9580 §5.1.6: C = AES-128 key wrap (RFC 3394) of the session key under the
+/// KEK from [`agree`] (for a v6 PKESK the session key is wrapped bare).
+///
+/// # Errors
+/// `InvalidArgument` if the session key is not 16, 24 or 32 octets long.
+pub(crate) fn wrap(kek: &[u8; KEK_LEN], session_key: &[u8]) -> Result<Vec<u8>> {
+    if !matches!(session_key.len(), 16 | 24 | 32) {
+        return Err(Error::InvalidArgument("X25519: session key length"));
+    }
+    aes_kw::wrap(kek, session_key)
+}
+
+/// Encrypts `session_key` to `recipient` with `ephemeral_secret` ([`agree`], then [`wrap`]).
+/// Returns the ephemeral public key and the wrapped key.
+///
+/// # Errors
+/// As [`agree`] and [`wrap`].
+#[cfg(test)]
 pub(crate) fn pkesk_encrypt_with_ephemeral(
     recipient: &[u8; 32],
     session_key: &[u8],
@@ -75,16 +106,8 @@ pub(crate) fn pkesk_encrypt_with_ephemeral(
     if !matches!(session_key.len(), 16 | 24 | 32) {
         return Err(Error::InvalidArgument("X25519: session key length"));
     }
-    // 1. Generate an ephemeral key pair {v, V=vG}.
-    let ephemeral_public = public_key(ephemeral_secret);
-    // 2. Compute the shared point S = vR (all zero → the recipient key is unusable).
-    let shared = shared_point(ephemeral_secret, recipient)
-        .ok_or(Error::malformed("X25519: recipient public key has low order"))?;
-    // 3. KEK = HKDF-SHA256(V ‖ R ‖ S, info "OpenPGP X25519"), 16 octets.
-    let kek = kek(&ephemeral_public, recipient, &shared)?;
-    // 4. C = AES-128 key wrap (RFC 3394) of the session key under the KEK.
-    let wrapped = aes_kw::wrap(kek.as_slice(), session_key)?;
-    Ok((ephemeral_public, wrapped))
+    let (ephemeral_public, kek) = agree(recipient, ephemeral_secret)?;
+    Ok((ephemeral_public, wrap(&kek, session_key)?))
 }
 
 /// Decrypts the session key of an X25519 PKESK.

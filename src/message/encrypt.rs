@@ -16,10 +16,10 @@ use zeroize::Zeroizing;
 
 use crate::armor::{ArmorKind, ArmorWriter};
 use crate::crypto::rng::Rng;
-use crate::crypto::secret::{Curve25519Secret, Password, SessionKey};
+use crate::crypto::secret::{Curve25519Secret, Password, Secret32, SessionKey};
 use crate::crypto::{AeadAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm, mlkem_x25519, s2k, x25519};
 use crate::error::{Error, Result, Unsupported};
-use crate::key::{Cert, Fingerprint, Profile, Tsk, flags, to_timestamp};
+use crate::key::{Cert, Profile, Tsk, flags, to_timestamp};
 use crate::limits::Limits;
 use crate::message::hashing::SignatureMode;
 use crate::message::info::DataFormat;
@@ -30,7 +30,7 @@ use crate::message::sign::{InlineSignWriter, Signer};
 use crate::message::skesk::encrypt_session_key;
 use crate::packet::Packet;
 use crate::packet::header::Tag;
-use crate::packet::key::PublicKeyMaterial;
+use crate::packet::key::{PublicKeyMaterial, PublicKeyPacket};
 use crate::packet::literal::{LiteralFormat, LiteralHeader};
 use crate::packet::padding::Padding;
 use crate::packet::partial::PartialBodyWriter;
@@ -145,8 +145,9 @@ impl Default for Encryptor<'_> {
 
 /// One recipient key chosen for a PKESK.
 struct RecipientKey<'a> {
-    fingerprint: Fingerprint,
     material: &'a PublicKeyMaterial,
+    /// Its PKESK but for the wrapped session key.
+    agreed: Agreed,
 }
 
 /// What one recipient certificate contributes: its keys and its AEAD ciphersuite preferences.
@@ -160,11 +161,75 @@ struct RecipientPlan<'a> {
 /// calling thread only: starting a thread costs about as much as a few recipients.
 const PARALLEL_RECIPIENTS: usize = 8;
 
-/// A PKESK being made: X25519 ones get their ephemeral secret drawn in recipient order (so the
-/// output depends only on the RNG), then their key agreement may run on another thread.
-enum PendingPkesk<'k> {
-    X25519 { recipient: Recipient, public: &'k [u8; 32], ephemeral: Curve25519Secret },
-    Done(Pkesk),
+/// Random octets drawn for each key a PKESK could go to: an X25519 ephemeral secret, then (used
+/// by ML-KEM-768+X25519 only) the randomness m of ML-KEM.Encaps.
+const KEY_RANDOMNESS: usize = 64;
+
+/// A recipient key whose key agreement (the costly part) is done: everything of its PKESK but
+/// the wrapped session key, and the KEK to wrap it with.
+enum Agreed {
+    X25519 { recipient: Recipient, ephemeral: [u8; 32], kek: Zeroizing<[u8; x25519::KEK_LEN]> },
+    MlKem768X25519 { recipient: Recipient, encapsulated: mlkem_x25519::Encapsulated },
+}
+
+impl Agreed {
+    /// The key agreement with `material` (X25519 or ML-KEM-768+X25519) from `randomness`, the
+    /// [`KEY_RANDOMNESS`] octets drawn for this key.
+    ///
+    /// # Errors
+    /// `Malformed` for an invalid recipient public key; `InvalidArgument` for another algorithm.
+    fn new(recipient: Recipient, material: &PublicKeyMaterial, randomness: &[u8]) -> Result<Self> {
+        let (v, m) = randomness.split_at_checked(32).ok_or(Error::InvalidArgument("key randomness"))?;
+        let mut secret = Curve25519Secret([0; 32]);
+        secret.0.copy_from_slice(v);
+        match material {
+            PublicKeyMaterial::X25519(public) => {
+                let (ephemeral, kek) = x25519::agree(public, &secret)?;
+                Ok(Self::X25519 { recipient, ephemeral, kek })
+            }
+            PublicKeyMaterial::MlKem768X25519 { x25519, mlkem } => {
+                let mut seed = Secret32([0; 32]);
+                seed.0.copy_from_slice(m.get(..32).ok_or(Error::InvalidArgument("key randomness"))?);
+                let encapsulated = mlkem_x25519::encapsulate(x25519, mlkem, &secret, &seed)?;
+                Ok(Self::MlKem768X25519 { recipient, encapsulated })
+            }
+            _ => Err(Error::InvalidArgument("recipient key algorithm")),
+        }
+    }
+
+    /// The PKESK: `session_key` wrapped under the KEK.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a session key that is not 16, 24 or 32 octets.
+    fn seal(&self, session_key: &SessionKey) -> Result<Pkesk> {
+        Ok(match self {
+            Self::X25519 { recipient, ephemeral, kek } => Pkesk {
+                recipient: recipient.clone(),
+                algorithm: PublicKeyAlgorithm::X25519,
+                fields: PkeskFields::X25519 {
+                    ephemeral: *ephemeral,
+                    wrapped_key: x25519::wrap(kek, session_key.as_bytes())?,
+                },
+            },
+            Self::MlKem768X25519 { recipient, encapsulated } => Pkesk {
+                recipient: recipient.clone(),
+                algorithm: PublicKeyAlgorithm::MlKem768X25519,
+                fields: PkeskFields::MlKem768X25519 {
+                    ecdh_ciphertext: encapsulated.ecdh_ciphertext,
+                    mlkem_ciphertext: encapsulated.mlkem_ciphertext.clone(),
+                    wrapped_key: mlkem_x25519::wrap(&encapsulated.kek, session_key.as_bytes())?,
+                },
+            },
+        })
+    }
+}
+
+/// The keys of `cert` a PKESK could go to, whatever their validity: those of an algorithm this
+/// crate encrypts to. [`KEY_RANDOMNESS`] octets are drawn for each, in this order.
+fn key_candidates(cert: &Cert) -> impl Iterator<Item = &PublicKeyPacket> {
+    std::iter::once(&cert.primary).chain(cert.subkeys.iter().map(|s| &s.key)).filter(|k| {
+        matches!(k.material, PublicKeyMaterial::X25519(_) | PublicKeyMaterial::MlKem768X25519 { .. })
+    })
 }
 
 /// The thread count for per-recipient work: the builder's, at most the available cores.
@@ -347,12 +412,20 @@ impl<'a> Encryptor<'a> {
             .ok_or(Error::InvalidArgument("chunk size"))
     }
 
-    /// The keys of `cert` to encrypt to and its preferences, at `t`.
+    /// The keys of `cert` to encrypt to, with their key agreements done, and its preferences,
+    /// at `t`. `randomness` holds [`KEY_RANDOMNESS`] octets for each of [`key_candidates`].
     ///
     /// # Errors
-    /// `KeyUnusable` for a certificate with no valid key for the purpose at `t`;
-    /// `Unsupported(PublicKeyAlgorithm)` if all its such keys use unknown algorithms.
-    fn plan(cert: &'a Cert, purpose: Purpose, t: u32) -> Result<RecipientPlan<'a>> {
+    /// `KeyUnusable` for a certificate with no valid encryption-capable key for the purpose at
+    /// `t`; `Unsupported(PublicKeyAlgorithm)` if all its such keys use unknown algorithms;
+    /// `Malformed` for an invalid public key.
+    fn plan(
+        cert: &'a Cert,
+        purpose: Purpose,
+        t: u32,
+        hidden: bool,
+        randomness: &[u8],
+    ) -> Result<RecipientPlan<'a>> {
         let valid = cert.keys_with_flags(t, purpose.flags());
         if valid.is_empty() {
             return Err(Error::KeyUnusable("certificate has no valid encryption-capable key"));
@@ -360,12 +433,19 @@ impl<'a> Encryptor<'a> {
         let mut unknown = None;
         let mut keys = Vec::new();
         for k in valid {
-            match &k.key.material {
-                PublicKeyMaterial::X25519(_) | PublicKeyMaterial::MlKem768X25519 { .. } => {
-                    keys.push(RecipientKey { fingerprint: k.fingerprint, material: &k.key.material });
-                }
-                _ => unknown = Some(k.key.algorithm),
-            }
+            // Its randomness: the slot of its position among the candidates.
+            let Some(slot) = key_candidates(cert).position(|c| std::ptr::eq(c, k.key)) else {
+                unknown = Some(k.key.algorithm);
+                continue;
+            };
+            let start = slot.checked_mul(KEY_RANDOMNESS).ok_or(Error::InvalidArgument("key randomness"))?;
+            let randomness = randomness
+                .get(start..start.saturating_add(KEY_RANDOMNESS))
+                .ok_or(Error::InvalidArgument("key randomness"))?;
+            let recipient =
+                if hidden { Recipient::Anonymous } else { Recipient::V6(*k.fingerprint.as_bytes()) };
+            let agreed = Agreed::new(recipient, &k.key.material, randomness)?;
+            keys.push(RecipientKey { material: &k.key.material, agreed });
         }
         if keys.is_empty() {
             let alg = unknown.map_or(0, u8::from);
@@ -382,17 +462,32 @@ impl<'a> Encryptor<'a> {
         Ok(RecipientPlan { keys, preferences })
     }
 
-    /// Every recipient's [`RecipientPlan`], in recipient order; with many recipients the
-    /// certificates are evaluated on several threads.
+    /// Every recipient's [`RecipientPlan`], in recipient order. The randomness of the key
+    /// agreements is drawn from `rng` first, certificate by certificate; then, with many
+    /// recipients, the certificates are evaluated and their key agreements done on several
+    /// threads (the session key is wrapped afterwards, once the cipher is chosen).
     ///
     /// # Errors
-    /// The first recipient's error, as [`Encryptor::plan`].
-    fn plans(&self, t: u32) -> Result<Vec<RecipientPlan<'a>>> {
+    /// The first recipient's error, as [`Encryptor::plan`]; `Io` from the RNG.
+    fn plans(&self, t: u32, rng: &mut Rng) -> Result<Vec<RecipientPlan<'a>>> {
+        let counts: Vec<usize> = self.recipients.iter().map(|c| key_candidates(c).count()).collect();
+        let total = counts.iter().sum::<usize>().saturating_mul(KEY_RANDOMNESS);
+        let mut randomness = Zeroizing::new(vec![0u8; total]);
+        rng.fill(&mut randomness)?;
+        let mut work = Vec::with_capacity(self.recipients.len());
+        let mut rest = randomness.as_slice();
+        for (cert, n) in self.recipients.iter().zip(counts) {
+            let (mine, others) = rest.split_at(n.saturating_mul(KEY_RANDOMNESS).min(rest.len()));
+            work.push((*cert, mine));
+            rest = others;
+        }
         let threads = recipient_threads(self.threads, self.recipients.len());
-        let purpose = self.purpose;
-        parallel::map_in_order(threads, 1, &self.recipients, |cert| Self::plan(cert, purpose, t))
-            .into_iter()
-            .collect()
+        let (purpose, hidden) = (self.purpose, self.hidden);
+        parallel::map_in_order(threads, 1, &work, |&(cert, randomness)| {
+            Self::plan(cert, purpose, t, hidden, randomness)
+        })
+        .into_iter()
+        .collect()
     }
 
     /// The cipher and AEAD mode (see the type's documentation).
@@ -419,58 +514,6 @@ impl<'a> Encryptor<'a> {
         chosen.unwrap_or(if need_256 { (Aes256, Ocb) } else { (Aes128, Ocb) })
     }
 
-    /// The PKESKs for `keys`, in order: the randomness is drawn from `rng` key by key (as a
-    /// serial loop would), then the X25519 key agreements run on up to `threads` threads.
-    ///
-    /// # Errors
-    /// `Malformed` for an invalid recipient public key; `Io` from the RNG.
-    fn pkesks(
-        keys: &[&RecipientKey<'_>],
-        session_key: &SessionKey,
-        hidden: bool,
-        threads: usize,
-        rng: &mut Rng,
-    ) -> Result<Vec<Pkesk>> {
-        let mut pending = Vec::with_capacity(keys.len());
-        for k in keys {
-            let recipient =
-                if hidden { Recipient::Anonymous } else { Recipient::V6(*k.fingerprint.as_bytes()) };
-            pending.push(match k.material {
-                PublicKeyMaterial::X25519(public) => {
-                    PendingPkesk::X25519 { recipient, public, ephemeral: x25519::generate(rng)? }
-                }
-                PublicKeyMaterial::MlKem768X25519 { x25519, mlkem } => {
-                    let (ecdh_ciphertext, mlkem_ciphertext, wrapped_key) =
-                        mlkem_x25519::pkesk_encrypt(x25519, mlkem, session_key.as_bytes(), rng)?;
-                    PendingPkesk::Done(Pkesk {
-                        recipient,
-                        algorithm: PublicKeyAlgorithm::MlKem768X25519,
-                        fields: PkeskFields::MlKem768X25519 {
-                            ecdh_ciphertext,
-                            mlkem_ciphertext,
-                            wrapped_key,
-                        },
-                    })
-                }
-                _ => return Err(Error::InvalidArgument("recipient key algorithm")),
-            });
-        }
-        parallel::map_in_order(threads, 1, &pending, |p| match p {
-            PendingPkesk::X25519 { recipient, public, ephemeral } => {
-                let (ephemeral, wrapped_key) =
-                    x25519::pkesk_encrypt_with_ephemeral(public, session_key.as_bytes(), ephemeral)?;
-                Ok(Pkesk {
-                    recipient: recipient.clone(),
-                    algorithm: PublicKeyAlgorithm::X25519,
-                    fields: PkeskFields::X25519 { ephemeral, wrapped_key },
-                })
-            }
-            PendingPkesk::Done(pkesk) => Ok(pkesk.clone()),
-        })
-        .into_iter()
-        .collect()
-    }
-
     /// Writes the session-key packets and starts the encrypted stream into `sink`.
     ///
     /// # Errors
@@ -486,7 +529,7 @@ impl<'a> Encryptor<'a> {
     /// - `Malformed` for an invalid recipient public key; `Io` from the sink or the RNG.
     ///
     /// Nothing is written to `sink` if the recipients or signers are unusable.
-    pub fn writer<W: Write>(self, sink: W) -> Result<EncryptWriter<'a, W>> {
+    pub fn writer<W: Write>(mut self, sink: W) -> Result<EncryptWriter<'a, W>> {
         if self.recipients.is_empty() && self.passwords.is_empty() {
             return Err(Error::InvalidArgument("encrypt: no recipient and no password"));
         }
@@ -496,16 +539,15 @@ impl<'a> Encryptor<'a> {
             return Err(Error::InvalidArgument("padding longer than 64 KiB"));
         }
         let t = to_timestamp(self.time.unwrap_or_else(SystemTime::now));
-        let plans = self.plans(t)?;
+        let mut rng = self.rng.take().unwrap_or_else(Rng::os);
+        let plans = self.plans(t, &mut rng)?;
         let keys: Vec<&RecipientKey<'_>> = plans.iter().flat_map(|p| &p.keys).collect();
         let (sym, aead) = match self.suite {
             Some(suite) => check_suite(suite)?,
             None => self.choose_algorithms(&plans, &keys),
         };
-        let threads_for_recipients = recipient_threads(self.threads, keys.len());
         let key_len = sym.key_len().ok_or(Error::InvalidArgument("cipher"))?;
-        let Self { passwords, armor, hidden, literal, padding, rng, signers, time, threads, .. } = self;
-        let mut rng = rng.unwrap_or_else(Rng::os);
+        let Self { passwords, armor, literal, padding, signers, time, threads, .. } = self;
 
         // The signers first, so that an unusable signing key fails before any output.
         let signatures = if signers.is_empty() {
@@ -538,8 +580,8 @@ impl<'a> Encryptor<'a> {
         };
 
         // One v6 PKESK per recipient key (RFC 9580 §5.1.2).
-        for pkesk in Self::pkesks(&keys, &session_key, hidden, threads_for_recipients, &mut rng)? {
-            pkesk.write_packet(&mut sink)?;
+        for key in &keys {
+            key.agreed.seal(&session_key)?.write_packet(&mut sink)?;
         }
 
         // One v6 SKESK per password (RFC 9580 §5.3.2), Argon2 S2K (§3.7.1.4).
