@@ -4,6 +4,7 @@
 pub(crate) mod aead;
 pub(crate) mod aes_kw;
 pub(crate) mod ed25519;
+pub(crate) mod gcm;
 pub(crate) mod hash;
 pub(crate) mod hkdf;
 pub(crate) mod mldsa_ed25519;

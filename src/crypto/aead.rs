@@ -5,20 +5,21 @@
 //! schedule runs once.
 //!
 //! OCB is our own [`crate::crypto::ocb::Ocb`] (RFC 7253 on the `aes` crate's multi-block API,
-//! about twice as fast as `ocb3` 0.2, which feeds AES one block at a time); EAX and GCM come
+//! about twice as fast as `ocb3` 0.2, which feeds AES one block at a time), and so is GCM,
+//! [`crate::crypto::gcm::Gcm`] (CTR and GHASH in one pass, where `aes-gcm` makes two); EAX comes
 //! from RustCrypto.
 //!
-//! Zeroization: the AES key schedules are wiped on drop (the `aes` crate's `zeroize` feature is
-//! on, through `aes-gcm/zeroize`), and so are the GHASH key and our OCB L table. `eax` 0.6 keeps
+//! Zeroization: the AES key schedules are wiped on drop (the `aes` crate's `zeroize` feature),
+//! and so are the GHASH key and our OCB L table. `eax` 0.6 keeps
 //! a copy of the raw key that it does not wipe; it gives us no way to clear it without `unsafe`.
 
 use aes::{Aes128, Aes192, Aes256};
-use aes_gcm::AesGcm;
-use aes_gcm::aead::consts::{U12, U16};
-use aes_gcm::aead::{AeadCore, AeadInOut, KeyInit};
 use eax::Eax;
+use eax::aead::consts::U16;
+use eax::aead::{AeadCore, AeadInOut, KeyInit};
 use zeroize::Zeroize;
 
+use crate::crypto::gcm::Gcm;
 use crate::crypto::ocb::Ocb;
 use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm};
 use crate::error::{Error, Result, Unsupported};
@@ -28,8 +29,6 @@ pub(crate) const TAG_LEN: usize = 16;
 
 /// OCB's nonce length in OpenPGP.
 const OCB_NONCE_LEN: usize = 15;
-/// GCM with a 12-octet nonce and a 16-octet tag (RFC 9580 §5.13.5).
-type Gcm<C> = AesGcm<C, U12, U16>;
 
 /// The concrete cipher, boxed: built once per message, and the OCB state is large.
 enum Inner {
@@ -68,8 +67,8 @@ fn seal<A: AeadInOut + AeadCore<TagSize = U16>>(
     ad: &[u8],
     buf: &mut [u8],
 ) -> Result<[u8; TAG_LEN]> {
-    let nonce = <&aes_gcm::aead::Nonce<A>>::try_from(nonce)
-        .map_err(|_| Error::InvalidArgument("AEAD nonce length"))?;
+    let nonce =
+        <&eax::aead::Nonce<A>>::try_from(nonce).map_err(|_| Error::InvalidArgument("AEAD nonce length"))?;
     let tag = a
         .encrypt_inout_detached(nonce, ad, buf.into())
         .map_err(|_| Error::InvalidArgument("AEAD input too long"))?;
@@ -85,9 +84,9 @@ fn open<A: AeadInOut + AeadCore<TagSize = U16>>(
     buf: &mut [u8],
     tag: &[u8; TAG_LEN],
 ) -> Result<()> {
-    let result = match <&aes_gcm::aead::Nonce<A>>::try_from(nonce) {
+    let result = match <&eax::aead::Nonce<A>>::try_from(nonce) {
         Ok(nonce) => a.decrypt_inout_detached(nonce, ad, buf.into(), tag.into()),
-        Err(_) => Err(aes_gcm::aead::Error),
+        Err(_) => Err(eax::aead::Error),
     };
     result.map_err(|_| {
         buf.zeroize();
@@ -101,19 +100,20 @@ fn ocb_nonce(nonce: &[u8]) -> Result<&[u8]> {
     if nonce.len() == OCB_NONCE_LEN { Ok(nonce) } else { Err(Error::InvalidArgument("AEAD nonce length")) }
 }
 
-/// Runs `$ocb` for our OCB and `$e` for the RustCrypto ciphers, with `$a` bound to the cipher.
+/// Runs `$ocb` for our OCB, `$gcm` for our GCM and `$e` for the RustCrypto ciphers, with `$a`
+/// bound to the cipher.
 macro_rules! dispatch {
-    ($self:expr, $a:ident => ocb: $ocb:expr, rustcrypto: $e:expr) => {
+    ($self:expr, $a:ident => ocb: $ocb:expr, gcm: $gcm:expr, rustcrypto: $e:expr) => {
         match &$self.inner {
             Inner::Aes128Ocb($a) => $ocb,
             Inner::Aes192Ocb($a) => $ocb,
             Inner::Aes256Ocb($a) => $ocb,
+            Inner::Aes128Gcm($a) => $gcm,
+            Inner::Aes192Gcm($a) => $gcm,
+            Inner::Aes256Gcm($a) => $gcm,
             Inner::Aes128Eax($a) => $e,
             Inner::Aes192Eax($a) => $e,
             Inner::Aes256Eax($a) => $e,
-            Inner::Aes128Gcm($a) => $e,
-            Inner::Aes192Gcm($a) => $e,
-            Inner::Aes256Gcm($a) => $e,
         }
     };
 }
@@ -133,9 +133,9 @@ impl AeadCipher {
             (SymmetricAlgorithm::Aes128, AeadAlgorithm::Ocb) => Inner::Aes128Ocb(Box::new(Ocb::new(key)?)),
             (SymmetricAlgorithm::Aes192, AeadAlgorithm::Ocb) => Inner::Aes192Ocb(Box::new(Ocb::new(key)?)),
             (SymmetricAlgorithm::Aes256, AeadAlgorithm::Ocb) => Inner::Aes256Ocb(Box::new(Ocb::new(key)?)),
-            (SymmetricAlgorithm::Aes128, AeadAlgorithm::Gcm) => Inner::Aes128Gcm(Box::new(key_init(key)?)),
-            (SymmetricAlgorithm::Aes192, AeadAlgorithm::Gcm) => Inner::Aes192Gcm(Box::new(key_init(key)?)),
-            (SymmetricAlgorithm::Aes256, AeadAlgorithm::Gcm) => Inner::Aes256Gcm(Box::new(key_init(key)?)),
+            (SymmetricAlgorithm::Aes128, AeadAlgorithm::Gcm) => Inner::Aes128Gcm(Box::new(Gcm::new(key)?)),
+            (SymmetricAlgorithm::Aes192, AeadAlgorithm::Gcm) => Inner::Aes192Gcm(Box::new(Gcm::new(key)?)),
+            (SymmetricAlgorithm::Aes256, AeadAlgorithm::Gcm) => Inner::Aes256Gcm(Box::new(Gcm::new(key)?)),
             (SymmetricAlgorithm::Unknown(s), _) => {
                 return Err(Error::Unsupported(Unsupported::SymmetricAlgorithm(s)));
             }
@@ -150,7 +150,7 @@ impl AeadCipher {
     /// `InvalidArgument` if `nonce` does not have the mode's nonce length or the input is longer
     /// than the mode allows.
     pub(crate) fn encrypt_in_place(&self, nonce: &[u8], ad: &[u8], buf: &mut [u8]) -> Result<[u8; TAG_LEN]> {
-        dispatch!(self, a => ocb: ocb_nonce(nonce).and_then(|n| a.encrypt_in_place(n, ad, buf)), rustcrypto: seal(&**a, nonce, ad, buf))
+        dispatch!(self, a => ocb: ocb_nonce(nonce).and_then(|n| a.encrypt_in_place(n, ad, buf)), gcm: a.encrypt_in_place(nonce, ad, buf), rustcrypto: seal(&**a, nonce, ad, buf))
     }
 
     /// Decrypts `buf` in place after checking `tag`.
@@ -164,7 +164,7 @@ impl AeadCipher {
         buf: &mut [u8],
         tag: &[u8; TAG_LEN],
     ) -> Result<()> {
-        dispatch!(self, a => ocb: ocb_nonce(nonce).map_err(|_| Error::Decrypt).and_then(|n| a.decrypt_in_place(n, ad, buf, tag)), rustcrypto: open(&**a, nonce, ad, buf, tag))
+        dispatch!(self, a => ocb: ocb_nonce(nonce).map_err(|_| Error::Decrypt).and_then(|n| a.decrypt_in_place(n, ad, buf, tag)), gcm: a.decrypt_in_place(nonce, ad, buf, tag), rustcrypto: open(&**a, nonce, ad, buf, tag))
     }
 }
 
@@ -181,7 +181,7 @@ mod tests {
     #[test]
     fn rfc7253_ocb_samples() {
         let key = h("000102030405060708090a0b0c0d0e0f");
-        let ocb: ocb3::Ocb3<Aes128, U12, U16> = key_init(&key).unwrap();
+        let ocb: ocb3::Ocb3<Aes128, eax::aead::consts::U12, U16> = key_init(&key).unwrap();
         let cases = [
             ("bbaa99887766554433221100", "", "", "785407bfffc8ad9edcc5520ac9111ee6"),
             (
