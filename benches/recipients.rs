@@ -1,6 +1,7 @@
-//! Encryption of 256 KiB to 1, 10 and 50 X25519 recipients: per recipient the checks of the
-//! certificate's self-signatures (direct-key signature and subkey binding), one KEM and one key
-//! wrap; the data is encrypted once.
+//! Encryption of 256 KiB to 1, 10 and 50 recipients, X25519 (`encrypt_256KiB`) and
+//! ML-KEM-768+X25519 (`encrypt_256KiB_pqc`, the pqc-encryption profile: Ed25519 self-signatures):
+//! per recipient the checks of the certificate's self-signatures (direct-key signature and
+//! subkey binding), one KEM and one key wrap; the data is encrypted once.
 //!
 //! A `Cert` remembers the signature checks it has done, so each iteration gets freshly parsed
 //! certificates (parsing is not timed), as a process that reads them from files would.
@@ -14,34 +15,42 @@ use sixpgp::{Cert, Encryptor, KeyBuilder, Profile};
 
 const SIZE: usize = 256 * 1024;
 
-fn recipients(c: &mut Criterion) {
-    let certs: Vec<Vec<u8>> = (0..50)
+fn certs(profile: Profile) -> Vec<Vec<u8>> {
+    (0..50)
         .map(|i| {
-            KeyBuilder::new(Profile::Rfc9580)
+            KeyBuilder::new(profile)
                 .user_id(format!("R{i} <r{i}@example.org>"))
                 .generate()
                 .unwrap()
                 .to_cert()
                 .to_vec()
         })
-        .collect();
+        .collect()
+}
+
+fn recipients(c: &mut Criterion) {
     let plain = vec![0x5au8; SIZE];
     let mut group = c.benchmark_group("recipients");
     let _ = group.sample_size(20);
-    for n in [1usize, 10, 50] {
-        let to = &certs[..n];
-        let _ = group.bench_with_input(BenchmarkId::new("encrypt_256KiB", n), &plain, |b, plain| {
-            b.iter_batched(
-                || to.iter().map(|c| Cert::from_bytes(c).unwrap()).collect::<Vec<Cert>>(),
-                |to| {
-                    let mut w =
-                        Encryptor::new(&to).writer(Vec::with_capacity(SIZE + 4096 + n * 100)).unwrap();
-                    w.write_all(plain).unwrap();
-                    w.finish().unwrap()
-                },
-                BatchSize::SmallInput,
-            )
-        });
+    for (name, profile) in
+        [("encrypt_256KiB", Profile::Rfc9580), ("encrypt_256KiB_pqc", Profile::PqcEncryption)]
+    {
+        let certs = certs(profile);
+        for n in [1usize, 10, 50] {
+            let to = &certs[..n];
+            let _ = group.bench_with_input(BenchmarkId::new(name, n), &plain, |b, plain| {
+                b.iter_batched(
+                    || to.iter().map(|c| Cert::from_bytes(c).unwrap()).collect::<Vec<Cert>>(),
+                    |to| {
+                        let mut w =
+                            Encryptor::new(&to).writer(Vec::with_capacity(SIZE + 4096 + n * 100)).unwrap();
+                        w.write_all(plain).unwrap();
+                        w.finish().unwrap()
+                    },
+                    BatchSize::SmallInput,
+                )
+            });
+        }
     }
     group.finish();
 }
