@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Times the release `sixsop` against the other SOP tools installed (msop, rsop, sqop) and `age`,
+# Times the release `sixsop` against the other SOP tools installed (msop, rsop, sqop) and `age` (and `rage`),
 # whole process, on the same random input from tmpfs to /dev/null, side by side in one run:
 # encrypt and decrypt, median wall time of RUNS runs, peak memory (max RSS), and the ratio of
 # each tool's time to sixsop's (> 1 = sixsop faster). Both directions write to /dev/null: the
@@ -11,7 +11,8 @@
 # Three more tables follow (SECTIONS="big verify recipients keygen" selects; default all):
 # - verify: sixsop's peak memory for sign+encrypt and decrypt-and-verify of the same input;
 # - recipients: 256 KiB encrypted to 50 recipients (each tool with 50 certificates of its own,
-#   its v6 profile where it has one; age with 50 X25519 recipients), median of SMALL_RUNS
+#   its v6 profile where it has one, and sixsop also with ML-KEM-768+X25519 certificates; age
+#   and rage (`cargo install rage`) with the same 50 X25519 recipients), median of SMALL_RUNS
 #   (default 21) runs, milliseconds;
 # - keygen: generate-key per profile (sixsop's three, and the peer's matching v6 profile),
 #   median of SMALL_RUNS runs, milliseconds.
@@ -148,7 +149,8 @@ if want recipients; then
     declare -A rcpt_ms
     rcpt_tools=()
     # name binary profile
-    for spec in "sixsop $sixsop default" "msop msop default" "rsop rsop performance" "sqop sqop rfc9580"; do
+    for spec in "sixsop $sixsop default" "sixsop-pqc $sixsop pqc-encryption" "msop msop default" \
+        "rsop rsop performance" "sqop sqop rfc9580"; do
         read -r name bin profile <<< "$spec"
         command -v "$bin" > /dev/null || continue
         mkdir -p "$work/r-$name"
@@ -157,10 +159,12 @@ if want recipients; then
         done
         rcpt_tools+=("$name:$bin")
     done
-    if command -v age > /dev/null; then
-        age_args=()
+    # age and rage: the same 50 X25519 recipients.
+    keygen=$(command -v age-keygen || command -v rage-keygen || true)
+    age_args=()
+    if [ -n "$keygen" ]; then
         for ((i = 1; i <= 50; i++)); do
-            age_args+=(-r "$(age-keygen 2> /dev/null | grep -o 'age1[a-z0-9]*')")
+            age_args+=(-r "$("$keygen" 2> /dev/null | grep -o 'age1[a-z0-9]*')")
         done
     fi
     for entry in "${rcpt_tools[@]}"; do
@@ -170,10 +174,12 @@ if want recipients; then
         for ((i = 1; i <= 50; i++)); do certs+=("$work/r-$name/c$i"); done
         rcpt_ms[$name]=$(SMALL_IN="$work/small" small_median "$bin" encrypt --no-armor "${certs[@]}")
     done
-    if command -v age > /dev/null; then
-        rcpt_ms[age]=$(SMALL_IN="$work/small" small_median age "${age_args[@]}")
-        rcpt_tools+=("age:age")
-    fi
+    for bin in age rage; do
+        if [ -n "$keygen" ] && command -v "$bin" > /dev/null; then
+            rcpt_ms[$bin]=$(SMALL_IN="$work/small" small_median "$bin" "${age_args[@]}")
+            rcpt_tools+=("$bin:$bin")
+        fi
+    done
     echo
     echo "256 KiB to 50 recipients, whole process, median of ${small_runs} (ms); load $(cut -d' ' -f1 /proc/loadavg):"
     echo "| tool | ms | vs sixsop |"
