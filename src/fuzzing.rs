@@ -287,6 +287,8 @@ mod tests {
     use proptest::prelude::*;
 
     use super::{PASSWORD, fixed_time, fixture, fuzz_limits};
+    use crate::AeadAlgorithm::{Eax, Gcm};
+    use crate::SymmetricAlgorithm::{Aes128, Aes256};
     use crate::crypto::s2k;
     use crate::message::skesk::encrypt_session_key;
     use crate::packet::read_raw_packet;
@@ -304,9 +306,10 @@ mod tests {
         }
     }
 
-    /// A message to the RFC 9580 A.3 certificate with small chunks, then the same SEIPD behind
-    /// a cheap SKESK for [`PASSWORD`] (iterated S2K, or Argon2 with 256 KiB): the decrypt
-    /// target gets past the PKESK and the SKESK in milliseconds.
+    /// A message to the RFC 9580 A.3 certificate with small chunks (the negotiated OCB, and GCM
+    /// and EAX forced), then the same SEIPD behind a cheap SKESK for [`PASSWORD`] (iterated
+    /// S2K with the message's AEAD mode or GCM, or Argon2 with 256 KiB): the decrypt target
+    /// gets past the PKESK and the SKESK in milliseconds.
     fn encrypted_seeds() -> Vec<(&'static str, Vec<u8>)> {
         let f = fixture();
         let cert = f.keys[0].to_cert();
@@ -325,7 +328,7 @@ mod tests {
         let mut rest = pkesk_message.as_slice();
         let _ = read_raw_packet(&mut rest, &Limits::default()).unwrap().unwrap();
         let key_len = sym.key_len().unwrap();
-        let skesk_message = |spec: S2k| {
+        let skesk_message = |spec: S2k, aead: crate::AeadAlgorithm| {
             let s2k_key = s2k::derive(&spec, PASSWORD.as_bytes(), key_len, &fuzz_limits()).unwrap();
             let iv = vec![7u8; aead.nonce_len().unwrap()];
             let skesk = encrypt_session_key(&session_key, &s2k_key, sym, aead, spec.to_vec(), iv).unwrap();
@@ -334,15 +337,32 @@ mod tests {
             out.extend_from_slice(rest);
             out
         };
-        let iterated =
-            skesk_message(S2k::IteratedSalted { hash: HashAlgorithm::Sha256, salt: [1; 8], count: 0x10 });
-        let argon2 = skesk_message(S2k::Argon2 { salt: [2; 16], t: 1, p: 1, m: 8 });
+        let cheap = S2k::IteratedSalted { hash: HashAlgorithm::Sha256, salt: [1; 8], count: 0x10 };
+        let iterated = skesk_message(cheap.clone(), aead);
+        let iterated_gcm = skesk_message(cheap, Gcm);
+        let argon2 = skesk_message(S2k::Argon2 { salt: [2; 16], t: 1, p: 1, m: 8 }, aead);
+        // The same plaintext with each other AEAD mode forced, so that the fuzzer starts from
+        // messages whose chunks and final tag verify in GCM and EAX too.
+        let forced = |sym, mode| {
+            let mut w = Encryptor::new([&cert])
+                .cipher_suite(sym, mode)
+                .chunk_size(64)
+                .at(fixed_time())
+                .writer(Vec::new())
+                .unwrap();
+            w.write_all(&plaintext).unwrap();
+            w.finish().unwrap()
+        };
         let pkesk_len = pkesk_message.len() - rest.len();
         let mut both = pkesk_message[..pkesk_len].to_vec();
         both.extend_from_slice(&iterated);
         let seeds = vec![
             ("gen-x25519-chunk64.bin", pkesk_message.clone()),
+            ("gen-x25519-aes128-gcm-chunk64.bin", forced(Aes128, Gcm)),
+            ("gen-x25519-aes256-gcm-chunk64.bin", forced(Aes256, Gcm)),
+            ("gen-x25519-aes128-eax-chunk64.bin", forced(Aes128, Eax)),
             ("gen-skesk-iterated.bin", iterated),
+            ("gen-skesk-iterated-gcm.bin", iterated_gcm),
             ("gen-skesk-argon2.bin", argon2),
             ("gen-pkesk-and-skesk.bin", both),
         ];

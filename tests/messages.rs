@@ -391,10 +391,35 @@ fn recipients_with_several_encryption_subkeys() {
     for tsk in &keys {
         assert_eq!(decrypt(Decryptor::new([tsk]), &reference).unwrap().0, plain);
     }
-    let mut bodies: Vec<&Vec<u8>> = pk[..10].iter().collect();
-    bodies.sort();
-    bodies.dedup();
-    assert_eq!(bodies.len(), 10);
+    // The key agreements (algorithm octet on: ephemeral keys, ciphertexts) all differ.
+    let mut agreements: Vec<Vec<u8>> = pk[..10].iter().map(|p| body(p)[35..].to_vec()).collect();
+    agreements.sort();
+    agreements.dedup();
+    assert_eq!(agreements.len(), 10);
+}
+
+/// The same certificate many times over, hidden (PKESKs without fingerprints): each copy gets a
+/// key agreement of its own (no randomness reused across slots), the same on 1 and 2 threads,
+/// and the key decrypts.
+#[test]
+fn one_certificate_many_times_gets_fresh_key_agreements() {
+    let plain = b"again".repeat(50);
+    for profile in [Profile::Rfc9580, Profile::PqcEncryption] {
+        let tsk = key(profile, 300);
+        let cert = tsk.to_cert();
+        let certs = vec![&cert; 12];
+        let one =
+            encrypt(Encryptor::new(certs.clone()).hidden_recipients(true).threads(1).rng(TestRng(3)), &plain);
+        let two = encrypt(Encryptor::new(certs).hidden_recipients(true).threads(2).rng(TestRng(3)), &plain);
+        assert_eq!(one, two, "{profile:?}");
+        let pk = packets(&one);
+        assert_eq!(pk.len(), 12 + 1);
+        let mut bodies: Vec<&Vec<u8>> = pk[..12].iter().collect();
+        bodies.sort();
+        bodies.dedup();
+        assert_eq!(bodies.len(), 12, "{profile:?}");
+        assert_eq!(decrypt(Decryptor::new([&tsk]), &one).unwrap().0, plain);
+    }
 }
 
 /// `cipher_suite` overrides the negotiation; every supported suite round-trips and is what

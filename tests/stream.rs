@@ -1,5 +1,5 @@
 //! The streaming contract (STYLE §7) through the public API, with 64-octet chunks: every
-//! truncation and every bit flip is refused, write splits do not change the output, read
+//! truncation and every bit flip is refused (OCB, GCM and EAX), write splits do not change the output, read
 //! sizes do not change the plaintext; proptest round trips.
 #![allow(
     clippy::unwrap_used,
@@ -15,7 +15,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use common::TestRng;
 use proptest::prelude::*;
-use sixpgp::{Cert, DataFormat, Decryptor, Encryptor, Error, KeyBuilder, Profile, Tsk};
+use sixpgp::{
+    AeadAlgorithm, Cert, DataFormat, Decryptor, Encryptor, Error, KeyBuilder, Profile, SymmetricAlgorithm,
+    Tsk,
+};
 
 fn t0() -> SystemTime {
     UNIX_EPOCH + Duration::from_secs(1_700_000_000)
@@ -49,8 +52,28 @@ fn plaintext(len: usize) -> Vec<u8> {
 /// Encrypts to the classic key with 64-octet chunks and a fixed RNG, writing `split` octets at
 /// a time.
 fn encrypt_small(plain: &[u8], split: usize) -> Vec<u8> {
+    encrypt_small_with(plain, split, None)
+}
+
+/// The negotiated suite (AES-OCB) and the other AEAD modes, forced.
+const SUITES: [Option<(SymmetricAlgorithm, AeadAlgorithm)>; 3] = [
+    None,
+    Some((SymmetricAlgorithm::Aes256, AeadAlgorithm::Gcm)),
+    Some((SymmetricAlgorithm::Aes128, AeadAlgorithm::Eax)),
+];
+
+/// [`encrypt_small`] with `suite` forced.
+fn encrypt_small_with(
+    plain: &[u8],
+    split: usize,
+    suite: Option<(SymmetricAlgorithm, AeadAlgorithm)>,
+) -> Vec<u8> {
     let cert = &keys()[0].1;
-    let mut w = Encryptor::new([cert]).at(t0()).chunk_size(64).rng(TestRng(7)).writer(Vec::new()).unwrap();
+    let mut e = Encryptor::new([cert]).at(t0()).chunk_size(64).rng(TestRng(7));
+    if let Some((sym, aead)) = suite {
+        e = e.cipher_suite(sym, aead);
+    }
+    let mut w = e.writer(Vec::new()).unwrap();
     for piece in plain.chunks(split.max(1)) {
         w.write_all(piece).unwrap();
     }
@@ -70,22 +93,26 @@ const SMALL: usize = 150;
 #[test]
 fn every_truncation_is_refused() {
     let tsk = &keys()[0].0;
-    let msg = encrypt_small(&plaintext(SMALL), SMALL);
-    assert_eq!(decrypt(&msg, tsk).unwrap(), plaintext(SMALL));
-    for cut in 0..msg.len() {
-        assert!(decrypt(&msg[..cut], tsk).is_err(), "cut at {cut} of {}", msg.len());
+    for suite in SUITES {
+        let msg = encrypt_small_with(&plaintext(SMALL), SMALL, suite);
+        assert_eq!(decrypt(&msg, tsk).unwrap(), plaintext(SMALL));
+        for cut in 0..msg.len() {
+            assert!(decrypt(&msg[..cut], tsk).is_err(), "{suite:?}: cut at {cut} of {}", msg.len());
+        }
     }
 }
 
 #[test]
 fn every_bit_flip_is_refused() {
     let tsk = &keys()[0].0;
-    let msg = encrypt_small(&plaintext(SMALL), SMALL);
-    for i in 0..msg.len() {
-        for bit in 0..8 {
-            let mut bad = msg.clone();
-            bad[i] ^= 1 << bit;
-            assert!(decrypt(&bad, tsk).is_err(), "flip {i}.{bit}");
+    for suite in SUITES {
+        let msg = encrypt_small_with(&plaintext(SMALL), SMALL, suite);
+        for i in 0..msg.len() {
+            for bit in 0..8 {
+                let mut bad = msg.clone();
+                bad[i] ^= 1 << bit;
+                assert!(decrypt(&bad, tsk).is_err(), "{suite:?}: flip {i}.{bit}");
+            }
         }
     }
 }
@@ -94,18 +121,24 @@ fn every_bit_flip_is_refused() {
 fn no_unauthenticated_plaintext_before_an_error() {
     let tsk = &keys()[0].0;
     let plain = plaintext(SMALL);
-    let msg = encrypt_small(&plain, SMALL);
-    // Damage the last chunk: the first chunks may come out, the damaged one never does.
-    let mut bad = msg.clone();
-    let n = bad.len();
-    bad[n - 40] ^= 0x80;
-    let mut r = Decryptor::new([tsk]).reader(&bad[..]).unwrap();
-    let mut out = Vec::new();
-    let err = r.read_to_end(&mut out).unwrap_err();
-    assert!(matches!(Error::from_io(err), Error::Decrypt));
-    assert!(out.len() < plain.len() && plain.starts_with(&out), "{} octets released", out.len());
-    // Poisoned afterwards.
-    assert!(r.read(&mut [0u8; 4]).is_err());
+    for suite in SUITES {
+        let msg = encrypt_small_with(&plain, SMALL, suite);
+        // Damage the last chunk: the first chunks may come out, the damaged one never does.
+        let mut bad = msg.clone();
+        let n = bad.len();
+        bad[n - 40] ^= 0x80;
+        let mut r = Decryptor::new([tsk]).reader(&bad[..]).unwrap();
+        let mut out = Vec::new();
+        let err = r.read_to_end(&mut out).unwrap_err();
+        assert!(matches!(Error::from_io(err), Error::Decrypt), "{suite:?}");
+        assert!(
+            out.len() < plain.len() && plain.starts_with(&out),
+            "{suite:?}: {} octets released",
+            out.len()
+        );
+        // Poisoned afterwards.
+        assert!(r.read(&mut [0u8; 4]).is_err());
+    }
 }
 
 #[test]

@@ -4,8 +4,8 @@
 //! <https://nvlpubs.nist.gov/nistpubs/Legacy/SP/nistspecialpublication800-38d.pdf>
 //!
 //! Why not `aes-gcm` 0.11: it runs CTR over the whole buffer, then GHASH over it again. Here
-//! each group of blocks (8 for AES-NI, 64 for VAES-512) is enciphered by the AES backend and
-//! hashed while it is still in L1; GHASH is the `polyval` crate's (PCLMULQDQ, four blocks per
+//! the counter blocks go to the AES backend a group at a time (8 blocks for AES-NI, 30 for
+//! VAES-256, 64 for VAES-512), and each 1 KiB stripe of data is hashed while it is still in L1; GHASH is the `polyval` crate's (PCLMULQDQ, four blocks per
 //! reduction) through the identity of RFC 8452 Appendix A:
 //!
 //! ```text
@@ -21,6 +21,7 @@
 //! key is `polyval`'s (wiped on drop, its `zeroize` feature); keystream blocks are wiped before
 //! returning. A failed decryption wipes the buffer: the data is decrypted in the same pass that
 //! hashes it, before the tag is known to be good.
+#![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use aes::cipher::array::Array;
 use aes::cipher::consts::U16;
@@ -110,10 +111,10 @@ where
         let cipher = C::new_from_slice(key).map_err(|_| Error::InvalidArgument("AEAD key length"))?;
         let mut h = Block::default();
         cipher.encrypt_block(&mut h);
-        let mut polyval_key = mulx_polyval(reversed(&h.0));
-        let ghash = Polyval::new(&Array::from(polyval_key));
+        let mut polyval_key = Block::from(mulx_polyval(reversed(&h.0)));
+        let ghash = Polyval::new(&polyval_key);
         h.0.zeroize();
-        polyval_key.zeroize();
+        polyval_key.0.zeroize();
         Ok(Self { cipher, ghash })
     }
 
@@ -139,7 +140,20 @@ where
 
         let (blocks, tail) = Block::slice_as_chunks_mut(buf);
         // inc32(J0) is the first data block's counter.
-        self.cipher.encrypt_with_backend(CtrGhash { prefix, first: 2, blocks, ghash: &mut ghash, decrypt });
+        let mut complete = false;
+        self.cipher.encrypt_with_backend(CtrGhash {
+            prefix,
+            first: 2,
+            blocks,
+            ghash: &mut ghash,
+            decrypt,
+            complete: &mut complete,
+        });
+        if !complete {
+            // Not reachable (see `CtrGhash::call`); fail closed rather than pass on blocks that
+            // were not enciphered.
+            return Err(Error::InvalidArgument("AEAD backend group size"));
+        }
         if !tail.is_empty() {
             // The last, partial block: MSB_u(CIPH_K(CB_n)) xor the tail; GHASH sees the
             // ciphertext padded with zeros.
@@ -198,15 +212,21 @@ where
         tag: &[u8; TAG_LEN],
     ) -> Result<()> {
         let checked = Self::j0(nonce).and_then(|prefix| {
-            let s = self.crypt(&prefix, ad, buf, true)?;
-            Ok(self.tag(&prefix, &s))
+            let mut s = self.crypt(&prefix, ad, buf, true)?;
+            let t = self.tag(&prefix, &s);
+            s.zeroize();
+            Ok(t)
         });
-        match checked {
-            Ok(t) if bool::from(t.ct_eq(tag)) => Ok(()),
-            _ => {
-                buf.zeroize();
-                Err(Error::Decrypt)
-            }
+        // The expected tag of a forged message would be a valid forgery: wiped either way.
+        let good = checked.as_ref().is_ok_and(|t| bool::from(t.ct_eq(tag)));
+        if let Ok(mut t) = checked {
+            t.zeroize();
+        }
+        if good {
+            Ok(())
+        } else {
+            buf.zeroize();
+            Err(Error::Decrypt)
         }
     }
 }
@@ -244,6 +264,8 @@ struct CtrGhash<'a, 'b> {
     ghash: &'b mut Polyval,
     /// Hash the blocks before the XOR (they are ciphertext) rather than after.
     decrypt: bool,
+    /// Set when every block has been enciphered and hashed.
+    complete: &'b mut bool,
 }
 
 impl BlockSizeUser for CtrGhash<'_, '_> {
@@ -256,10 +278,10 @@ impl BlockCipherEncClosure for CtrGhash<'_, '_> {
         let mut counter = self.first;
         let mut keystream = Array::<Block, E::ParBlocksSize>::default();
         let mut scratch = [Block::default(); STRIPE];
+        let mut complete = true;
         for stripe in self.blocks.chunks_mut(STRIPE) {
-            let hashed = scratch.get_mut(..stripe.len()).unwrap_or_default();
             if self.decrypt {
-                hash_reversed(self.ghash, stripe, hashed);
+                hash_reversed(self.ghash, stripe, &mut scratch);
             }
             let (groups, rest) = Array::<Block, E::ParBlocksSize>::slice_as_chunks_mut(stripe);
             for group in groups {
@@ -267,17 +289,23 @@ impl BlockCipherEncClosure for CtrGhash<'_, '_> {
                 backend.encrypt_par_blocks_inplace(&mut keystream);
                 xor_into(group, &keystream);
             }
-            if let Some(keystream) = keystream.get_mut(..rest.len()).filter(|k| !k.is_empty()) {
-                next_counters(self.prefix, &mut counter, keystream);
-                backend.encrypt_tail_blocks_inplace(keystream);
-                xor_into(rest, keystream);
+            // Fewer than ParBlocksSize blocks are left, so the slice exists.
+            match keystream.get_mut(..rest.len()) {
+                Some(keystream) if !keystream.is_empty() => {
+                    next_counters(self.prefix, &mut counter, keystream);
+                    backend.encrypt_tail_blocks_inplace(keystream);
+                    xor_into(rest, keystream);
+                }
+                Some(_) => {}
+                None => complete = false,
             }
             if !self.decrypt {
-                hash_reversed(self.ghash, stripe, hashed);
+                hash_reversed(self.ghash, stripe, &mut scratch);
             }
         }
         keystream.iter_mut().for_each(|k| k.0.zeroize());
         scratch.iter_mut().for_each(|k| k.0.zeroize());
+        *self.complete = complete;
     }
 }
 
@@ -304,13 +332,18 @@ fn xor_into(blocks: &mut [Block], keystream: &[Block]) {
     }
 }
 
-/// GHASH absorbs `blocks`, byte-reversed for POLYVAL into `scratch` (as long as `blocks`).
+/// GHASH absorbs `blocks`, byte-reversed for POLYVAL through `scratch` (one call per stripe:
+/// `blocks` is at most as long as `scratch`, but a longer one is hashed whole too).
 #[inline(always)]
-fn hash_reversed(ghash: &mut Polyval, blocks: &[Block], scratch: &mut [Block]) {
-    for (s, b) in scratch.iter_mut().zip(blocks) {
-        s.0 = reversed(&b.0);
+fn hash_reversed(ghash: &mut Polyval, blocks: &[Block], scratch: &mut [Block; STRIPE]) {
+    for part in blocks.chunks(STRIPE) {
+        let mut n = 0usize;
+        for (s, b) in scratch.iter_mut().zip(part) {
+            s.0 = reversed(&b.0);
+            n = n.saturating_add(1);
+        }
+        ghash.update(scratch.get(..n).unwrap_or_default());
     }
-    ghash.update(scratch);
 }
 
 #[cfg(test)]
@@ -450,10 +483,68 @@ mod tests {
         }
     }
 
-    /// A long message (65 536 blocks and a partial one; the largest SEIPDv2 chunk is 4 MiB).
+    /// A long message (65 536 blocks and a partial one; the largest SEIPDv2 chunk is 4 MiB)
+    /// against a second implementation: SHA-256 of the ciphertext and the tag from OpenSSL
+    /// (Python `cryptography`'s AESGCM), for every key size; and against `aes-gcm`.
     #[test]
-    fn long_message_matches_aes_gcm() {
+    fn long_message_matches_openssl() {
+        use sha2::Digest;
         let data: Vec<u8> = (0..(1u32 << 20) + 13).map(|i| (i % 251) as u8).collect();
-        differential::<Aes256>(&[9; 32], &[0xff; 12], b"\xd2\x02\x09\x03\x10", &data);
+        let ad = b"\xd2\x02\x09\x03\x10";
+        let cases = [
+            (
+                16,
+                "02b1fab7b89bc9120d34e09b08a66183b314fe0b43bac2e9eeba107ff18d541d",
+                "7a9450d3b35617d29143a57bb386e93b",
+            ),
+            (
+                24,
+                "7d792837fb64c74c1e6877f40ff6d164d8487b0c8fa46832f54827347896bfb6",
+                "0b4363bfbb63d9cec8a8178a1ccee53a",
+            ),
+            (
+                32,
+                "a828ac91ccdd57630467efae613eb93f7843b190bd902550747df0d0618ab917",
+                "c212164b9a4b64eadda2151c3dfc7664",
+            ),
+        ];
+        for (len, ct_sha256, tag) in cases {
+            let key = vec![9u8; len];
+            let mut buf = data.clone();
+            let t = match len {
+                16 => Gcm::<Aes128>::new(&key).unwrap().encrypt_in_place(&[0xff; 12], ad, &mut buf),
+                24 => Gcm::<Aes192>::new(&key).unwrap().encrypt_in_place(&[0xff; 12], ad, &mut buf),
+                _ => Gcm::<Aes256>::new(&key).unwrap().encrypt_in_place(&[0xff; 12], ad, &mut buf),
+            }
+            .unwrap();
+            assert_eq!(hex::encode(sha2::Sha256::digest(&buf)), ct_sha256, "AES-{}", len * 8);
+            assert_eq!(hex::encode(t), tag, "AES-{}", len * 8);
+        }
+        differential::<Aes256>(&[9; 32], &[0xff; 12], ad, &data);
+    }
+
+    /// Any change to the ciphertext, tag, associated data or nonce fails and wipes the buffer.
+    #[test]
+    fn every_bit_flip_fails_and_wipes() {
+        let gcm = Gcm::<Aes256>::new(&[3; 32]).unwrap();
+        let plain: Vec<u8> = (0..100u8).collect();
+        let nonce = [5u8; 12];
+        let mut ct = plain.clone();
+        let tag = gcm.encrypt_in_place(&nonce, b"ad", &mut ct).unwrap();
+        for bit in 0..(ct.len() + 16 + 2 + 12) * 8 {
+            let (mut c, mut t, mut a, mut n) = (ct.clone(), tag, *b"ad", nonce);
+            let (byte, mask) = (bit / 8, 1u8 << (bit % 8));
+            match byte {
+                i if i < ct.len() => c[i] ^= mask,
+                i if i < ct.len() + 16 => t[i - ct.len()] ^= mask,
+                i if i < ct.len() + 18 => a[i - ct.len() - 16] ^= mask,
+                i => n[i - ct.len() - 18] ^= mask,
+            }
+            assert!(matches!(gcm.decrypt_in_place(&n, &a, &mut c, &t), Err(Error::Decrypt)), "bit {bit}");
+            assert!(c.iter().all(|&b| b == 0), "bit {bit}");
+        }
+        let mut c = ct.clone();
+        gcm.decrypt_in_place(&nonce, b"ad", &mut c, &tag).unwrap();
+        assert_eq!(c, plain);
     }
 }

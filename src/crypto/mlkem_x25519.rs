@@ -129,8 +129,8 @@ pub(crate) fn encapsulate(
     //    `encapsulate_with_rng` does after drawing m itself.
     let ek = EncapsulationKey::new(&Array::from(*mlkem_pub))
         .map_err(|_| Error::malformed("ML-KEM-768+X25519: invalid ML-KEM public key"))?;
-    let m = Zeroizing::new(Array::from(m.0));
-    let (mlkem_ct, mlkem_share) = ek.encapsulate_deterministic(&m);
+    // Borrowed as an `Array` in place: no copy of m is left behind.
+    let (mlkem_ct, mlkem_share) = ek.encapsulate_deterministic(<&Array<u8, _>>::from(&m.0));
     let mlkem_share = Zeroizing::new(<[u8; 32]>::from(mlkem_share));
     // 3. KEK = multiKeyCombine(mlkemKeyShare, ecdhKeyShare, ecdhCipherText, ecdhPublicKey, algId).
     let kek = combine(&mlkem_share, &ecdh_share.0, &ecdh_ciphertext, x_pub, alg_id());

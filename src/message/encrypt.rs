@@ -157,8 +157,9 @@ struct RecipientPlan<'a> {
     preferences: Vec<(SymmetricAlgorithm, AeadAlgorithm)>,
 }
 
-/// Below this many recipients, certificates are evaluated and session keys encrypted on the
-/// calling thread only: starting a thread costs about as much as a few recipients.
+/// Below this many recipient certificates, they are evaluated and their key agreements done on
+/// the calling thread only: starting a thread costs about as much as a few recipients. (The
+/// work is spread by certificate: the keys of one certificate stay on one thread.)
 const PARALLEL_RECIPIENTS: usize = 8;
 
 /// Random octets drawn for each key a PKESK could go to: an X25519 ephemeral secret, then (used
@@ -227,9 +228,12 @@ impl Agreed {
 /// The keys of `cert` a PKESK could go to, whatever their validity: those of an algorithm this
 /// crate encrypts to. [`KEY_RANDOMNESS`] octets are drawn for each, in this order.
 fn key_candidates(cert: &Cert) -> impl Iterator<Item = &PublicKeyPacket> {
-    std::iter::once(&cert.primary).chain(cert.subkeys.iter().map(|s| &s.key)).filter(|k| {
-        matches!(k.material, PublicKeyMaterial::X25519(_) | PublicKeyMaterial::MlKem768X25519 { .. })
-    })
+    std::iter::once(&cert.primary).chain(cert.subkeys.iter().map(|s| &s.key)).filter(|k| is_candidate(k))
+}
+
+/// Does this crate encrypt to `key`'s algorithm?
+fn is_candidate(key: &PublicKeyPacket) -> bool {
+    matches!(key.material, PublicKeyMaterial::X25519(_) | PublicKeyMaterial::MlKem768X25519 { .. })
 }
 
 /// The thread count for per-recipient work: the builder's, at most the available cores.
@@ -265,9 +269,10 @@ impl<'a> Encryptor<'a> {
     /// Uses this many threads in all (1 = the calling thread only): the calling thread frames
     /// and writes while `threads − 1` workers encrypt chunks. The default is the machine's
     /// available parallelism, at most 4; short messages never start a thread.
-    /// With 8 or more recipients, checking their certificates and encrypting the session key to
-    /// them is spread over this many threads too (at most the available parallelism; by
-    /// default all of it). The output is identical for every value.
+    /// With 8 or more recipient certificates, checking them and the key agreements with their
+    /// keys are spread over this many threads too, certificate by certificate (at most the
+    /// available parallelism; by default all of it); the session key is then wrapped under each
+    /// agreed key on the calling thread. The output is identical for every value.
     #[must_use]
     pub fn threads(mut self, threads: usize) -> Self {
         self.threads = Some(threads);
@@ -432,11 +437,16 @@ impl<'a> Encryptor<'a> {
         }
         let mut unknown = None;
         let mut keys = Vec::new();
+        // Both lists are in certificate order (primary, then subkeys), so one pass over the
+        // candidates finds every valid key's slot of randomness.
+        let mut candidates = key_candidates(cert).enumerate();
         for k in valid {
-            // Its randomness: the slot of its position among the candidates.
-            let Some(slot) = key_candidates(cert).position(|c| std::ptr::eq(c, k.key)) else {
+            if !is_candidate(k.key) {
                 unknown = Some(k.key.algorithm);
                 continue;
+            }
+            let Some((slot, _)) = candidates.by_ref().find(|(_, c)| std::ptr::eq(*c, k.key)) else {
+                return Err(Error::InvalidArgument("key randomness"));
             };
             let start = slot.checked_mul(KEY_RANDOMNESS).ok_or(Error::InvalidArgument("key randomness"))?;
             let randomness = randomness
