@@ -122,6 +122,23 @@ fn pqc_sample_messages_decrypt() {
     }
 }
 
+/// The body of a whole packet from [`packets`] (one- or two-octet new-format length).
+fn packet_body(packet: &[u8]) -> &[u8] {
+    if packet[1] < 192 { &packet[2..] } else { &packet[3..] }
+}
+
+/// A certificate whose only key can sign, not encrypt.
+fn signing_only_cert() -> Cert {
+    KeyBuilder::new(Profile::Rfc9580)
+        .user_id("s")
+        .creation_time(t0())
+        .signing_only(true)
+        .rng(TestRng(9))
+        .generate()
+        .unwrap()
+        .to_cert()
+}
+
 /// Splits a binary message into whole packets (header + body), for splicing tests.
 fn packets(bytes: &[u8]) -> Vec<Vec<u8>> {
     let mut out = Vec::new();
@@ -268,14 +285,7 @@ fn password_only_uses_aes256() {
 #[test]
 fn unusable_certs_and_bad_arguments() {
     // A signing-only key cannot be encrypted to.
-    let signing = KeyBuilder::new(Profile::Rfc9580)
-        .user_id("s")
-        .creation_time(t0())
-        .signing_only(true)
-        .rng(TestRng(9))
-        .generate()
-        .unwrap()
-        .to_cert();
+    let signing = signing_only_cert();
     assert!(matches!(Encryptor::new([&signing]).at(t0()).writer(Vec::new()), Err(Error::KeyUnusable(_))));
     // Before its creation, a key is not valid either.
     let cert = key(Profile::Rfc9580, 4).to_cert();
@@ -331,7 +341,7 @@ fn many_recipients_same_message_on_every_thread_count() {
     let pk = packets(&reference);
     assert_eq!(pk.len(), certs.len() + 1);
     for (packet, cert) in pk.iter().zip(&certs) {
-        let body = if packet[1] < 192 { &packet[2..] } else { &packet[3..] };
+        let body = packet_body(packet);
         let fp = cert.subkey_fingerprints().next().unwrap();
         assert_eq!(&body[..3], &[6, 33, 6]);
         assert_eq!(&body[3..35], fp.as_bytes());
@@ -342,14 +352,7 @@ fn many_recipients_same_message_on_every_thread_count() {
     }
     // An unusable certificate among many is still reported.
     let mut with_bad = certs.clone();
-    with_bad[5] = KeyBuilder::new(Profile::Rfc9580)
-        .user_id("s")
-        .creation_time(t0())
-        .signing_only(true)
-        .rng(TestRng(9))
-        .generate()
-        .unwrap()
-        .to_cert();
+    with_bad[5] = signing_only_cert();
     for threads in [1, 2] {
         let r = Encryptor::new(&with_bad).threads(threads).at(t0()).writer(Vec::new());
         assert!(matches!(r, Err(Error::KeyUnusable(_))), "{threads} threads");
@@ -378,8 +381,7 @@ fn recipients_with_several_encryption_subkeys() {
     let pk = packets(&reference);
     assert_eq!(pk.len(), 10 + 1, "one PKESK per valid key, then the SEIPD");
     // v6 PKESK: version 6, length 33, key version 6, the fingerprint.
-    let body = |p: &Vec<u8>| if p[1] < 192 { p[2..].to_vec() } else { p[3..].to_vec() };
-    let recipients: Vec<Vec<u8>> = pk[..10].iter().map(|p| body(p)[3..35].to_vec()).collect();
+    let recipients: Vec<Vec<u8>> = pk[..10].iter().map(|p| packet_body(p)[3..35].to_vec()).collect();
     let mut want = Vec::new();
     for cert in &certs {
         for (fp, _) in cert.encryption_keys_at(at) {
@@ -392,7 +394,7 @@ fn recipients_with_several_encryption_subkeys() {
         assert_eq!(decrypt(Decryptor::new([tsk]), &reference).unwrap().0, plain);
     }
     // The key agreements (algorithm octet on: ephemeral keys, ciphertexts) all differ.
-    let mut agreements: Vec<Vec<u8>> = pk[..10].iter().map(|p| body(p)[35..].to_vec()).collect();
+    let mut agreements: Vec<Vec<u8>> = pk[..10].iter().map(|p| packet_body(p)[35..].to_vec()).collect();
     agreements.sort();
     agreements.dedup();
     assert_eq!(agreements.len(), 10);

@@ -31,6 +31,7 @@ use polyval::universal_hash::UniversalHash;
 use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
 
+use crate::crypto::xor_block as xor;
 use crate::error::{Error, Result};
 
 /// The tag length: OpenPGP always uses 128-bit GCM tags.
@@ -48,15 +49,6 @@ fn mulx_polyval(block: [u8; 16]) -> [u8; 16] {
     let v = u128::from_le_bytes(block);
     let carry = if v >> 127 == 1 { 0xc200_0000_0000_0000_0000_0000_0000_0001 } else { 0 };
     ((v << 1) ^ carry).to_le_bytes()
-}
-
-#[inline(always)]
-fn xor(a: &[u8; 16], b: &[u8; 16]) -> [u8; 16] {
-    let mut out = [0u8; 16];
-    for ((o, x), y) in out.iter_mut().zip(a).zip(b) {
-        *o = x ^ y;
-    }
-    out
 }
 
 /// ByteReverse of RFC 8452, written as two 64-bit byte swaps: LLVM turns that into one byte

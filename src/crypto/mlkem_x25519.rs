@@ -164,9 +164,6 @@ pub(crate) fn pkesk_encrypt(
     session_key: &[u8],
     rng: &mut Rng,
 ) -> Result<PkeskFields> {
-    if !matches!(session_key.len(), 16 | 24 | 32) {
-        return Err(Error::InvalidArgument("ML-KEM-768+X25519: session key length"));
-    }
     let v = x25519::generate(rng)?;
     let mut m = Secret32([0; 32]);
     rng.fill(&mut m.0)?;

@@ -25,6 +25,7 @@ use aes::cipher::{
 use subtle::ConstantTimeEq;
 use zeroize::Zeroize;
 
+use crate::crypto::xor_block as xor;
 use crate::error::{Error, Result};
 
 /// The tag length: OpenPGP always uses 128-bit OCB tags.
@@ -433,16 +434,6 @@ impl<'a> Run<'a> {
 
 /// A 16-octet block as a plain array.
 type B16 = [u8; 16];
-
-/// `a xor b`, octet-wise (one vector XOR once compiled).
-#[inline(always)]
-fn xor(a: &B16, b: &B16) -> B16 {
-    let mut out = [0u8; 16];
-    for ((o, x), y) in out.iter_mut().zip(a).zip(b) {
-        *o = x ^ y;
-    }
-    out
-}
 
 /// L_{ntz(i)} as octets, for a block index `i` ≥ 1.
 #[inline(always)]

@@ -103,9 +103,6 @@ pub(crate) fn pkesk_encrypt_with_ephemeral(
     session_key: &[u8],
     ephemeral_secret: &Curve25519Secret,
 ) -> Result<([u8; 32], Vec<u8>)> {
-    if !matches!(session_key.len(), 16 | 24 | 32) {
-        return Err(Error::InvalidArgument("X25519: session key length"));
-    }
     let (ephemeral_public, kek) = agree(recipient, ephemeral_secret)?;
     Ok((ephemeral_public, wrap(&kek, session_key)?))
 }

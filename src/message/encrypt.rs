@@ -162,9 +162,9 @@ struct RecipientPlan<'a> {
 /// work is spread by certificate: the keys of one certificate stay on one thread.)
 const PARALLEL_RECIPIENTS: usize = 8;
 
-/// Random octets drawn for each key a PKESK could go to: an X25519 ephemeral secret, then (used
-/// by ML-KEM-768+X25519 only) the randomness m of ML-KEM.Encaps.
-const KEY_RANDOMNESS: usize = 64;
+/// The random octets drawn for each key a PKESK could go to: an X25519 ephemeral secret, then
+/// (used by ML-KEM-768+X25519 only) the randomness m of ML-KEM.Encaps.
+type KeyRandomness = [[u8; 32]; 2];
 
 /// A recipient key whose key agreement (the costly part) is done: everything of its PKESK but
 /// the wrapped session key, and the KEK to wrap it with.
@@ -174,23 +174,20 @@ enum Agreed {
 }
 
 impl Agreed {
-    /// The key agreement with `material` (X25519 or ML-KEM-768+X25519) from `randomness`, the
-    /// [`KEY_RANDOMNESS`] octets drawn for this key.
+    /// The key agreement with `material` (X25519 or ML-KEM-768+X25519) from the randomness
+    /// drawn for this key.
     ///
     /// # Errors
     /// `Malformed` for an invalid recipient public key; `InvalidArgument` for another algorithm.
-    fn new(recipient: Recipient, material: &PublicKeyMaterial, randomness: &[u8]) -> Result<Self> {
-        let (v, m) = randomness.split_at_checked(32).ok_or(Error::InvalidArgument("key randomness"))?;
-        let mut secret = Curve25519Secret([0; 32]);
-        secret.0.copy_from_slice(v);
+    fn new(recipient: Recipient, material: &PublicKeyMaterial, [v, m]: &KeyRandomness) -> Result<Self> {
+        let secret = Curve25519Secret(*v);
         match material {
             PublicKeyMaterial::X25519(public) => {
                 let (ephemeral, kek) = x25519::agree(public, &secret)?;
                 Ok(Self::X25519 { recipient, ephemeral, kek })
             }
             PublicKeyMaterial::MlKem768X25519 { x25519, mlkem } => {
-                let mut seed = Secret32([0; 32]);
-                seed.0.copy_from_slice(m.get(..32).ok_or(Error::InvalidArgument("key randomness"))?);
+                let seed = Secret32(*m);
                 let encapsulated = mlkem_x25519::encapsulate(x25519, mlkem, &secret, &seed)?;
                 Ok(Self::MlKem768X25519 { recipient, encapsulated })
             }
@@ -226,7 +223,7 @@ impl Agreed {
 }
 
 /// The keys of `cert` a PKESK could go to, whatever their validity: those of an algorithm this
-/// crate encrypts to. [`KEY_RANDOMNESS`] octets are drawn for each, in this order.
+/// crate encrypts to. A [`KeyRandomness`] is drawn for each, in this order.
 fn key_candidates(cert: &Cert) -> impl Iterator<Item = &PublicKeyPacket> {
     std::iter::once(&cert.primary).chain(cert.subkeys.iter().map(|s| &s.key)).filter(|k| is_candidate(k))
 }
@@ -418,7 +415,7 @@ impl<'a> Encryptor<'a> {
     }
 
     /// The keys of `cert` to encrypt to, with their key agreements done, and its preferences,
-    /// at `t`. `randomness` holds [`KEY_RANDOMNESS`] octets for each of [`key_candidates`].
+    /// at `t`. `randomness` holds a [`KeyRandomness`] for each of [`key_candidates`].
     ///
     /// # Errors
     /// `KeyUnusable` for a certificate with no valid encryption-capable key for the purpose at
@@ -429,7 +426,7 @@ impl<'a> Encryptor<'a> {
         purpose: Purpose,
         t: u32,
         hidden: bool,
-        randomness: &[u8],
+        randomness: &[KeyRandomness],
     ) -> Result<RecipientPlan<'a>> {
         let valid = cert.keys_with_flags(t, purpose.flags());
         if valid.is_empty() {
@@ -438,23 +435,19 @@ impl<'a> Encryptor<'a> {
         let mut unknown = None;
         let mut keys = Vec::new();
         // Both lists are in certificate order (primary, then subkeys), so one pass over the
-        // candidates finds every valid key's slot of randomness.
-        let mut candidates = key_candidates(cert).enumerate();
+        // candidates finds every valid key's randomness.
+        let mut candidates = key_candidates(cert).zip(randomness);
         for k in valid {
             if !is_candidate(k.key) {
                 unknown = Some(k.key.algorithm);
                 continue;
             }
-            let Some((slot, _)) = candidates.by_ref().find(|(_, c)| std::ptr::eq(*c, k.key)) else {
+            let Some((_, drawn)) = candidates.by_ref().find(|(c, _)| std::ptr::eq(*c, k.key)) else {
                 return Err(Error::InvalidArgument("key randomness"));
             };
-            let start = slot.checked_mul(KEY_RANDOMNESS).ok_or(Error::InvalidArgument("key randomness"))?;
-            let randomness = randomness
-                .get(start..start.saturating_add(KEY_RANDOMNESS))
-                .ok_or(Error::InvalidArgument("key randomness"))?;
             let recipient =
                 if hidden { Recipient::Anonymous } else { Recipient::V6(*k.fingerprint.as_bytes()) };
-            let agreed = Agreed::new(recipient, &k.key.material, randomness)?;
+            let agreed = Agreed::new(recipient, &k.key.material, drawn)?;
             keys.push(RecipientKey { material: &k.key.material, agreed });
         }
         if keys.is_empty() {
@@ -481,13 +474,14 @@ impl<'a> Encryptor<'a> {
     /// The first recipient's error, as [`Encryptor::plan`]; `Io` from the RNG.
     fn plans(&self, t: u32, rng: &mut Rng) -> Result<Vec<RecipientPlan<'a>>> {
         let counts: Vec<usize> = self.recipients.iter().map(|c| key_candidates(c).count()).collect();
-        let total = counts.iter().sum::<usize>().saturating_mul(KEY_RANDOMNESS);
+        let total = counts.iter().sum::<usize>().saturating_mul(size_of::<KeyRandomness>());
         let mut randomness = Zeroizing::new(vec![0u8; total]);
         rng.fill(&mut randomness)?;
+        let (halves, _) = randomness.as_chunks::<32>();
+        let (mut rest, _) = halves.as_chunks::<2>();
         let mut work = Vec::with_capacity(self.recipients.len());
-        let mut rest = randomness.as_slice();
         for (cert, n) in self.recipients.iter().zip(counts) {
-            let (mine, others) = rest.split_at(n.saturating_mul(KEY_RANDOMNESS).min(rest.len()));
+            let (mine, others) = rest.split_at(n.min(rest.len()));
             work.push((*cert, mine));
             rest = others;
         }
