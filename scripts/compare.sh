@@ -17,9 +17,9 @@
 # - keygen: generate-key per profile (sixsop's three, and the peer's matching v6 profile),
 #   median of SMALL_RUNS runs, milliseconds;
 # - aead: one 256 KiB chunk's AEAD in process, one core (benches/aead, built with
-#   `--features bench-internals`), against `openssl speed -evp aes-…-ocb/gcm -bytes 262144` run
-#   just before and just after each suite, AEAD_SECS (default 2) seconds each; RUNS rounds,
-#   median and range of the per-round ratios.
+#   `--features bench-internals`), against `openssl speed -evp aes-…-ocb/gcm -bytes 262144`
+#   (with `-decrypt` for decryption) run just before and just after it, AEAD_SECS (default 2)
+#   seconds each; RUNS rounds, median and range of the per-round ratios.
 # The small timings use bash's `time` (millisecond resolution), interleaved tool by tool.
 #
 # Needs /usr/bin/time. Tools that are not on PATH (or ~/.cargo/bin) are skipped; a run that
@@ -227,31 +227,31 @@ if want aead; then
         bench=$(cargo bench --features bench-internals --bench aead --no-run \
             --manifest-path "$root/Cargo.toml" 2>&1 | grep -o '(\S*/deps/aead-[0-9a-f]*)' | tr -d '()')
         [[ "$bench" = /* ]] || bench="$root/$bench"
-        # Seconds per iteration of one criterion benchmark (its median), for 256 KiB.
+        # Nanoseconds per iteration of one criterion benchmark (its median), for 256 KiB.
         aead_ns() {
             (cd "$root" && CRITERION_HOME="$work/criterion" "$bench" --bench --warm-up-time 1 \
                 --measurement-time "$aead_secs" --noplot "^aead/$1/$2/262144\$" > /dev/null 2>&1)
             sed 's/.*"median":{"confidence_interval":{[^}]*},"point_estimate":\([0-9.e+-]*\).*/\1/' \
                 "$work/criterion/aead/${1}_$2/262144/new/estimates.json"
         }
-        # Octets per second of `openssl speed -evp` on 256 KiB (its figure is in 1000s of octets).
+        # Octets per second of `openssl speed -evp` on 256 KiB (its figure is in 1000s of
+        # octets), encrypting or decrypting.
         openssl_bps() {
-            local cipher="aes-${1:3:3}-${1#*-}" # aes256-ocb -> aes-256-ocb
-            openssl speed -evp "$cipher" -bytes 262144 -seconds "$aead_secs" 2> /dev/null | tail -1 \
-                | awk '{ v = $2; sub(/k$/, "", v); print v * 1000 }'
+            local cipher="aes-${1:3:3}-${1#*-}" dir=() # aes256-ocb -> aes-256-ocb
+            [ "$2" = decrypt ] && dir=(-decrypt)
+            openssl speed "${dir[@]}" -evp "$cipher" -bytes 262144 -seconds "$aead_secs" 2> /dev/null \
+                | tail -1 | awk '{ v = $2; sub(/k$/, "", v); print v * 1000 }'
         }
         aead_secs=${AEAD_SECS:-2}
         declare -A ratios gbps ossl
         for ((round = 1; round <= runs; round++)); do
             for suite in aes256-ocb aes128-ocb aes256-gcm aes128-gcm; do
-                # openssl before and after ours, averaged: the machine's speed drifts.
-                before=$(openssl_bps "$suite")
-                enc=$(aead_ns "$suite" encrypt)
-                dec=$(aead_ns "$suite" decrypt)
-                after=$(openssl_bps "$suite")
-                for pair in "encrypt:$enc" "decrypt:$dec"; do
-                    op=${pair%%:*}
-                    read -r g o r < <(awk -v ns="${pair#*:}" -v a="$before" -v b="$after" \
+                for op in encrypt decrypt; do
+                    # openssl just before and after ours, averaged: the machine's speed drifts.
+                    before=$(openssl_bps "$suite" "$op")
+                    ns=$(aead_ns "$suite" "$op")
+                    after=$(openssl_bps "$suite" "$op")
+                    read -r g o r < <(awk -v ns="$ns" -v a="$before" -v b="$after" \
                         'BEGIN { g = 262144 / ns; o = (a + b) / 2e9; printf "%.2f %.2f %.0f\n", g, o, 100 * g / o }')
                     gbps[$suite/$op]+="$g "
                     ossl[$suite/$op]+="$o "
@@ -266,7 +266,8 @@ if want aead; then
         }
         echo
         echo "AEAD of one 256 KiB chunk, one core, in process (benches/aead) against"
-        echo "\`openssl speed -evp\` run just before and after it; median (min-max) of ${runs} rounds;"
+        echo "\`openssl speed -evp\` (decrypting: \`-decrypt\`) run just before and after it;"
+        echo "median (min-max) of ${runs} rounds;"
         echo "load $(cut -d' ' -f1 /proc/loadavg):"
         echo "| suite | sixpgp GB/s | openssl GB/s | % of openssl |"
         echo "|---|---|---|---|"
