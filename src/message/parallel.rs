@@ -10,8 +10,9 @@
 //! order of submission is kept in a queue of slots (done here, or with worker i), so results
 //! come back in order. Workers are started only when a stream turns out to be longer
 //! than one chunk, they live as long as the adapter, and they own nothing but the jobs they are
-//! given and the shared work function (the keyed cipher): no plaintext buffer outlives its job
-//! without being wiped ([`Job::buf`] is zeroizing).
+//! given and the shared work function (the keyed cipher). Every buffer is wiped when dropped
+//! ([`Job::buf`] is zeroizing); while an adapter lives, its buffers are reused (see
+//! [`Pipeline::recycle`]).
 //!
 //! Std only (`std::sync::mpsc`), no pool dependency: a stream has at most a few workers and a
 //! job is a whole chunk (256 KiB by default), so channel costs are negligible.
@@ -41,6 +42,13 @@ pub(crate) fn default_threads() -> usize {
     available_cores().clamp(1, MAX_DEFAULT_THREADS)
 }
 
+/// The most threads a caller gets, whatever it asks for: the available parallelism, or
+/// [`MAX_DEFAULT_THREADS`] if that is more (so that a caller may still ask for a few threads on
+/// a small machine). More threads than cores only contend for them.
+pub(crate) fn max_threads() -> usize {
+    available_cores().max(MAX_DEFAULT_THREADS)
+}
+
 /// The available parallelism (at least 1), computed once per process: `available_parallelism`
 /// reads the cgroup quota files on Linux, which costs more than decrypting a small message.
 pub(crate) fn available_cores() -> usize {
@@ -49,7 +57,7 @@ pub(crate) fn available_cores() -> usize {
 }
 
 /// Applies `job` to every item, spread over at most `threads` threads (the calling thread is
-/// one of them), and returns the results in the order of `items`. The threads take `take`
+/// one of them; at most [`max_threads`]), and returns the results in the order of `items`. The threads take `take`
 /// items at a time from a shared counter, so a thread that starts late (a freshly spawned
 /// thread can wait a millisecond for a core) or meets slow items leaves the rest to the others
 /// instead of holding up the whole batch. An item whose thread could not report (it could not
@@ -60,7 +68,7 @@ pub(crate) fn map_in_order<T: Sync, R: Send>(
     items: &[T],
     job: impl Fn(&T) -> R + Sync,
 ) -> Vec<R> {
-    let threads = threads.clamp(1, items.len().max(1));
+    let threads = threads.min(max_threads()).clamp(1, items.len().max(1));
     if threads == 1 {
         return items.iter().map(&job).collect();
     }
@@ -134,8 +142,9 @@ pub(crate) struct Pipeline {
     pending: Vec<usize>,
     in_flight: VecDeque<Slot>,
     submitted: u64,
-    /// Buffers of finished jobs, for reuse (zeroizing: overwritten when reused, wiped when
-    /// dropped; until then they may still hold the last plaintext that went through them).
+    /// Buffers of finished jobs, for reuse (zeroizing: wiped when dropped). Those of the
+    /// encrypting writer hold ciphertext; those of the decrypting reader may still hold the
+    /// plaintext of a chunk the caller has read, until they are overwritten.
     free: Vec<Zeroizing<Vec<u8>>>,
     buf_len: usize,
 }
@@ -167,11 +176,11 @@ impl Pipeline {
     }
 
     /// Sets the number of threads, the calling thread included (1 = no worker, jobs run on the
-    /// calling thread; 0 counts as 1). Takes effect only before workers started (the second
-    /// chunk).
+    /// calling thread; 0 counts as 1; at most [`max_threads`]). Takes effect only before workers
+    /// started (the second chunk).
     pub(crate) fn set_threads(&mut self, threads: usize) {
         if self.workers.is_empty() {
-            self.threads = threads.max(1);
+            self.threads = threads.clamp(1, max_threads());
         }
     }
 
@@ -265,6 +274,13 @@ impl Pipeline {
         self.in_flight.push_back(Slot::Done(job));
     }
 
+    /// Queues a job that is already done (its `result` set, the work not run), in submission
+    /// order like the others.
+    pub(crate) fn submit_failed(&mut self, job: Job) {
+        self.submitted = self.submitted.saturating_add(1);
+        self.in_flight.push_back(Slot::Done(job));
+    }
+
     /// The oldest job's result, waiting for it; `None` if nothing is in flight.
     ///
     /// # Errors
@@ -338,9 +354,29 @@ mod tests {
                 assert_eq!(job.result.is_err(), i == 3);
                 assert_eq!(usize::from(job.buf[0]), 1 + i, "t {threads} job {i}");
             }
-            assert_eq!(p.workers.len(), threads.saturating_sub(1));
+            assert_eq!(p.workers.len(), threads.clamp(1, max_threads()) - 1);
         }
         assert!((1..=MAX_DEFAULT_THREADS).contains(&default_threads()));
+    }
+
+    /// Whatever a caller asks for, at most `max_threads` threads: neither the pipeline (where a
+    /// message with small chunks would otherwise let a large request start that many workers)
+    /// nor `map_in_order`.
+    #[test]
+    fn thread_requests_are_capped() {
+        let mut p = pipeline(10_000);
+        for index in 0..3 {
+            let buf = p.buffer();
+            p.submit(Job { index, buf, len: 4, result: Ok(()) }, false);
+        }
+        assert_eq!(p.workers.len(), max_threads() - 1);
+        let seen = std::sync::Mutex::new(std::collections::HashSet::new());
+        let items: Vec<usize> = (0..10_000).collect();
+        let _ = map_in_order(10_000, 1, &items, |_| {
+            let _ = seen.lock().map(|mut s| s.insert(thread::current().id()));
+        });
+        let threads = seen.lock().map(|s| s.len()).unwrap_or(0);
+        assert!((1..=max_threads()).contains(&threads), "{threads} threads");
     }
 
     #[test]
