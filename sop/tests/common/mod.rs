@@ -42,9 +42,32 @@ pub(crate) fn code(args: &[&str], stdin: &[u8], dir: &Path) -> i32 {
     run(args, stdin, dir).status.code().unwrap()
 }
 
-/// A fresh directory for one test.
-pub(crate) fn tempdir(name: &str) -> PathBuf {
+/// A fresh directory for one test, removed with what it holds when dropped.
+pub(crate) struct TempDir(PathBuf);
+
+impl TempDir {
+    pub(crate) fn as_path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for TempDir {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A fresh directory for one test (see [`TempDir`]).
+pub(crate) fn tempdir(name: &str) -> TempDir {
     let dir = std::env::temp_dir().join(format!("sixsop-test-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    TempDir(dir)
 }
