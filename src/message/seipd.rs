@@ -813,6 +813,7 @@ mod tests {
     use crate::packet::header::{Header, Tag};
     use crate::packet::partial::{PartialBodyReader, PartialBodyWriter};
     use base64::Engine as _;
+    use proptest::prelude::*;
 
     const SALT: [u8; 32] = [0x5a; 32];
 
@@ -1000,6 +1001,75 @@ mod tests {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// How [`mutations_never_release_forged_plaintext`] changes a good body.
+    #[derive(Debug, Clone)]
+    enum Mutation {
+        Flip { at: usize, bit: u8 },
+        Cut { at: usize },
+        Insert { at: usize, junk: Vec<u8> },
+        Delete { at: usize, len: usize },
+        Append { junk: Vec<u8> },
+    }
+
+    fn mutation() -> impl Strategy<Value = Mutation> {
+        let junk = || prop::collection::vec(any::<u8>(), 1..80);
+        prop_oneof![
+            (any::<usize>(), 0..8u8).prop_map(|(at, bit)| Mutation::Flip { at, bit }),
+            any::<usize>().prop_map(|at| Mutation::Cut { at }),
+            (any::<usize>(), junk()).prop_map(|(at, junk)| Mutation::Insert { at, junk }),
+            (any::<usize>(), 1..100usize).prop_map(|(at, len)| Mutation::Delete { at, len }),
+            junk().prop_map(|junk| Mutation::Append { junk }),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+        /// Whatever is done to the chunks of a good body, with any thread count and source read
+        /// sizes: no panic, only a prefix of the plaintext is released, success only for the
+        /// unchanged body, and data appended after the final tag never releases the last chunk.
+        #[test]
+        fn mutations_never_release_forged_plaintext(
+            aead in prop_oneof![Just(AeadAlgorithm::Ocb), Just(AeadAlgorithm::Gcm), Just(AeadAlgorithm::Eax)],
+            // Often whole chunks: the case where only the final tag tells the last chunk.
+            len in prop_oneof![0..64 * 5 + 1usize, (0..6usize).prop_map(|k| k * 64)],
+            threads in 1..5usize,
+            m in mutation(),
+        ) {
+            let sym = SymmetricAlgorithm::Aes128;
+            let plain = data(len);
+            let good = encrypt(sym, aead, 0, &plain, 64);
+            // The chunks start after the 36 octets of fields (version, algorithms, salt).
+            let fields = 36;
+            let chunks = good.len() - fields;
+            let mut body = good.clone();
+            let appended = matches!(m, Mutation::Append { .. });
+            match m {
+                Mutation::Flip { at, bit } => body[fields + at % chunks] ^= 1 << bit,
+                Mutation::Cut { at } => body.truncate(fields + at % chunks),
+                Mutation::Insert { at, junk } => {
+                    let at = fields + at % (chunks + 1);
+                    let _ = body.splice(at..at, junk);
+                }
+                Mutation::Delete { at, len } => {
+                    let at = fields + at % chunks;
+                    let _ = body.drain(at..(at + len).min(body.len()));
+                }
+                Mutation::Append { junk } => body.extend(junk),
+            }
+            let mut src = &body[..];
+            let header = SeipdHeader::read_from(&mut src).unwrap();
+            let mut r = SeipdReader::new(src, &key(sym), &header).unwrap();
+            r.set_threads(threads);
+            let mut out = Vec::new();
+            let result = r.read_to_end(&mut out);
+            prop_assert!(plain.starts_with(&out), "released octets that are not the plaintext");
+            prop_assert_eq!(result.is_ok(), body == good);
+            if appended && !plain.is_empty() {
+                prop_assert!(out.len() < plain.len(), "the last chunk was released");
             }
         }
     }
