@@ -380,11 +380,58 @@ mod tests {
         seeds
     }
 
+    /// A message to the A.3 certificate whose SEIPD plaintext fills whole 64-octet chunks,
+    /// with 20 octets appended to the SEIPD body after its final tag: the decrypt target starts
+    /// at the reader's check for data after the final tag (the packet length is not
+    /// authenticated).
+    fn trailing_data_seed() -> Vec<u8> {
+        use crate::packet::header::{BodyLength, Header, Tag};
+        let f = fixture();
+        let cert = f.keys[0].to_cert();
+        for n in 0..200u8 {
+            let mut w = Encryptor::new([&cert]).chunk_size(64).at(fixed_time()).writer(Vec::new()).unwrap();
+            w.write_all(&vec![n; usize::from(n)]).unwrap();
+            let message = w.finish().unwrap();
+            let mut rest = message.as_slice();
+            let _ = read_raw_packet(&mut rest, &Limits::default()).unwrap().unwrap();
+            let pkesk_len = message.len() - rest.len();
+            let header = Header::read_from(&mut rest).unwrap().unwrap();
+            assert!(matches!(header.length, BodyLength::Fixed(_)), "a short SEIPD has a fixed length");
+            // Fields (36 octets) ‖ chunks of 64 ‖ 16 ‖ final tag (16): whole chunks only when
+            // what follows the fields is a multiple of 80 octets plus the final tag.
+            if !(rest.len() - 36 - 16).is_multiple_of(80) || rest.len() == 36 + 16 {
+                continue;
+            }
+            let mut out = message[..pkesk_len].to_vec();
+            Header::fixed(Tag::Seipd, rest.len() + 20).unwrap().write_to(&mut out).unwrap();
+            out.extend_from_slice(rest);
+            out.extend_from_slice(&[0x5a; 20]);
+            // The reader reads ahead when it is made, so the error may come from there.
+            let mut plain = Vec::new();
+            let err = match Decryptor::new(&f.keys).limits(fuzz_limits()).reader(&out[..]) {
+                Err(e) => e,
+                Ok(mut r) => crate::Error::from_io(r.read_to_end(&mut plain).unwrap_err()),
+            };
+            assert!(
+                matches!(&err, crate::Error::Malformed(m) if m.context() == "SEIPD: data after the final tag"),
+                "{err:?}"
+            );
+            assert!(plain.len() < usize::from(n), "the last chunk was released");
+            return out;
+        }
+        panic!("no length gives whole chunks");
+    }
+
     #[test]
     fn generated_decrypt_seeds_decrypt() {
-        for (name, bytes) in encrypted_seeds() {
-            seed("decrypt", name, &bytes);
-            super::decrypt(&bytes);
+        let trailing = trailing_data_seed();
+        for (name, bytes) in encrypted_seeds()
+            .iter()
+            .map(|(n, b)| (*n, b))
+            .chain([("gen-x25519-trailing-data.bin", &trailing)])
+        {
+            seed("decrypt", name, bytes);
+            super::decrypt(bytes);
         }
     }
 
