@@ -141,6 +141,8 @@ pub enum Limit {
     Argon2Passes,
     /// Argon2 parallelism.
     Argon2Parallelism,
+    /// Argon2 memory times passes.
+    Argon2Work,
     /// Iterated and salted S2K octet count.
     S2kIterations,
     /// Number of password-based key derivations attempted on one message.
@@ -169,6 +171,7 @@ impl fmt::Display for Limit {
             Self::Argon2Memory => "Argon2 memory",
             Self::Argon2Passes => "Argon2 passes",
             Self::Argon2Parallelism => "Argon2 parallelism",
+            Self::Argon2Work => "Argon2 memory times passes",
             Self::S2kIterations => "S2K iteration count",
             Self::S2kDerivations => "number of password-based key derivations",
             Self::PacketLength => "packet length",

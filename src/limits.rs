@@ -17,6 +17,7 @@ use crate::error::{Error, Limit, Result};
 /// | Argon2 memory | [`argon2_max_memory_kib`](Self::argon2_max_memory_kib) | 2 GiB | `Argon2Memory` |
 /// | Argon2 passes | [`argon2_max_passes`](Self::argon2_max_passes) | 16 | `Argon2Passes` |
 /// | Argon2 lanes | [`argon2_max_parallelism`](Self::argon2_max_parallelism) | 64 | `Argon2Parallelism` |
+/// | Argon2 memory × passes | [`argon2_max_work`](Self::argon2_max_work) | 2 GiB × 1 (2^21 KiB) | `Argon2Work` |
 /// | Iterated S2K octets | [`s2k_max_iterations`](Self::s2k_max_iterations) | 65011712 | `S2kIterations` |
 /// | S2K runs per message | [`max_s2k_derivations`](Self::max_s2k_derivations) | 8 | `S2kDerivations` |
 /// | Non-streamed packet body | [`max_packet_len`](Self::max_packet_len) | 1 MiB | `PacketLength` |
@@ -37,6 +38,7 @@ pub struct Limits {
     argon2_memory_kib: u64,
     argon2_passes: u32,
     argon2_parallelism: u32,
+    argon2_work: u64,
     s2k_iterations: u64,
     s2k_derivations: usize,
     packet_len: usize,
@@ -55,6 +57,7 @@ impl Default for Limits {
             argon2_memory_kib: 1 << 21,
             argon2_passes: 16,
             argon2_parallelism: 64,
+            argon2_work: 1 << 21,
             s2k_iterations: 65_011_712,
             s2k_derivations: 8,
             packet_len: 1 << 20,
@@ -91,12 +94,17 @@ macro_rules! limit_accessors {
 }
 
 limit_accessors! {
-    /// Largest Argon2 memory, in KiB (default 2 GiB, the RFC 9580 "second recommended" choice).
+    /// Largest Argon2 memory, in KiB (default 2 GiB, RFC 9106's first recommended option).
     argon2_memory_kib: u64, argon2_max_memory_kib, max_argon2_memory_kib;
     /// Largest number of Argon2 passes (default 16).
     argon2_passes: u32, argon2_max_passes, max_argon2_passes;
     /// Largest Argon2 degree of parallelism (default 64).
     argon2_parallelism: u32, argon2_max_parallelism, max_argon2_parallelism;
+    /// Largest Argon2 work: memory in KiB times passes (default 2^21, 2 GiB and one pass). The
+    /// time of one derivation grows with this product: both options RFC 9106 recommends fit (2
+    /// GiB and one pass; 64 MiB and three), while the memory and pass limits alone would let one
+    /// SKESK ask for 2 GiB and 16 passes, about 30 s of CPU here.
+    argon2_work: u64, argon2_max_work, max_argon2_work;
     /// Largest iterated+salted S2K octet count (default: the largest encodable, 65011712).
     s2k_iterations: u64, s2k_max_iterations, max_s2k_iterations;
     /// Most password-based key derivations (S2K runs over SKESKs, for every password given)

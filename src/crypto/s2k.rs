@@ -119,6 +119,7 @@ impl Argon2Params {
         Limits::check(memory_kib, limits.max_argon2_memory_kib(), Limit::Argon2Memory)?;
         Limits::check(u64::from(t), u64::from(limits.max_argon2_passes()), Limit::Argon2Passes)?;
         Limits::check(u64::from(p), u64::from(limits.max_argon2_parallelism()), Limit::Argon2Parallelism)?;
+        Limits::check(memory_kib.saturating_mul(u64::from(t)), limits.max_argon2_work(), Limit::Argon2Work)?;
         // "The number of passes t and the degree of parallelism p MUST be non-zero. The memory
         // size m ... MUST be a value from 3+ceil(log2(p)) to 31", i.e. 2^m ≥ 8p.
         if t == 0 {
@@ -264,6 +265,17 @@ mod tests {
             Err(Error::LimitExceeded(Limit::Argon2Memory))
         ));
         assert!(matches!(derive_with(17, 1, 10, &limits), Err(Error::LimitExceeded(Limit::Argon2Passes))));
+        // Memory times passes: 2 GiB with 16 passes (about 30 s) or with 2 are refused before
+        // any allocation; RFC 9106's two recommended settings pass the check.
+        for (t, m) in [(16, 21), (2, 21), (16, 18), (5, 19)] {
+            assert!(
+                matches!(derive_with(t, 4, m, &limits), Err(Error::LimitExceeded(Limit::Argon2Work))),
+                "t {t} m {m}"
+            );
+        }
+        for (t, m) in [(1, 21), (3, 16), (16, 17)] {
+            assert!(Argon2Params::check(t, 4, m, &limits).is_ok(), "t {t} m {m}");
+        }
         assert!(matches!(
             derive_with(1, 65, 16, &limits),
             Err(Error::LimitExceeded(Limit::Argon2Parallelism))
@@ -274,7 +286,7 @@ mod tests {
         assert!(matches!(derive_with(1, 4, 4, &limits), Err(Error::Malformed(_))));
         assert!(derive_with(1, 4, 5, &limits).is_ok());
         // A 2^31 KiB limit lets m = 32 past the limit check, but not past the RFC bound.
-        let huge = limits.argon2_max_memory_kib(u64::MAX);
+        let huge = limits.argon2_max_memory_kib(u64::MAX).argon2_max_work(u64::MAX);
         assert!(matches!(derive_with(1, 1, 32, &huge), Err(Error::Malformed(_))));
     }
 
