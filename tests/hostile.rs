@@ -14,13 +14,13 @@
 
 mod common;
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::time::{Duration, UNIX_EPOCH};
 
 use common::{data, dearmor};
 use sixpgp::{
-    Cert, Decryptor, Error, Limit, Limits, Password, SessionKey, SymmetricAlgorithm, Tsk, Unsupported,
-    VerificationStatus, Verifier,
+    Cert, Decryptor, Encryptor, Error, Limit, Limits, Password, SessionKey, SymmetricAlgorithm, Tsk,
+    Unsupported, VerificationStatus, Verifier,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -670,6 +670,22 @@ fn many_expensive_skesks_are_bounded() {
     message.extend_from_slice(&seal(&literal(b"x"), 0));
     let e = read_all(Decryptor::new([]).password("password").limits(limits), &message).unwrap_err();
     assert!(matches!(e, Error::LimitExceeded(Limit::S2kDerivations)), "{e:?}");
+}
+
+#[test]
+fn unusable_skesks_do_not_use_up_the_derivation_budget() {
+    // Ten SKESKs with an unknown cipher (nothing to derive) before the real one: the budget of
+    // two derivations is enough, as only the real SKESK runs its S2K.
+    let mut w = Encryptor::new([]).password("pw").writer(Vec::new()).unwrap();
+    w.write_all(b"hello").unwrap();
+    let real = w.finish().unwrap();
+    let mut junk = skesk(&argon2_s2k(1, 1, 8));
+    junk[2] = 99;
+    let mut message = packet(3, &junk).repeat(10);
+    message.extend_from_slice(&real);
+    let limits = Limits::default().max_s2k_derivations(2);
+    let plain = read_all(Decryptor::new([]).password("pw").limits(limits), &message).unwrap();
+    assert_eq!(plain, b"hello");
 }
 
 #[test]

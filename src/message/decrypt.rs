@@ -451,11 +451,16 @@ impl<'a> Decryptor<'a> {
         let mut derivations = 0usize;
         for (i, password) in self.passwords.iter().enumerate() {
             for skesk in skesks {
+                // Only a derivation that will run counts: an SKESK with an unknown cipher or
+                // S2K costs nothing, so a few of them cannot use up the budget before the
+                // usable one.
+                let Ok((spec, key_len)) = skesk_s2k(skesk) else { continue };
                 if derivations >= self.limits.s2k_derivations_limit() {
                     return Err(Error::LimitExceeded(Limit::S2kDerivations));
                 }
                 derivations = derivations.saturating_add(1);
-                match try_skesk(skesk, password, &self.limits) {
+                let derived = s2k::derive(&spec, password.as_bytes(), key_len, &self.limits);
+                match derived.and_then(|s2k_key| decrypt_session_key(skesk, &s2k_key)) {
                     Ok(key) if key.as_bytes().len() == key_len => {
                         return Ok((key, DecryptedWith::Password(i)));
                     }
@@ -543,13 +548,11 @@ fn try_pkesk(
     }
 }
 
-/// Derives the S2K key for `password` and opens the SKESK.
-fn try_skesk(skesk: &Skesk, password: &Password, limits: &Limits) -> Result<SessionKey> {
+/// The S2K and key length of an SKESK, if this crate can derive its key.
+fn skesk_s2k(skesk: &Skesk) -> Result<(S2k, usize)> {
     let key_len =
         skesk.sym.key_len().ok_or(Error::Unsupported(Unsupported::SymmetricAlgorithm(skesk.sym.into())))?;
-    let spec = S2k::parse(&skesk.s2k)?;
-    let s2k_key = s2k::derive(&spec, password.as_bytes(), key_len, limits)?;
-    decrypt_session_key(skesk, &s2k_key)
+    Ok((S2k::parse(&skesk.s2k)?, key_len))
 }
 
 /// Reads the body of a non-data packet whose header was read.
