@@ -334,16 +334,20 @@ impl<'a> Decryptor<'a> {
                         Limit::SessionKeyPackets,
                     )?;
                     let body = read_body(&mut armor, header, &self.limits)?;
+                    // Only packets this crate can use are kept, so what is held before the
+                    // SEIPD stays small: an unknown algorithm's PKESK or an unusable SKESK
+                    // may be a whole packet body (1 MiB by default) each, up to the count
+                    // limit.
                     if header.tag == Tag::Pkesk {
                         match Pkesk::from_bytes(&body) {
-                            Ok(p) => pkesks.push(p),
-                            Err(Error::Unsupported(_)) => {}
+                            Ok(p) if !matches!(p.fields, PkeskFields::Unknown(_)) => pkesks.push(p),
+                            Ok(_) | Err(Error::Unsupported(_)) => {}
                             Err(e) => return Err(e),
                         }
                     } else {
                         match Skesk::from_bytes(&body) {
-                            Ok(s) => skesks.push(s),
-                            Err(Error::Unsupported(_)) => {}
+                            Ok(s) if usable_skesk(&s) => skesks.push(s),
+                            Ok(_) | Err(Error::Unsupported(_)) => {}
                             Err(e) => return Err(e),
                         }
                     }
@@ -546,6 +550,12 @@ fn try_pkesk(
         .ok(),
         _ => None,
     }
+}
+
+/// Whether an SKESK can give a session key: a cipher and S2K this crate has, an AEAD mode it
+/// has, and an encrypted key no longer than the longest session key (32 octets).
+fn usable_skesk(skesk: &Skesk) -> bool {
+    skesk_s2k(skesk).is_ok() && skesk.aead.nonce_len().is_some() && skesk.encrypted_key.len() <= 32
 }
 
 /// The S2K and key length of an SKESK, if this crate can derive its key.
