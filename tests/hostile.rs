@@ -673,6 +673,28 @@ fn many_expensive_skesks_are_bounded() {
 }
 
 #[test]
+fn unknown_non_critical_packets_are_ignored() {
+    // RFC 9580 §4.3: an unknown non-critical packet (type IDs 40-63) MUST be ignored; here
+    // before the SEIPD, and before and after the literal data inside it.
+    for tag in [40, 63] {
+        let unknown = packet(tag, b"from a future version");
+        let mut inner = unknown.clone();
+        inner.extend_from_slice(&literal(b"hello"));
+        inner.extend_from_slice(&unknown);
+        let mut message = unknown.clone();
+        message.extend_from_slice(&seal(&inner, 0));
+        assert_eq!(open_with_session_key(&message).unwrap(), b"hello", "tag {tag}");
+    }
+    // An unknown critical packet (below 40) is still refused, before and inside the SEIPD.
+    let mut message = packet(39, b"x");
+    message.extend_from_slice(&seal(&literal(b"hello"), 0));
+    assert!(open_with_session_key(&message).is_err());
+    let mut inner = packet(39, b"x");
+    inner.extend_from_slice(&literal(b"hello"));
+    assert!(open_with_session_key(&seal(&inner, 0)).is_err());
+}
+
+#[test]
 fn unusable_skesks_do_not_use_up_the_derivation_budget() {
     // Ten SKESKs with an unknown cipher (nothing to derive) before the real one: the budget of
     // two derivations is enough, as only the real SKESK runs its S2K.

@@ -5,6 +5,7 @@
 //! ```text
 //! (PKESK | SKESK | Marker | Padding)*
 //!   SEIPDv2 { Signature* OPS* Literal Signature* }      (Padding and Marker anywhere inside)
+//! Unknown non-critical packets (type IDs 40-63) are skipped wherever Padding is (RFC 9580 §4.3).
 //! ```
 //!
 //! PKESKs and SKESKs of versions or algorithms this crate does not implement are skipped: a
@@ -352,7 +353,7 @@ impl<'a> Decryptor<'a> {
                         }
                     }
                 }
-                Tag::Marker | Tag::Padding => {
+                tag if tag.is_ignored_in_messages() => {
                     let _ = read_body(&mut armor, header, &self.limits)?;
                 }
                 Tag::SymmetricallyEncryptedData => {

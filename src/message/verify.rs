@@ -197,7 +197,7 @@ impl<'a> Verifier<'a> {
         while let Some(raw) = read_raw_packet(&mut r, &self.limits)? {
             match raw.tag {
                 Tag::Signature => {}
-                Tag::Padding | Tag::Marker => continue,
+                tag if tag.is_ignored_in_messages() => continue,
                 _ => return Err(Error::malformed("detached signatures: not a signature packet")),
             }
             if items.len() >= self.limits.signatures_limit() {
@@ -505,7 +505,7 @@ impl InlineSignatures {
                     };
                     this.one_pass.push((ops, hasher));
                 }
-                Tag::Marker | Tag::Padding => {}
+                tag if tag.is_ignored_in_messages() => {}
                 _ => {
                     return Err(Error::malformed(
                         "signed message: unexpected packet before the literal data",
@@ -561,7 +561,7 @@ impl InlineSignatures {
                     serialize(&raw, &mut self.signature_packets, limits)?;
                     trailing.push(raw.body);
                 }
-                Tag::Padding | Tag::Marker => {}
+                tag if tag.is_ignored_in_messages() => {}
                 _ => {
                     return Err(Error::malformed("signed message: unexpected packet after the literal data"));
                 }

@@ -99,6 +99,12 @@ impl From<Tag> for u8 {
 }
 
 impl Tag {
+    /// Packets a message reader skips wherever they appear: Marker, Padding, and unknown
+    /// non-critical packets (type IDs 40-63), which "MUST be ignored" (RFC 9580 §4.3).
+    pub(crate) fn is_ignored_in_messages(self) -> bool {
+        matches!(self, Self::Marker | Self::Padding | Self::Other(40..=63))
+    }
+
     /// Data packets may use partial body lengths (RFC 9580 §4.2.1.4).
     pub(crate) fn is_data(self) -> bool {
         matches!(
