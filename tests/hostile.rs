@@ -673,6 +673,26 @@ fn many_expensive_skesks_are_bounded() {
 }
 
 #[test]
+fn one_pass_signature_floods_hash_a_bounded_number_of_times() {
+    // RFC 9580 A.7 (One-Pass Signature, literal data, signature) with its two signature
+    // packets repeated 40 times: only the first 16 are hashed over the literal data (each
+    // would hash all of it again); the others are reported, unchecked.
+    let packets = split_packets(&dearmor(&data("a07-inline-signed-message.asc")));
+    let tags: Vec<u8> = packets.iter().map(|(t, _)| *t).collect();
+    assert_eq!(tags, [4, 11, 2]);
+    let mut message = packet(4, &packets[0].1).repeat(40);
+    message.extend_from_slice(&packet(11, &packets[1].1));
+    message.extend_from_slice(&packet(2, &packets[2].1).repeat(40));
+    let certs = [a03()];
+    let results = Verifier::new(&certs).inline_reader(&message[..]).unwrap().finish().unwrap();
+    assert_eq!(results.len(), 40);
+    assert_eq!(results.iter().filter(|r| r.is_good()).count(), 16, "{results:?}");
+    let unchecked =
+        results.iter().filter(|r| matches!(r.status(), VerificationStatus::Unverifiable(_))).count();
+    assert_eq!(unchecked, 24, "{results:?}");
+}
+
+#[test]
 fn unknown_non_critical_packets_are_ignored() {
     // RFC 9580 §4.3: an unknown non-critical packet (type IDs 40-63) MUST be ignored; here
     // before the SEIPD, and before and after the literal data inside it.

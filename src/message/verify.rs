@@ -446,6 +446,20 @@ fn peek_tag(r: &mut impl BufRead) -> Result<Option<Tag>> {
     }
 }
 
+/// Most signatures of one inline-signed message whose hashes run over its literal data: each
+/// hashes all of it again, so a message with many (up to `Limits::max_signatures`) One-Pass
+/// Signatures would multiply the cost of reading it. Those beyond are reported as unverifiable.
+const MAX_HASHED_SIGNATURES: usize = 16;
+
+/// The verdict on a signature whose hash was not started.
+fn not_hashed(hashing: bool) -> Verification {
+    Verification::unverifiable(if hashing {
+        "not checked: more signatures on the message than are hashed (16)"
+    } else {
+        "not verified"
+    })
+}
+
 /// Appends a signature packet to the kept signature packets, whose total size is bounded by
 /// the packet length limit (a message's signatures are small; a flood of large ones is not).
 fn serialize(raw: &RawPacket, out: &mut Vec<u8>, limits: &Limits) -> Result<()> {
@@ -470,6 +484,13 @@ impl InlineSignatures {
     pub(crate) fn read_prefix(source: &mut impl BufRead, limits: &Limits, hashing: bool) -> Result<Self> {
         let mut this =
             Self { hashing, prefixed: Vec::new(), one_pass: Vec::new(), signature_packets: Vec::new() };
+        // Hashes started so far: each one hashes all of the literal data again.
+        let mut hashers = 0usize;
+        let mut may_hash = || {
+            let ok = hashing && hashers < MAX_HASHED_SIGNATURES;
+            hashers = hashers.saturating_add(usize::from(ok));
+            ok
+        };
         loop {
             match peek_tag(source)? {
                 None => return Err(Error::Truncated("signed message: no literal data")),
@@ -490,19 +511,15 @@ impl InlineSignatures {
                         ));
                     }
                     serialize(&raw, &mut this.signature_packets, limits)?;
-                    this.prefixed.push(if hashing {
+                    this.prefixed.push(if may_hash() {
                         Pending::from_body(&raw.body)
                     } else {
-                        Pending::Done(Verification::unverifiable("not verified"))
+                        Pending::Done(not_hashed(hashing))
                     });
                 }
                 Tag::OnePassSignature => {
                     let ops = OnePassSignature::parse(&raw.body)?;
-                    let hasher = if hashing {
-                        start_for(&ops)
-                    } else {
-                        Err(Verification::unverifiable("not verified"))
-                    };
+                    let hasher = if may_hash() { start_for(&ops) } else { Err(not_hashed(hashing)) };
                     this.one_pass.push((ops, hasher));
                 }
                 tag if tag.is_ignored_in_messages() => {}
