@@ -456,9 +456,8 @@ impl<'a> Decryptor<'a> {
         let mut derivations = 0usize;
         for (i, password) in self.passwords.iter().enumerate() {
             for skesk in skesks {
-                // Only a derivation that will run counts: an SKESK with an unknown cipher or
-                // S2K costs nothing, so a few of them cannot use up the budget before the
-                // usable one.
+                // Only usable SKESKs were kept (`usable_skesk`), so each pass runs a derivation
+                // and counts: unusable ones, which cost nothing, cannot use up the budget.
                 let Ok((spec, key_len)) = skesk_s2k(skesk) else { continue };
                 if derivations >= self.limits.s2k_derivations_limit() {
                     return Err(Error::LimitExceeded(Limit::S2kDerivations));
