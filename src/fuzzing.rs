@@ -251,6 +251,7 @@ pub fn cert(data: &[u8]) {
 /// agree. If it dearmors, armoring the result and dearmoring that again must give it back.
 ///
 /// The `assert!`s are the fuzzer's oracle: each one failing is a bug in `armor`.
+#[allow(clippy::panic, reason = "the fuzz oracle reports a disagreement by panicking")]
 pub fn armor(data: &[u8]) {
     use std::io::{BufReader, Read, Write};
 
@@ -265,6 +266,18 @@ pub fn armor(data: &[u8]) {
     let split = small.read_to_end(&mut decoded_small).map(|_| small.kind());
     assert_eq!(whole.is_ok(), split.is_ok(), "read sizes change the outcome");
 
+    // The threaded path, with blocks short enough that the input spans several: the same
+    // outcome, the same error, and the same octets.
+    let block_len = data.first().map_or(1, |b| usize::from(*b % 97) + 1);
+    let mut threaded = ArmorReader::new(data).threads(2).block_len(block_len);
+    let mut decoded_threaded = Vec::new();
+    let result = threaded.read_to_end(&mut decoded_threaded).map(|_| threaded.kind());
+    match (&whole, &result) {
+        (Ok(a), Ok(b)) => assert!(a == b && decoded == decoded_threaded, "threads change the output"),
+        (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "threads change the error"),
+        (a, b) => panic!("threads change the outcome: {a:?} vs {b:?}"),
+    }
+
     let Ok(kind) = whole else { return };
     assert_eq!(decoded, decoded_small, "read sizes change the output");
     assert_eq!(split.ok(), Some(kind), "read sizes change the kind");
@@ -274,6 +287,12 @@ pub fn armor(data: &[u8]) {
         w.finish()
     });
     let Ok(armored) = armored else { return };
+    let armored_threaded = ArmorWriter::new(Vec::new(), kind.unwrap_or(ArmorKind::Message)).and_then(|w| {
+        let mut w = w.threads(2);
+        w.write_all(&decoded)?;
+        w.finish()
+    });
+    assert!(armored_threaded.is_ok_and(|t| t == armored), "threads change the armor");
     let mut again = Vec::new();
     let result = ArmorReader::new(&armored[..]).read_to_end(&mut again);
     assert!(result.is_ok() && again == decoded, "armor round trip failed");

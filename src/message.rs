@@ -12,7 +12,7 @@ mod encrypt;
 pub(crate) mod hashing;
 mod info;
 pub(crate) mod literal;
-mod parallel;
+pub(crate) mod parallel;
 pub(crate) mod seipd;
 pub(crate) mod sign;
 pub(crate) mod skesk;

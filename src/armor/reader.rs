@@ -3,13 +3,18 @@
 
 use std::fmt;
 use std::io::{self, BufRead, Read};
+use std::sync::Arc;
 
 use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD;
+use base64::alphabet;
+use base64::engine::DecodePaddingMode;
+use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig, STANDARD};
+use zeroize::Zeroizing;
 
 use super::{ArmorKind, DASHES};
 use crate::error::{Error, Limit, Result, Unsupported};
 use crate::limits::Limits;
+use crate::message::parallel::{Pipeline, Work};
 
 /// Base64 characters collected before decoding them in one block (a multiple of 4).
 const B64_CAP: usize = 32 * 1024;
@@ -17,6 +22,17 @@ const B64_CAP: usize = 32 * 1024;
 const OUT_CAP: usize = B64_CAP / 4 * 3;
 /// Longest BEGIN, END or checksum line accepted, trailing whitespace included.
 const MAX_MARKER_LINE_LEN: usize = 1024;
+/// Text read per block when decoding on several threads (4096 lines of 64 characters).
+const BLOCK_TEXT_LEN: usize = 4096 * 65;
+/// Base64 characters gathered (without line breaks) per call to the decoder on the threaded
+/// path.
+const STAGE_LEN: usize = 8 * 1024;
+/// The decoder of the threaded path: refuses padding, so that it accepts exactly the plain
+/// base64 characters (see [`decode_plain_lines`]).
+const PLAIN: GeneralPurpose = GeneralPurpose::new(
+    &alphabet::STANDARD,
+    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::RequireNone),
+);
 
 /// Reads ASCII-armored OpenPGP data and yields the binary data; binary input passes through.
 ///
@@ -51,6 +67,19 @@ const MAX_MARKER_LINE_LEN: usize = 1024;
 /// The reader stops right after the END line; [`into_inner`](Self::into_inner) gives back the
 /// source positioned there. Memory use is fixed (about 56 KiB), whatever the input size.
 ///
+/// # Threads
+///
+/// With [`threads`](Self::threads) above 1, the base64 body is read in blocks of 260 KiB, cut
+/// after their last line break, and the blocks' lines are decoded on worker threads while the
+/// calling thread reads the next ones. Only the plain part of a block goes this way: lines of
+/// base64 characters whose length is a multiple of 4, without padding or whitespace, each
+/// ending in LF or CRLF. From the first other line on (the last line of the body, the checksum
+/// line, the END line, or anything unusual) the reader goes on one line at a time as above, so
+/// the output and every error are the same for any thread count. The reader then reads the
+/// source up to a few blocks ahead, possibly beyond the END line: [`into_inner`](Self::into_inner)
+/// no longer gives the source positioned after the END line. Memory is then bounded by the
+/// blocks in flight: about 2 × `threads` + 4 blocks of 450 KiB.
+///
 /// # Errors
 ///
 /// Reads fail with an [`io::Error`] carrying an [`Error`] (recover it with [`Error::from_io`]):
@@ -78,10 +107,11 @@ pub struct ArmorReader<R: BufRead> {
     header_len_limit: usize,
     kind: Option<ArmorKind>,
     /// Base64 characters not yet decoded: the last incomplete quad, then newly scanned ones.
-    b64: Vec<u8>,
+    b64: Zeroizing<Vec<u8>>,
     /// Decoded octets; `out[out_pos..out_len]` are not yet returned. Allocated at full length
-    /// once the input is known to be armored.
-    out: Vec<u8>,
+    /// once the input is known to be armored. Both buffers are wiped on drop: the armor may
+    /// hold a secret key.
+    out: Zeroizing<Vec<u8>>,
     out_pos: usize,
     out_len: usize,
     /// The body scanner is at the start of a line.
@@ -90,6 +120,166 @@ pub struct ArmorReader<R: BufRead> {
     padded: bool,
     /// Scratch space for BEGIN, header, checksum and END lines.
     line: Vec<u8>,
+    /// Threads to decode the body on (1: none).
+    threads: usize,
+    /// Text per block on the threaded path ([`BLOCK_TEXT_LEN`]; smaller in tests).
+    block_len: usize,
+    /// While the body is decoded on several threads: the blocks in flight.
+    blocks: Option<Box<Blocks>>,
+    /// Text read ahead by the threaded path and not decoded there: the body scanner reads it
+    /// before the source.
+    ahead: Ahead,
+}
+
+/// Text the body scanner reads before the source.
+#[derive(Default)]
+struct Ahead {
+    text: Zeroizing<Vec<u8>>,
+    pos: usize,
+}
+
+/// The body's source for the one-line-at-a-time path: the text read ahead, then `inner`.
+struct Source<'a, R> {
+    ahead: &'a mut Ahead,
+    inner: &'a mut R,
+}
+
+impl<R: BufRead> Read for Source<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let available = self.fill_buf()?;
+        let n = available.len().min(buf.len());
+        if let (Some(dst), Some(src)) = (buf.get_mut(..n), available.get(..n)) {
+            dst.copy_from_slice(src);
+        }
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Source<'_, R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        match self.ahead.text.get(self.ahead.pos..) {
+            Some(rest) if !rest.is_empty() => Ok(rest),
+            _ => self.inner.fill_buf(),
+        }
+    }
+
+    fn consume(&mut self, amount: usize) {
+        // The same side as `fill_buf` served.
+        if self.ahead.pos < self.ahead.text.len() {
+            self.ahead.pos = self.ahead.pos.saturating_add(amount).min(self.ahead.text.len());
+        } else {
+            self.inner.consume(amount);
+        }
+    }
+}
+
+/// A block of base64 text and what the work made of it.
+struct DecodeJob {
+    /// `text[..text_len]`: whole lines (but at the end of the input).
+    text: Zeroizing<Vec<u8>>,
+    text_len: usize,
+    /// `out[..out_len]`: the octets of `text[..used]`, its plain lines.
+    out: Zeroizing<Vec<u8>>,
+    out_len: usize,
+    used: usize,
+}
+
+impl DecodeJob {
+    fn new(block_len: usize) -> Self {
+        Self {
+            text: Zeroizing::new(vec![0; block_len]),
+            text_len: 0,
+            // Whole quads of the text at most.
+            out: Zeroizing::new(vec![0; decoded_len(block_len)]),
+            out_len: 0,
+            used: 0,
+        }
+    }
+
+    /// The text the work did not decode.
+    fn rest(&self) -> &[u8] {
+        self.text.get(self.used..self.text_len).unwrap_or_default()
+    }
+}
+
+/// The body's blocks on their way through the worker threads.
+struct Blocks {
+    pipeline: Pipeline<DecodeJob>,
+    /// Text per block.
+    block_len: usize,
+    /// The start of a line read after the last block's last line break (less than a block).
+    carry: Zeroizing<Vec<u8>>,
+    /// The source has ended.
+    eof: bool,
+    /// Jobs whose octets have been read, for their buffers.
+    free: Vec<DecodeJob>,
+}
+
+impl Blocks {
+    /// `threads` as the reader's setting: the calling thread mostly reads, so the blocks get
+    /// that many workers (the first block is decoded on the calling thread).
+    fn new(threads: usize, block_len: usize) -> Self {
+        let work: Work<DecodeJob> = Arc::new(|job: &mut DecodeJob| {
+            let text = job.text.get(..job.text_len).unwrap_or_default();
+            (job.used, job.out_len) = decode_plain_lines(text, &mut job.out);
+        });
+        let mut pipeline = Pipeline::new("sixpgp-armor", work, block_len);
+        pipeline.set_threads(threads.saturating_add(1));
+        Self {
+            pipeline,
+            block_len,
+            carry: Zeroizing::new(Vec::with_capacity(block_len)),
+            eof: false,
+            free: Vec::new(),
+        }
+    }
+
+    /// Reads the next block of text: the carried-over start of a line, then the source until the
+    /// block is full or the source ends, cut after the last line break (the rest is carried
+    /// over). `None` at the end of the input.
+    fn read_block<R: Read>(&mut self, inner: &mut R) -> Result<Option<DecodeJob>> {
+        let mut job = self.free.pop().unwrap_or_else(|| DecodeJob::new(self.block_len));
+        let carried = self.carry.len();
+        if let Some(dst) = job.text.get_mut(..carried) {
+            dst.copy_from_slice(&self.carry);
+        }
+        self.carry.clear();
+        let mut len = carried;
+        while len < self.block_len && !self.eof {
+            match inner.read(job.text.get_mut(len..).unwrap_or_default()) {
+                Ok(0) => self.eof = true,
+                Ok(n) => len = len.saturating_add(n).min(self.block_len),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Error::from_io(e)),
+            }
+        }
+        if len == 0 {
+            self.free.push(job);
+            return Ok(None);
+        }
+        let text = job.text.get(..len).unwrap_or_default();
+        // A block without a line break (a line longer than a block) is not plain: it goes whole,
+        // and the one-line-at-a-time path takes over there.
+        let cut = if self.eof {
+            len
+        } else {
+            text.iter().rposition(|&b| b == b'\n').map_or(len, |i| i.saturating_add(1))
+        };
+        self.carry.extend_from_slice(text.get(cut..).unwrap_or_default());
+        job.text_len = cut;
+        Ok(Some(job))
+    }
+
+    /// Takes back a job whose octets have been read.
+    fn recycle(&mut self, job: DecodeJob) {
+        if self.free.len() < 2
+            && job.out.len() == decoded_len(self.block_len)
+            && job.text.len() == self.block_len
+        {
+            self.free.push(job);
+        }
+    }
 }
 
 /// Where the reader is.
@@ -137,14 +327,38 @@ impl<R: BufRead> ArmorReader<R> {
             state: State::Start,
             header_len_limit: limits.armor_header_len_limit(),
             kind: None,
-            b64: Vec::new(),
-            out: Vec::new(),
+            b64: Zeroizing::new(Vec::new()),
+            out: Zeroizing::new(Vec::new()),
             out_pos: 0,
             out_len: 0,
             at_line_start: true,
             padded: false,
             line: Vec::new(),
+            threads: 1,
+            block_len: BLOCK_TEXT_LEN,
+            blocks: None,
+            ahead: Ahead::default(),
         }
+    }
+
+    /// Decodes the base64 body on `threads` worker threads (1, the default, or 0: on the calling
+    /// thread only) while the calling thread reads, which is mostly I/O; at most the available
+    /// parallelism less one, or 3 if that is more. See [Threads](Self#threads): the output and the
+    /// errors are the same, but the source may be read beyond the END line. The first block is
+    /// decoded on the calling thread, so input shorter than one block starts no thread. Takes
+    /// effect only if set before the body is reached.
+    #[must_use]
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = threads.max(1);
+        self
+    }
+
+    /// Sets the threaded path's block length (at least 1), so that tests and the fuzzer reach
+    /// block boundaries with short inputs.
+    #[cfg(any(test, feature = "fuzzing"))]
+    pub(crate) fn block_len(mut self, len: usize) -> Self {
+        self.block_len = len.max(1);
+        self
     }
 
     /// Detects binary or armored input, reading up to the end of the armor headers (or only the
@@ -262,10 +476,60 @@ impl<R: BufRead> ArmorReader<R> {
         }
 
         self.kind = Some(kind);
-        self.b64 = Vec::with_capacity(B64_CAP);
-        self.out = vec![0; OUT_CAP];
+        self.b64 = Zeroizing::new(Vec::with_capacity(B64_CAP));
+        self.out = Zeroizing::new(vec![0; OUT_CAP]);
         self.line = Vec::new();
         self.state = State::Body;
+        if self.threads > 1 {
+            self.blocks = Some(Box::new(Blocks::new(self.threads, self.block_len)));
+        }
+        Ok(())
+    }
+
+    /// The threaded path (see [Threads](Self#threads)): keeps up to the pipeline's depth of
+    /// blocks in flight and takes the oldest one's octets into `out` (which is empty). At the
+    /// first line that is not plain, the text from there on (the rest of that block, the
+    /// blocks after it and the carried-over line) becomes the scanner's, and the threaded
+    /// path ends. Entered at the start of a line with no base64 pending, which is where every
+    /// block starts.
+    fn next_block(&mut self) -> Result<()> {
+        let Some(blocks) = self.blocks.as_mut() else { return Ok(()) };
+        while !blocks.eof && blocks.pipeline.in_flight() < blocks.pipeline.depth() {
+            match blocks.read_block(&mut self.inner)? {
+                Some(job) => blocks.pipeline.submit(job, false),
+                None => break,
+            }
+        }
+        let mut later = Vec::new();
+        match blocks.pipeline.collect() {
+            // Every block has been decoded; what is left is a line without a line break.
+            None => {}
+            Some(job) => {
+                let mut job = job?;
+                std::mem::swap(&mut self.out, &mut job.out);
+                self.out_pos = 0;
+                self.out_len = job.out_len;
+                if job.used == job.text_len {
+                    blocks.recycle(job);
+                    return Ok(());
+                }
+                later.push(job);
+                while let Some(job) = blocks.pipeline.collect() {
+                    later.push(job?);
+                }
+            }
+        }
+        let len =
+            later.iter().map(|j| j.rest().len()).chain([blocks.carry.len()]).fold(0, usize::saturating_add);
+        let mut text = Zeroizing::new(Vec::with_capacity(len));
+        // The first job's rest, then the later jobs' whole text (nothing of it was used).
+        for (i, job) in later.iter().enumerate() {
+            let rest = if i == 0 { job.rest() } else { job.text.get(..job.text_len).unwrap_or_default() };
+            text.extend_from_slice(rest);
+        }
+        text.extend_from_slice(&blocks.carry);
+        self.ahead = Ahead { text, pos: 0 };
+        self.blocks = None;
         Ok(())
     }
 
@@ -274,6 +538,10 @@ impl<R: BufRead> ArmorReader<R> {
     fn decode_more(&mut self) -> Result<()> {
         self.out_pos = 0;
         self.out_len = 0;
+        if self.out.len() < OUT_CAP {
+            // After the threaded path, `out` is a block's buffer, which may be shorter.
+            self.out = Zeroizing::new(vec![0; OUT_CAP]);
+        }
         loop {
             let marker = self.scan()?;
             self.decode_quads()?;
@@ -292,7 +560,8 @@ impl<R: BufRead> ArmorReader<R> {
     /// Moves base64 characters from one buffer of the source into `b64`, stopping at a line
     /// that starts with `-` (END) or `=` (checksum), or when `b64` is full.
     fn scan(&mut self) -> Result<Option<Marker>> {
-        let buf = fill_buf(&mut self.inner)?;
+        let mut source = Source { ahead: &mut self.ahead, inner: &mut self.inner };
+        let buf = fill_buf(&mut source)?;
         if buf.is_empty() {
             return Err(Error::Truncated("armor"));
         }
@@ -350,7 +619,7 @@ impl<R: BufRead> ArmorReader<R> {
             rest = rest.get(1..).unwrap_or_default();
         }
         let used = buf.len().saturating_sub(rest.len());
-        self.inner.consume(used);
+        source.consume(used);
         Ok(marker)
     }
 
@@ -374,7 +643,7 @@ impl<R: BufRead> ArmorReader<R> {
     /// (RFC 9580 §6.1: the checksum MUST NOT cause a rejection).
     fn read_checksum_line(&mut self) -> Result<()> {
         let end = read_line(
-            &mut self.inner,
+            &mut Source { ahead: &mut self.ahead, inner: &mut self.inner },
             &mut self.line,
             MAX_MARKER_LINE_LEN,
             Error::malformed("armor: checksum line too long"),
@@ -397,7 +666,7 @@ impl<R: BufRead> ArmorReader<R> {
         let expected = self.kind.map(ArmorKind::label).unwrap_or_default();
         loop {
             let end = read_line(
-                &mut self.inner,
+                &mut Source { ahead: &mut self.ahead, inner: &mut self.inner },
                 &mut self.line,
                 MAX_MARKER_LINE_LEN,
                 Error::malformed("armor: END line too long"),
@@ -436,6 +705,7 @@ impl<R: BufRead> ArmorReader<R> {
                 State::Start => self.detect_inner()?,
                 State::Binary | State::Done => return Ok(()),
                 State::Body if self.out_pos < self.out_len => return Ok(()),
+                State::Body if self.blocks.is_some() => self.next_block()?,
                 State::Body => self.decode_more()?,
             }
         }
@@ -490,7 +760,11 @@ impl<R: BufRead> fmt::Debug for ArmorReader<R> {
             State::Done => "done",
             State::Failed(_) => "failed",
         };
-        f.debug_struct("ArmorReader").field("state", &state).field("kind", &self.kind).finish_non_exhaustive()
+        f.debug_struct("ArmorReader")
+            .field("state", &state)
+            .field("kind", &self.kind)
+            .field("threads", &self.threads)
+            .finish_non_exhaustive()
     }
 }
 
@@ -599,6 +873,66 @@ fn is_base64(b: u8) -> bool {
     TABLE.get(usize::from(b)).copied().unwrap_or(false)
 }
 
+/// Decodes the plain lines at the start of `text` into `out` (at least 3/4 as long as `text`):
+/// lines of base64 characters without padding, a multiple of 4 long, each ending in LF or
+/// CRLF. Returns the octets of `text` decoded (whole lines) and the octets written.
+///
+/// The lines are gathered a stage at a time, without their line breaks, and decoded with
+/// [`PLAIN`], which checks the characters and refuses padding: a stage it refuses, and
+/// everything after it, is left to the scanner, which decodes it (the last lines of the body
+/// have the padding) or reports what is wrong. What this decodes is therefore exactly what the
+/// scanner would have made of the same lines.
+fn decode_plain_lines(text: &[u8], out: &mut [u8]) -> (usize, usize) {
+    let mut stage = Zeroizing::new([0u8; STAGE_LEN]);
+    let (mut staged, mut used, mut written) = (0usize, 0usize, 0usize);
+    // Where the staged characters start in `text`.
+    let mut staged_from = 0usize;
+    let mut decode = |chars: &[u8], written: &mut usize| -> bool {
+        let dst = out.get_mut(*written..).unwrap_or_default();
+        PLAIN.decode_slice(chars, dst).map(|n| *written = written.saturating_add(n)).is_ok()
+    };
+    let mut rest = text;
+    while let Some(nl) = [64, 76]
+        .into_iter()
+        .find(|&n| rest.get(n) == Some(&b'\n'))
+        .or_else(|| rest.iter().position(|&b| b == b'\n'))
+    {
+        let (line, after) = rest.split_at(nl);
+        let body = line.strip_suffix(b"\r").unwrap_or(line);
+        if body.is_empty() || body.len() % 4 != 0 {
+            break;
+        }
+        if body.len() > STAGE_LEN.saturating_sub(staged) {
+            if !decode(stage.get(..staged).unwrap_or_default(), &mut written) {
+                return (staged_from, written);
+            }
+            staged = 0;
+            staged_from = used;
+        }
+        if body.len() > STAGE_LEN {
+            // A line longer than the stage (which is empty now): decoded on its own.
+            if !decode(body, &mut written) {
+                return (used, written);
+            }
+            staged_from = used.saturating_add(nl).saturating_add(1);
+        } else if let Some(dst) = stage.get_mut(staged..staged.saturating_add(body.len())) {
+            dst.copy_from_slice(body);
+            staged = staged.saturating_add(body.len());
+        }
+        used = used.saturating_add(nl).saturating_add(1);
+        rest = after.get(1..).unwrap_or_default();
+    }
+    if !decode(stage.get(..staged).unwrap_or_default(), &mut written) {
+        return (staged_from, written);
+    }
+    (used, written)
+}
+
+/// The most octets `text_len` characters of base64 decode to: 3 per whole quad.
+const fn decoded_len(text_len: usize) -> usize {
+    (text_len / 4).saturating_mul(3)
+}
+
 /// Whitespace allowed before the armor or binary data.
 const fn is_whitespace(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r' | b'\n')
@@ -636,6 +970,157 @@ mod tests {
             push_run(&mut b64, &mut padded, run)?;
         }
         Ok(b64)
+    }
+
+    /// Reads `input` to its end or first error, `read_size` octets at a time, with `threads`
+    /// and blocks of `block_len`; returns what was read and the error, if any.
+    fn read_threaded(
+        input: &[u8],
+        threads: usize,
+        block_len: usize,
+        read_size: usize,
+    ) -> (Vec<u8>, Option<String>) {
+        let mut r = ArmorReader::new(input).threads(threads).block_len(block_len);
+        let mut out = Vec::new();
+        let mut buf = vec![0; read_size];
+        loop {
+            match r.read(&mut buf) {
+                Ok(0) => return (out, None),
+                Ok(n) => out.extend_from_slice(&buf[..n]),
+                Err(e) => return (out, Some(Error::from_io(e).to_string())),
+            }
+        }
+    }
+
+    /// An armored block of `data` with lines of `line_len` characters (the last one shorter),
+    /// LF or CRLF, and a checksum line if asked.
+    fn armored(data: &[u8], line_len: usize, crlf: bool, checksum: bool) -> Vec<u8> {
+        let eol = if crlf { "\r\n" } else { "\n" };
+        let b64 = STANDARD.encode(data);
+        let mut text = format!("-----BEGIN PGP MESSAGE-----{eol}Comment: test{eol}{eol}");
+        for line in b64.as_bytes().chunks(line_len) {
+            text.push_str(std::str::from_utf8(line).unwrap());
+            text.push_str(eol);
+        }
+        if checksum {
+            text.push_str("=AAAA");
+            text.push_str(eol);
+        }
+        text.push_str("-----END PGP MESSAGE-----");
+        text.push_str(eol);
+        text.into_bytes()
+    }
+
+    #[test]
+    fn threaded_reading_of_long_bodies() {
+        let data: Vec<u8> = (0..3 * 1024 * 1024 + 7_u32)
+            .map(|i| ((i.wrapping_mul(2_654_435_761) >> 13) % 251) as u8)
+            .collect();
+        for (line_len, crlf, checksum) in
+            [(64, false, false), (76, true, true), (60, false, true), (65, false, false)]
+        {
+            let input = armored(&data, line_len, crlf, checksum);
+            for threads in [2, 3] {
+                let mut r = ArmorReader::new(&input[..]).threads(threads);
+                let mut out = Vec::new();
+                let mut buf = vec![0; 100_000];
+                loop {
+                    let n = r.read(&mut buf).unwrap();
+                    if n == 0 {
+                        break;
+                    }
+                    out.extend_from_slice(&buf[..n]);
+                    assert!(r.out.len() <= BLOCK_TEXT_LEN);
+                    // Read ahead: at most the blocks in flight and the carried-over line.
+                    assert!(r.ahead.text.len() <= 10 * BLOCK_TEXT_LEN);
+                }
+                assert!(out == data, "line length {line_len}, {threads} threads");
+                assert!(matches!(r.state, State::Done));
+                assert!(r.blocks.is_none());
+            }
+        }
+    }
+
+    #[test]
+    fn threaded_errors_are_the_sequential_ones() {
+        let data: Vec<u8> = (0..600_000_u32).map(|i| (i % 253) as u8).collect();
+        let good = armored(&data, 64, false, false);
+        let body_start = good.windows(2).position(|w| w == b"\n\n").unwrap() + 2;
+        let mut cases = Vec::new();
+        // A character that is not base64, a stray padding, blanks, an empty line and a short
+        // line, deep inside the third block.
+        for (at, what) in
+            [(&b"*"[..], "star"), (b"=", "pad"), (b" ", "blank"), (b"\n", "newline"), (b"\nAB", "short")]
+                .into_iter()
+                .map(|(w, n)| (body_start + 2 * BLOCK_TEXT_LEN + 1000, (w, n)))
+        {
+            let mut input = good.clone();
+            drop(input.splice(at..at, what.0.iter().copied()));
+            cases.push((what.1, input));
+        }
+        cases.push(("truncated", good[..good.len() - 40].to_vec()));
+        cases.push(("cut in the body", good[..body_start + BLOCK_TEXT_LEN + 3].to_vec()));
+        let mut wrong_end = good.clone();
+        let end = wrong_end.len() - 12;
+        wrong_end[end] = b'X';
+        cases.push(("wrong END", wrong_end));
+        for (name, input) in cases {
+            let (seq_out, seq_err) = read_threaded(&input, 1, BLOCK_TEXT_LEN, 1 << 20);
+            for threads in [2, 3] {
+                let (out, err) = read_threaded(&input, threads, BLOCK_TEXT_LEN, 1 << 20);
+                assert_eq!(err, seq_err, "{name}");
+                assert!(seq_out.starts_with(&out) || out.starts_with(&seq_out), "{name}");
+                if err.is_none() {
+                    assert!(out == seq_out, "{name}");
+                }
+            }
+            if name == "newline" || name == "blank" {
+                // Whitespace is allowed: a line the threads leave to the scanner.
+                assert_eq!(seq_err, None);
+                assert!(seq_out == data);
+            } else {
+                assert!(seq_err.is_some(), "{name}");
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+        /// Whatever the input (well formed lines of any length, then edits), the threaded path
+        /// reads the same octets and fails with the same error as the one-line-at-a-time path,
+        /// for any block length and thread count.
+        #[test]
+        fn threaded_and_sequential_paths_agree(
+            data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..2000),
+            line_len in proptest::sample::select(vec![4_usize, 8, 12, 60, 64, 76, 5, 63, 65, 1000]),
+            crlf in proptest::prelude::any::<bool>(),
+            checksum in proptest::prelude::any::<bool>(),
+            edits in proptest::collection::vec(
+                (proptest::prelude::any::<proptest::sample::Index>(),
+                 proptest::sample::select(b"=-* \t\r\nA".to_vec()), 0_u8..3),
+                0..3),
+            block_len in proptest::sample::select(vec![1_usize, 3, 66, 100, 131, 700, 5000]),
+            threads in 2_usize..4,
+            read_size in proptest::sample::select(vec![1_usize, 7, 4096]),
+        ) {
+            let mut input = armored(&data, line_len, crlf, checksum);
+            for (at, byte, op) in edits {
+                let at = at.index(input.len());
+                match op {
+                    0 => input[at] = byte,
+                    1 => input.insert(at, byte),
+                    _ => { let _ = input.remove(at); }
+                }
+            }
+            let (seq_out, seq_err) = read_threaded(&input, 1, block_len, read_size);
+            let (out, err) = read_threaded(&input, threads, block_len, read_size);
+            proptest::prop_assert_eq!(&err, &seq_err, "input {:?}", String::from_utf8_lossy(&input));
+            proptest::prop_assert!(seq_out.starts_with(&out) || out.starts_with(&seq_out));
+            if err.is_none() {
+                proptest::prop_assert_eq!(out, seq_out);
+            }
+        }
     }
 
     #[test]

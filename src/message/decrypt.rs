@@ -151,8 +151,9 @@ impl<'a> Decryptor<'a> {
     /// Uses this many threads in all (1 = the calling thread only): the calling thread reads
     /// while `threads − 1` workers decrypt chunks. The default is the machine's available
     /// parallelism, at most 4; more than the available parallelism (or 4, if that is more)
-    /// counts as that many. Plaintext is still released in order,
-    /// each chunk only after its own tag verified.
+    /// counts as that many. Armored input is decoded by `threads` more workers (see
+    /// [`ArmorReader::threads`]). Plaintext is still released in order, each chunk only after
+    /// its own tag verified.
     #[must_use]
     pub fn threads(mut self, threads: usize) -> Self {
         self.threads = Some(threads);
@@ -316,7 +317,9 @@ impl<'a> Decryptor<'a> {
 
     /// [`open`](Decryptor::open) with the chunk thread count `threads`.
     fn open_with<R: BufRead>(&self, source: R, threads: Option<usize>) -> Result<DecryptReader<'a, R>> {
-        let mut armor = ArmorReader::with_limits(source, &self.limits);
+        // Base64 decoding on the workers too: it costs more than the AEAD.
+        let armor_threads = threads.unwrap_or_else(parallel::default_threads);
+        let mut armor = ArmorReader::with_limits(source, &self.limits).threads(armor_threads);
         let _ = armor.detect()?;
 
         // 1. The session-key packets, up to the SEIPD packet.

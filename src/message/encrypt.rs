@@ -270,7 +270,8 @@ impl<'a> Encryptor<'a> {
     /// With 8 or more recipient certificates, checking them and the key agreements with their
     /// keys are spread over this many threads too, certificate by certificate (at most the
     /// available parallelism; by default all of it); the session key is then wrapped under each
-    /// agreed key on the calling thread. The output is identical for every value.
+    /// agreed key on the calling thread. Armored output is encoded by `threads` more workers
+    /// (see [`ArmorWriter::threads`]). The output is identical for every value.
     #[must_use]
     pub fn threads(mut self, threads: usize) -> Self {
         self.threads = Some(threads);
@@ -579,7 +580,9 @@ impl<'a> Encryptor<'a> {
         let session_key = SessionKey::from_bytes(&key_bytes);
 
         let mut sink = if armor {
-            Sink::Armored(ArmorWriter::new(sink, ArmorKind::Message)?)
+            // Base64 on the workers too: it costs more than the AEAD.
+            let armor_threads = threads.unwrap_or_else(parallel::default_threads);
+            Sink::Armored(ArmorWriter::new(sink, ArmorKind::Message)?.threads(armor_threads))
         } else {
             Sink::Binary(sink)
         };

@@ -115,32 +115,35 @@ pub(crate) struct Job {
 }
 
 /// The work done on each job, on whichever thread.
-pub(crate) type Work = Arc<dyn Fn(&mut Job) + Send + Sync>;
+pub(crate) type Work<J = Job> = Arc<dyn Fn(&mut J) + Send + Sync>;
 
 #[derive(Debug)]
-struct Worker {
-    jobs: Option<Sender<Job>>,
-    results: Receiver<Job>,
+struct Worker<J> {
+    jobs: Option<Sender<J>>,
+    results: Receiver<J>,
     handle: Option<JoinHandle<()>>,
 }
 
 /// Where the result of a submitted job is.
 #[derive(Debug)]
-enum Slot {
+enum Slot<J> {
     /// Done on the calling thread.
-    Done(Job),
+    Done(J),
     /// With worker `i`.
     Worker(usize),
 }
 
-/// Jobs in, results out in submission order, on `threads` workers (none for 1).
-pub(crate) struct Pipeline {
-    work: Work,
+/// Jobs in, results out in submission order, on `threads` workers (none for 1). The jobs are
+/// SEIPD chunks ([`Job`]) or, for the armor, blocks of base64 text and octets.
+pub(crate) struct Pipeline<J = Job> {
+    /// Names the worker threads.
+    name: &'static str,
+    work: Work<J>,
     threads: usize,
-    workers: Vec<Worker>,
+    workers: Vec<Worker<J>>,
     /// Jobs sent to each worker and not yet collected.
     pending: Vec<usize>,
-    in_flight: VecDeque<Slot>,
+    in_flight: VecDeque<Slot<J>>,
     submitted: u64,
     /// Buffers of finished jobs, for reuse (zeroizing: wiped when dropped). Those of the
     /// encrypting writer hold ciphertext; those of the decrypting reader may still hold the
@@ -149,7 +152,7 @@ pub(crate) struct Pipeline {
     buf_len: usize,
 }
 
-impl std::fmt::Debug for Pipeline {
+impl<J> std::fmt::Debug for Pipeline<J> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Pipeline")
             .field("threads", &self.threads)
@@ -159,11 +162,12 @@ impl std::fmt::Debug for Pipeline {
     }
 }
 
-impl Pipeline {
+impl<J: Send + 'static> Pipeline<J> {
     /// A pipeline running `work` on jobs whose buffers are `buf_len` octets, with
-    /// [`default_threads`] threads.
-    pub(crate) fn new(work: Work, buf_len: usize) -> Self {
+    /// [`default_threads`] threads; its worker threads are called `name`.
+    pub(crate) fn new(name: &'static str, work: Work<J>, buf_len: usize) -> Self {
         Self {
+            name,
             work,
             threads: default_threads(),
             workers: Vec::new(),
@@ -222,10 +226,10 @@ impl Pipeline {
         // No more workers than jobs may be in flight: with large chunks the budget, not the
         // thread count, bounds memory.
         for _ in 1..self.threads.min(self.depth()) {
-            let (job_tx, job_rx) = channel::<Job>();
-            let (result_tx, result_rx) = channel::<Job>();
+            let (job_tx, job_rx) = channel::<J>();
+            let (result_tx, result_rx) = channel::<J>();
             let work = Arc::clone(&self.work);
-            let spawned = thread::Builder::new().name("sixpgp-seipd".into()).spawn(move || {
+            let spawned = thread::Builder::new().name(self.name.into()).spawn(move || {
                 for mut job in job_rx {
                     work(&mut job);
                     if result_tx.send(job).is_err() {
@@ -249,7 +253,7 @@ impl Pipeline {
 
     /// Submits a job. The first job of a stream, and any with `inline`, run on the calling
     /// thread (a stream of one chunk starts no thread); the others go to the workers.
-    pub(crate) fn submit(&mut self, mut job: Job, inline: bool) {
+    pub(crate) fn submit(&mut self, mut job: J, inline: bool) {
         if !inline && self.threads > 1 && self.submitted > 0 && self.workers.is_empty() {
             self.start();
         }
@@ -276,7 +280,7 @@ impl Pipeline {
 
     /// Queues a job that is already done (its `result` set, the work not run), in submission
     /// order like the others.
-    pub(crate) fn submit_failed(&mut self, job: Job) {
+    pub(crate) fn submit_failed(&mut self, job: J) {
         self.submitted = self.submitted.saturating_add(1);
         self.in_flight.push_back(Slot::Done(job));
     }
@@ -285,7 +289,7 @@ impl Pipeline {
     ///
     /// # Errors
     /// If a worker died (it cannot panic on any input; this is defence in depth).
-    pub(crate) fn collect(&mut self) -> Option<Result<Job>> {
+    pub(crate) fn collect(&mut self) -> Option<Result<J>> {
         Some(match self.in_flight.pop_front()? {
             Slot::Done(job) => Ok(job),
             Slot::Worker(i) => match self.workers.get(i).map(|w| w.results.recv()) {
@@ -295,13 +299,13 @@ impl Pipeline {
                     }
                     Ok(job)
                 }
-                _ => Err(Error::InvalidArgument("SEIPD worker thread failed")),
+                _ => Err(Error::InvalidArgument("worker thread failed")),
             },
         })
     }
 }
 
-impl Drop for Pipeline {
+impl<J> Drop for Pipeline<J> {
     fn drop(&mut self) {
         for worker in &mut self.workers {
             worker.jobs = None;
@@ -326,7 +330,7 @@ mod tests {
                 *b = b.wrapping_add(u8::try_from(job.index % 251).unwrap());
             }
         });
-        let mut p = Pipeline::new(work, 4);
+        let mut p = Pipeline::new("test", work, 4);
         p.set_threads(threads);
         p
     }
@@ -399,7 +403,7 @@ mod tests {
         assert!(p.workers.is_empty());
         assert_eq!(p.depth(), 8);
         let work: Work = Arc::new(|_: &mut Job| {});
-        let mut big = Pipeline::new(work, 4 << 20);
+        let mut big = Pipeline::new("test", work, 4 << 20);
         big.set_threads(4);
         assert_eq!(big.depth(), 2, "within the budget, whatever the thread count");
         big.set_threads(64);

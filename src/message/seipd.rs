@@ -289,7 +289,7 @@ impl<W: Write> SeipdWriter<W> {
         Ok(Self {
             inner,
             cipher,
-            pipeline: Pipeline::new(work, slot_len),
+            pipeline: Pipeline::new("sixpgp-seipd", work, slot_len),
             cur: Zeroizing::new(vec![0u8; slot_len.min(FIRST_READ_LEN)]),
             len: 0,
             held: None,
@@ -605,7 +605,7 @@ impl<R: Read> SeipdReader<R> {
         Ok(Self {
             inner,
             cipher,
-            pipeline: Pipeline::new(work, buf_len),
+            pipeline: Pipeline::new("sixpgp-seipd", work, buf_len),
             carry: [0; LOOKAHEAD],
             carry_len: 0,
             tail: None,
