@@ -8,7 +8,10 @@
 #
 #   scripts/compare.sh [SIZE_MIB] [RUNS]      (defaults: 1024 MiB, 3 runs)
 #
-# Four more tables follow (SECTIONS="big verify recipients keygen aead" selects; default all):
+# Five more tables follow (SECTIONS="big armored verify recipients keygen aead" selects; default
+# all):
+# - armored: the same with ASCII armor (each SOP tool's default output; `age -a`), on the first
+#   quarter of the input (ARMOR_MIB to change it);
 # - verify: sixsop's peak memory for sign+encrypt and decrypt-and-verify of the same input;
 # - recipients: 256 KiB encrypted to 50 recipients (each tool with 50 certificates of its own,
 #   its v6 profile where it has one, and sixsop also with ML-KEM-768+X25519 certificates; age
@@ -30,7 +33,7 @@ set -euo pipefail
 size_mib=${1:-1024}
 runs=${2:-3}
 small_runs=${SMALL_RUNS:-21}
-sections=${SECTIONS:-big verify recipients keygen aead}
+sections=${SECTIONS:-big armored verify recipients keygen aead}
 want() { [[ " $sections " == *" $1 "* ]]; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 target=${CARGO_TARGET_DIR:-$root/target}
@@ -42,8 +45,12 @@ sixsop="$target/release/sixsop"
 tmp=${TMPDIR_COMPARE:-/dev/shm}
 work=$(mktemp -d "$tmp/compare.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+armor_mib=${ARMOR_MIB:-$((size_mib / 4 > 0 ? size_mib / 4 : 1))}
 if want big || want verify; then
     head -c "$((size_mib * 1024 * 1024))" /dev/urandom > "$work/plain"
+fi
+if want armored; then
+    head -c "$((armor_mib * 1024 * 1024))" /dev/urandom > "$work/plain-armored"
 fi
 
 # Runs "$@" with stdin $1 and stdout $2 `runs` times; prints "median_seconds max_rss_kib".
@@ -63,7 +70,14 @@ measure() {
     printf '%s\n' "${times[@]}" | sort -n | awk -v rss="$rss" '{a[NR]=$1} END {print a[int((NR+1)/2)], rss}'
 }
 
+# big_section MODE INPUT MIB: MODE is "binary" or "armored".
 big_section() {
+local mode=$1 plain=$2 mib=$3
+local sop_armor=(--no-armor) age_armor=()
+if [ "$mode" = armored ]; then
+    sop_armor=()
+    age_armor=(-a)
+fi
 declare -A enc dec enc_rss dec_rss
 tools=()
 
@@ -72,11 +86,11 @@ sop_tool() {
     command -v "$bin" > /dev/null || { echo "skip $name: not installed" >&2; return; }
     "$bin" generate-key "Cmp <cmp@example.org>" > "$work/$name.key"
     "$bin" extract-cert < "$work/$name.key" > "$work/$name.cert"
-    read -r enc[$name] enc_rss[$name] < <(measure "$work/plain" /dev/null "$bin" encrypt --no-armor "$work/$name.cert")
-    "$bin" encrypt --no-armor "$work/$name.cert" < "$work/plain" > "$work/$name.msg"
+    read -r enc[$name] enc_rss[$name] < <(measure "$plain" /dev/null "$bin" encrypt "${sop_armor[@]}" "$work/$name.cert")
+    "$bin" encrypt "${sop_armor[@]}" "$work/$name.cert" < "$plain" > "$work/$name.msg"
     read -r dec[$name] dec_rss[$name] < <(measure "$work/$name.msg" /dev/null "$bin" decrypt "$work/$name.key")
     if [ "${dec[$name]}" != fail ]; then
-        "$bin" decrypt "$work/$name.key" < "$work/$name.msg" | cmp -s - "$work/plain" \
+        "$bin" decrypt "$work/$name.key" < "$work/$name.msg" | cmp -s - "$plain" \
             || { echo "FAIL: $name round trip" >&2; exit 1; }
     fi
     rm -f "$work/$name.msg"
@@ -88,10 +102,11 @@ sop_tool msop msop
 sop_tool rsop rsop
 sop_tool sqop sqop
 if command -v age > /dev/null && command -v age-keygen > /dev/null; then
+    rm -f "$work/age.key" # age-keygen does not overwrite (the second section makes a new one)
     age-keygen -o "$work/age.key" 2> /dev/null
     recipient=$(age-keygen -y "$work/age.key")
-    read -r enc[age] enc_rss[age] < <(measure "$work/plain" /dev/null age -r "$recipient")
-    age -r "$recipient" < "$work/plain" > "$work/age.msg"
+    read -r enc[age] enc_rss[age] < <(measure "$plain" /dev/null age "${age_armor[@]}" -r "$recipient")
+    age "${age_armor[@]}" -r "$recipient" < "$plain" > "$work/age.msg"
     read -r dec[age] dec_rss[age] < <(measure "$work/age.msg" /dev/null age -d -i "$work/age.key")
     rm -f "$work/age.msg"
     tools+=(age)
@@ -99,7 +114,8 @@ else
     echo "skip age: not installed" >&2
 fi
 
-echo "Input: ${size_mib} MiB random, tmpfs -> /dev/null, binary, median of ${runs}, $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)"
+echo
+echo "Input: ${mib} MiB random, tmpfs -> /dev/null, ${mode}, median of ${runs}, $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)"
 printf '| %-7s | %11s | %9s | %11s | %9s | %9s | %9s |\n' tool "encrypt (s)" "vs sixsop" "decrypt (s)" "vs sixsop" "enc MiB" "dec MiB"
 printf '|%s|%s|%s|%s|%s|%s|%s|\n' --------- ------------- ----------- ------------- ----------- ----------- -----------
 for t in "${tools[@]}"; do
@@ -110,7 +126,9 @@ for t in "${tools[@]}"; do
 done
 }
 
-want big && big_section
+want big && big_section binary "$work/plain" "$size_mib"
+want armored && big_section armored "$work/plain-armored" "$armor_mib"
+rm -f "$work/plain-armored"
 
 # Median of the elapsed milliseconds of `small_runs` runs of "$@" (stdin from $SMALL_IN).
 small_median() {

@@ -24,6 +24,8 @@ const OUT_CAP: usize = B64_CAP / 4 * 3;
 const MAX_MARKER_LINE_LEN: usize = 1024;
 /// Text read per block when decoding on several threads (4096 lines of 64 characters).
 const BLOCK_TEXT_LEN: usize = 4096 * 65;
+/// Text read for the first block, so that short input allocates little.
+const FIRST_BLOCK_TEXT_LEN: usize = 16 * 1024;
 /// Base64 characters gathered (without line breaks) per call to the decoder on the threaded
 /// path.
 const STAGE_LEN: usize = 8 * 1024;
@@ -212,6 +214,8 @@ struct Blocks {
     carry: Zeroizing<Vec<u8>>,
     /// The source has ended.
     eof: bool,
+    /// No block has been read yet: the first one is [`FIRST_BLOCK_TEXT_LEN`] long at most.
+    first: bool,
     /// Jobs whose octets have been read, for their buffers.
     free: Vec<DecodeJob>,
 }
@@ -229,8 +233,9 @@ impl Blocks {
         Self {
             pipeline,
             block_len,
-            carry: Zeroizing::new(Vec::with_capacity(block_len)),
+            carry: Zeroizing::new(Vec::new()),
             eof: false,
+            first: true,
             free: Vec::new(),
         }
     }
@@ -239,17 +244,21 @@ impl Blocks {
     /// block is full or the source ends, cut after the last line break (the rest is carried
     /// over). `None` at the end of the input.
     fn read_block<R: Read>(&mut self, inner: &mut R) -> Result<Option<DecodeJob>> {
-        let mut job = self.free.pop().unwrap_or_else(|| DecodeJob::new(self.block_len));
+        let block_len = if self.first { self.block_len.min(FIRST_BLOCK_TEXT_LEN) } else { self.block_len };
+        self.first = false;
+        let mut job = self.free.pop().unwrap_or_else(|| DecodeJob::new(block_len));
+        // The carried-over text is shorter than the block it came from, and no block is
+        // shorter than the first one.
         let carried = self.carry.len();
         if let Some(dst) = job.text.get_mut(..carried) {
             dst.copy_from_slice(&self.carry);
         }
         self.carry.clear();
         let mut len = carried;
-        while len < self.block_len && !self.eof {
+        while len < job.text.len() && !self.eof {
             match inner.read(job.text.get_mut(len..).unwrap_or_default()) {
                 Ok(0) => self.eof = true,
-                Ok(n) => len = len.saturating_add(n).min(self.block_len),
+                Ok(n) => len = len.saturating_add(n).min(job.text.len()),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(Error::from_io(e)),
             }
@@ -266,7 +275,13 @@ impl Blocks {
         } else {
             text.iter().rposition(|&b| b == b'\n').map_or(len, |i| i.saturating_add(1))
         };
-        self.carry.extend_from_slice(text.get(cut..).unwrap_or_default());
+        let carry = text.get(cut..).unwrap_or_default();
+        if self.carry.capacity() < self.block_len && !carry.is_empty() {
+            // Once, while empty: room for any carry, so that it is never reallocated (which
+            // would leave a copy unwiped).
+            self.carry.reserve_exact(self.block_len);
+        }
+        self.carry.extend_from_slice(carry);
         job.text_len = cut;
         Ok(Some(job))
     }
@@ -395,7 +410,8 @@ impl<R: BufRead> ArmorReader<R> {
         self.kind.is_some()
     }
 
-    /// Returns the source. After the END line it is positioned right after that line.
+    /// Returns the source. After the END line it is positioned right after that line, unless the
+    /// body was decoded on threads (see [Threads](Self#threads)), which read ahead.
     pub fn into_inner(self) -> R {
         self.inner
     }

@@ -26,6 +26,8 @@ const BLOCK_LINES: usize = 4096;
 const BLOCK_INPUT_LEN: usize = BLOCK_LINES * LINE_INPUT_LEN;
 /// The armored text of one full block, newlines included.
 const BLOCK_TEXT_LEN: usize = BLOCK_LINES * (LINE_LEN + 1);
+/// Input octets of the first block (341 lines), so that short output allocates little.
+const FIRST_BLOCK_INPUT_LEN: usize = 341 * LINE_INPUT_LEN;
 
 /// Writes binary OpenPGP data as an ASCII-armored block
 /// ([RFC 9580 §6](https://www.rfc-editor.org/rfc/rfc9580#section-6)).
@@ -68,18 +70,18 @@ pub struct ArmorWriter<W: Write> {
 }
 
 /// A block of input octets and, once the work has run, its armored lines.
-#[derive(Debug)]
 struct EncodeJob {
     input: Zeroizing<Vec<u8>>,
     text: Zeroizing<Vec<u8>>,
 }
 
 /// Blocks encoded on worker threads, written in order.
-#[derive(Debug)]
 struct Blocks {
     pipeline: Pipeline<EncodeJob>,
-    /// Input of the next block, up to [`BLOCK_INPUT_LEN`] octets.
+    /// Input of the next block, up to `block_input_len` octets.
     next: Zeroizing<Vec<u8>>,
+    /// [`FIRST_BLOCK_INPUT_LEN`] for the first block, [`BLOCK_INPUT_LEN`] after it.
+    block_input_len: usize,
     /// Jobs already written, for their buffers.
     free: Vec<EncodeJob>,
 }
@@ -92,7 +94,12 @@ impl Blocks {
         });
         let mut pipeline = Pipeline::new("sixpgp-armor", work, BLOCK_TEXT_LEN);
         pipeline.set_threads(threads.saturating_add(1));
-        Self { pipeline, next: Zeroizing::new(Vec::new()), free: Vec::new() }
+        Self {
+            pipeline,
+            next: Zeroizing::new(Vec::new()),
+            block_input_len: FIRST_BLOCK_INPUT_LEN,
+            free: Vec::new(),
+        }
     }
 
     /// Hands the input collected so far to the pipeline (the first block runs on the calling
@@ -100,13 +107,16 @@ impl Blocks {
     /// than `keep` are in flight.
     fn submit<W: Write>(&mut self, inner: &mut W, keep: usize) -> io::Result<()> {
         if !self.next.is_empty() {
+            // The text buffer has room for the whole block: the work never reallocates it.
+            let text_len = self.next.len().div_ceil(LINE_INPUT_LEN).saturating_mul(LINE_LEN + 1);
             let mut job = self.free.pop().unwrap_or_else(|| EncodeJob {
-                input: Zeroizing::new(Vec::with_capacity(BLOCK_INPUT_LEN)),
-                text: Zeroizing::new(Vec::with_capacity(BLOCK_TEXT_LEN)),
+                input: Zeroizing::new(Vec::new()),
+                text: Zeroizing::new(Vec::with_capacity(text_len)),
             });
             std::mem::swap(&mut job.input, &mut self.next);
             self.next.clear();
             self.pipeline.submit(job, false);
+            self.block_input_len = BLOCK_INPUT_LEN;
         }
         self.drain(inner, keep)
     }
@@ -117,7 +127,11 @@ impl Blocks {
             let Some(job) = self.pipeline.collect() else { break };
             let job = job.map_err(io::Error::from)?;
             inner.write_all(&job.text)?;
-            if self.free.len() < 2 {
+            // Only full-sized buffers are kept (not the first block's).
+            if self.free.len() < 2
+                && job.input.capacity() >= BLOCK_INPUT_LEN
+                && job.text.capacity() >= BLOCK_TEXT_LEN
+            {
                 self.free.push(job);
             }
         }
@@ -127,17 +141,18 @@ impl Blocks {
     /// Takes octets into the next block, submitting full ones.
     fn write<W: Write>(&mut self, inner: &mut W, mut data: &[u8]) -> io::Result<()> {
         while !data.is_empty() {
-            if self.next.capacity() < BLOCK_INPUT_LEN {
+            let block_len = self.block_input_len;
+            if self.next.capacity() < block_len {
                 // A new buffer rather than a reallocation, which would leave a copy unwiped.
-                let mut bigger = Zeroizing::new(Vec::with_capacity(BLOCK_INPUT_LEN));
+                let mut bigger = Zeroizing::new(Vec::with_capacity(block_len));
                 bigger.extend_from_slice(&self.next);
                 self.next = bigger;
             }
-            let take = BLOCK_INPUT_LEN.saturating_sub(self.next.len()).min(data.len());
+            let take = block_len.saturating_sub(self.next.len()).min(data.len());
             let (head, tail) = data.split_at(take);
             self.next.extend_from_slice(head);
             data = tail;
-            if self.next.len() >= BLOCK_INPUT_LEN {
+            if self.next.len() >= block_len {
                 let keep = self.pipeline.depth().saturating_sub(1);
                 self.submit(inner, keep)?;
             }
@@ -357,7 +372,7 @@ impl<W: Write> fmt::Debug for ArmorWriter<W> {
         f.debug_struct("ArmorWriter")
             .field("kind", &self.kind)
             .field("buffered", &self.out.len().saturating_add(self.partial_len))
-            .field("blocks", &self.blocks)
+            .field("threaded", &self.blocks.is_some())
             .field("poisoned", &self.poisoned)
             .finish_non_exhaustive()
     }
@@ -459,7 +474,7 @@ mod tests {
             if self.0 == 0 {
                 return Err(io::Error::new(io::ErrorKind::BrokenPipe, "no"));
             }
-            self.0 -= 1;
+            self.0 = self.0.saturating_sub(1);
             Ok(b.len())
         }
         fn flush(&mut self) -> io::Result<()> {
