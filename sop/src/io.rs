@@ -14,6 +14,12 @@ pub(crate) const BUF_LEN: usize = 256 * 1024;
 /// through `BufReader`/`BufWriter`, which copy only what is shorter than their capacity.
 pub(crate) const SMALL_BUF_LEN: usize = 16 * 1024;
 
+/// Threads for `armor` and `dearmor` to encode or decode base64 on, as the library's encryption
+/// and decryption do by default: the available parallelism, at most 4.
+pub(crate) fn armor_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
+}
+
 /// The error [`copy`] returns when `--as=text` input is not UTF-8.
 #[derive(Debug)]
 pub(crate) struct NotText;

@@ -6,6 +6,7 @@ use sixpgp::{ArmorKind, ArmorReader, ArmorWriter, Error};
 use sop::ops::{Armor, ArmorLabel, Dearmor, Ready};
 
 use crate::errors::to_sop;
+use crate::io::armor_threads;
 
 /// Armors binary input; armored input passes through unchanged (armor is idempotent).
 #[derive(Debug)]
@@ -56,19 +57,22 @@ impl Ready for ArmorReady<'_> {
         };
         match first {
             Some(b) if b & 0x80 != 0 => {
-                let mut w = ArmorWriter::new(sink, kind_of(b)).map_err(to_sop)?;
+                let mut w = ArmorWriter::new(sink, kind_of(b)).map_err(to_sop)?.threads(armor_threads());
                 let _ = io::copy(&mut input, &mut w)?;
                 let _ = w.finish().map_err(to_sop)?;
             }
             Some(_) => {
                 // Already armored (or not OpenPGP): dearmor as a stream and armor again with
                 // the label of the first packet, which also checks that the input is armor.
-                let mut r = BufReader::with_capacity(1 << 16, ArmorReader::new(input));
+                let mut r =
+                    BufReader::with_capacity(1 << 16, ArmorReader::new(input).threads(armor_threads()));
                 let kind = {
                     use std::io::BufRead;
                     r.fill_buf().map_err(|e| to_sop(Error::from_io(e)))?.first().map(|b| kind_of(*b))
                 };
-                let mut w = ArmorWriter::new(sink, kind.unwrap_or(ArmorKind::Message)).map_err(to_sop)?;
+                let mut w = ArmorWriter::new(sink, kind.unwrap_or(ArmorKind::Message))
+                    .map_err(to_sop)?
+                    .threads(armor_threads());
                 let _ = io::copy(&mut r, &mut w).map_err(|e| to_sop(Error::from_io(e)))?;
                 let _ = w.finish().map_err(to_sop)?;
             }
@@ -92,7 +96,7 @@ impl<'s> Dearmor<'s> for DearmorCmd {
 
 impl Ready for DearmorReady<'_> {
     fn to_writer(self: Box<Self>, sink: &mut (dyn io::Write + Send + Sync)) -> sop::Result<()> {
-        let mut r = ArmorReader::new(BufReader::with_capacity(1 << 16, self.data));
+        let mut r = ArmorReader::new(BufReader::with_capacity(1 << 16, self.data)).threads(armor_threads());
         let n = io::copy(&mut r, sink).map_err(|e| to_sop(Error::from_io(e)))?;
         if n == 0 {
             eprintln!("sixsop: no OpenPGP data in the input");
