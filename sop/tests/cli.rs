@@ -32,6 +32,13 @@ fn encrypt_decrypt_and_exit_codes() {
     let armored = ok(&["armor"], &bin, d);
     assert_eq!(ok(&["dearmor"], &armored, d), bin);
     assert_eq!(ok(&["decrypt", "alice.key"], &armored, d), plain);
+    // Several armor blocks (base64 on worker threads), both ways.
+    let big: Vec<u8> = (0..3_000_000_u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8).collect();
+    let msg = ok(&["encrypt", "alice.cert"], &big, d);
+    assert!(msg.starts_with(b"-----BEGIN PGP MESSAGE-----"));
+    assert!(ok(&["decrypt", "alice.key"], &msg, d) == big);
+    let bin = ok(&["dearmor"], &msg, d);
+    assert!(ok(&["armor"], &bin, d) == msg);
 
     // Password round trip; decryption tries the trailing-whitespace variant.
     std::fs::write(d.join("pw"), "correct horse\n").unwrap();

@@ -22,12 +22,17 @@ pub(crate) fn run(args: &[&str], stdin: &[u8], dir: &Path) -> Output {
         .spawn()
         .unwrap();
     let mut input = child.stdin.take().unwrap();
-    // A child that fails early (an exit-code test) may close its stdin first.
-    if let Err(e) = input.write_all(stdin) {
-        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
-    }
-    drop(input);
-    child.wait_with_output().unwrap()
+    // Fed from another thread while the output is collected: a child that streams fills the
+    // output pipe before it has read all of a large input.
+    std::thread::scope(|scope| {
+        let _ = scope.spawn(move || {
+            // A child that fails early (an exit-code test) may close its stdin first.
+            if let Err(e) = input.write_all(stdin) {
+                assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
+            }
+        });
+        child.wait_with_output().unwrap()
+    })
 }
 
 /// Runs `sixsop`, expects success, returns its output.
