@@ -264,17 +264,22 @@ pub fn armor(data: &[u8]) {
     let mut small = ArmorReader::new(BufReader::with_capacity(3, data));
     let mut decoded_small = Vec::new();
     let split = small.read_to_end(&mut decoded_small).map(|_| small.kind());
+    // The kind of error, not its message: which fault of a malformed body is met first depends
+    // on where the source's buffers end (base64 is decoded a buffer at a time).
+    let kind_of = |e: &std::io::Error| {
+        e.get_ref().and_then(|inner| inner.downcast_ref::<crate::Error>()).map(std::mem::discriminant)
+    };
     assert_eq!(whole.is_ok(), split.is_ok(), "read sizes change the outcome");
 
     // The threaded path, with blocks short enough that the input spans several: the same
-    // outcome, the same error, and the same octets.
+    // outcome, the same kind of error, and the same octets.
     let block_len = data.first().map_or(1, |b| usize::from(*b % 97) + 1);
     let mut threaded = ArmorReader::new(data).threads(2).block_len(block_len);
     let mut decoded_threaded = Vec::new();
     let result = threaded.read_to_end(&mut decoded_threaded).map(|_| threaded.kind());
     match (&whole, &result) {
         (Ok(a), Ok(b)) => assert!(a == b && decoded == decoded_threaded, "threads change the output"),
-        (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "threads change the error"),
+        (Err(a), Err(b)) => assert_eq!(kind_of(a), kind_of(b), "threads change the error: {a} vs {b}"),
         (a, b) => panic!("threads change the outcome: {a:?} vs {b:?}"),
     }
 
