@@ -270,6 +270,9 @@ pub fn armor(data: &[u8]) {
         e.get_ref().and_then(|inner| inner.downcast_ref::<crate::Error>()).map(std::mem::discriminant)
     };
     assert_eq!(whole.is_ok(), split.is_ok(), "read sizes change the outcome");
+    if let (Err(a), Err(b)) = (&whole, &split) {
+        assert_eq!(kind_of(a), kind_of(b), "read sizes change the error: {a} vs {b}");
+    }
 
     // The threaded path, with blocks short enough that the input spans several: the same
     // outcome, the same kind of error, and the same octets.
