@@ -18,8 +18,9 @@ use crate::message::parallel::{Pipeline, Work};
 
 /// Base64 characters collected before decoding them in one block (a multiple of 4).
 const B64_CAP: usize = 32 * 1024;
-/// Decoded octets from one block of `B64_CAP` characters.
-const OUT_CAP: usize = B64_CAP / 4 * 3;
+/// The same for the first blocks: most armored data (a certificate, a key, a signature) is a
+/// few KiB, and the buffers are zeroed when allocated and wiped when dropped.
+const SMALL_B64_CAP: usize = 4 * 1024;
 /// Longest BEGIN, END or checksum line accepted, trailing whitespace included.
 const MAX_MARKER_LINE_LEN: usize = 1024;
 /// Text read per block when decoding on several threads (4096 lines of 64 characters).
@@ -67,7 +68,8 @@ const PLAIN: GeneralPurpose = GeneralPurpose::new(
 ///   after them is required, even when there are no headers.
 ///
 /// The reader stops right after the END line; [`into_inner`](Self::into_inner) gives back the
-/// source positioned there. Memory use is fixed (about 56 KiB), whatever the input size.
+/// source positioned there. Memory use is fixed (about 56 KiB, 7 KiB for a body of a few KiB),
+/// whatever the input size.
 ///
 /// # Threads
 ///
@@ -110,8 +112,11 @@ pub struct ArmorReader<R: BufRead> {
     state: State,
     header_len_limit: usize,
     kind: Option<ArmorKind>,
-    /// Base64 characters not yet decoded: the last incomplete quad, then newly scanned ones.
+    /// Base64 characters not yet decoded: the last incomplete quad, then newly scanned ones;
+    /// at most `b64_cap` of them.
     b64: Zeroizing<Vec<u8>>,
+    /// [`SMALL_B64_CAP`], then [`B64_CAP`] once a body turns out to be longer.
+    b64_cap: usize,
     /// Decoded octets; `out[out_pos..out_len]` are not yet returned. Allocated at full length
     /// once the input is known to be armored. Both buffers are wiped on drop: the armor may
     /// hold a secret key.
@@ -345,6 +350,7 @@ impl<R: BufRead> ArmorReader<R> {
             header_len_limit: limits.armor_header_len_limit(),
             kind: None,
             b64: Zeroizing::new(Vec::new()),
+            b64_cap: SMALL_B64_CAP,
             out: Zeroizing::new(Vec::new()),
             out_pos: 0,
             out_len: 0,
@@ -494,8 +500,8 @@ impl<R: BufRead> ArmorReader<R> {
         }
 
         self.kind = Some(kind);
-        self.b64 = Zeroizing::new(Vec::with_capacity(B64_CAP));
-        self.out = Zeroizing::new(vec![0; OUT_CAP]);
+        self.b64 = Zeroizing::new(Vec::with_capacity(self.b64_cap));
+        self.out = Zeroizing::new(vec![0; decoded_len(self.b64_cap)]);
         self.line = Vec::new();
         self.state = State::Body;
         if self.threads > 1 {
@@ -554,11 +560,21 @@ impl<R: BufRead> ArmorReader<R> {
     /// Decodes more of the body into `out`, until some octets are available or the END line
     /// has been read. Call only in [`State::Body`] with `out` empty.
     fn decode_more(&mut self) -> Result<()> {
+        // A body that filled more than half the small buffers is a long one.
+        if self.b64_cap < B64_CAP && self.out_len > self.out.len() / 2 {
+            self.b64_cap = B64_CAP;
+        }
         self.out_pos = 0;
         self.out_len = 0;
-        if self.out.len() < OUT_CAP {
-            // After the threaded path, `out` is a block's buffer, which may be shorter.
-            self.out = Zeroizing::new(vec![0; OUT_CAP]);
+        // New buffers rather than reallocations, which would leave copies unwiped. (`b64`
+        // holds less than a quad here; after the threaded path, `out` is a block's buffer.)
+        if self.b64.capacity() < self.b64_cap {
+            let mut bigger = Zeroizing::new(Vec::with_capacity(self.b64_cap));
+            bigger.extend_from_slice(&self.b64);
+            self.b64 = bigger;
+        }
+        if self.out.len() < decoded_len(self.b64_cap) {
+            self.out = Zeroizing::new(vec![0; decoded_len(self.b64_cap)]);
         }
         loop {
             let marker = self.scan()?;
@@ -610,7 +626,7 @@ impl<R: BufRead> ArmorReader<R> {
                 && let Some((line, after)) = rest.split_at_checked(nl)
             {
                 let body = line.strip_suffix(b"\r").unwrap_or(line);
-                if body.len() <= B64_CAP.saturating_sub(self.b64.len()) && plain_base64(body) {
+                if body.len() <= self.b64_cap.saturating_sub(self.b64.len()) && plain_base64(body) {
                     self.b64.extend_from_slice(body);
                     rest = after.get(1..).unwrap_or_default();
                     self.at_line_start = true;
@@ -619,7 +635,7 @@ impl<R: BufRead> ArmorReader<R> {
             }
             let run_len = rest.iter().position(|b| !is_base64(*b)).unwrap_or(rest.len());
             if run_len > 0 {
-                let room = B64_CAP.saturating_sub(self.b64.len());
+                let room = self.b64_cap.saturating_sub(self.b64.len());
                 if room == 0 {
                     break;
                 }
@@ -1176,7 +1192,7 @@ mod tests {
             }
             out.extend_from_slice(&buf[..n]);
             assert!(r.b64.capacity() <= B64_CAP);
-            assert_eq!(r.out.len(), OUT_CAP);
+            assert!(r.out.len() <= decoded_len(B64_CAP));
         }
         assert_eq!(out, data);
         assert!(matches!(r.state, State::Done));
