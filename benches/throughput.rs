@@ -4,7 +4,9 @@
 //!   4 MiB, the largest RFC 9580 allows) and threads (1, or the default: the available cores),
 //!   encrypt (`copy_from`) and decrypt;
 //! - `size/…`: whole messages of 1 KiB to 64 MiB with the defaults (AES-256-OCB here, the
-//!   suite a v6 key prefers, 256 KiB chunks), including the key agreement per message.
+//!   suite a v6 key prefers, 256 KiB chunks), including the key agreement per message;
+//! - `armored/…`: 16 MiB ASCII-armored messages with the defaults, one thread or the default
+//!   (base64 then runs on workers beside the AEAD's).
 //!
 //! `cargo bench --bench throughput -- suite/` runs one group. The figures are only meaningful
 //! as ratios measured in one run on one machine; see README.md.
@@ -119,11 +121,41 @@ fn sizes(c: &mut Criterion, key: &Tsk, cert: &Cert) {
     group.finish();
 }
 
+fn armored(c: &mut Criterion, key: &Tsk, cert: &Cert) {
+    let len = 1 << 24;
+    let plain = vec![0x5au8; len];
+    let mut group = c.benchmark_group("armored");
+    let _ = group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    let _ = group.throughput(Throughput::Bytes(len as u64));
+    for threads in [Some(1), None] {
+        let label = format!("threads-{}", threads.map_or("all".into(), |n| n.to_string()));
+        let make = || {
+            let e = Encryptor::new([cert]).armor(true);
+            match threads {
+                Some(n) => e.threads(n),
+                None => e,
+            }
+        };
+        let _ = group.bench_with_input(BenchmarkId::new("encrypt", &label), &plain, |b, plain| {
+            b.iter(|| encrypt_to_sink(make(), plain))
+        });
+        let msg = encrypt(make(), &plain);
+        let _ = group.bench_with_input(BenchmarkId::new("decrypt", &label), &msg, |b, msg| {
+            b.iter(|| decrypt(key, threads, msg))
+        });
+    }
+    group.finish();
+}
+
 fn throughput(c: &mut Criterion) {
     let key = KeyBuilder::new(Profile::Rfc9580).user_id("Bench <bench@example.org>").generate().unwrap();
     let cert = key.to_cert();
     suites(c, &key, &cert);
     sizes(c, &key, &cert);
+    armored(c, &key, &cert);
 }
 
 criterion_group!(benches, throughput);
