@@ -496,3 +496,26 @@ fn fuzz_corpus_replays() {
     }
     assert!(count >= 5);
 }
+
+/// A valid body whose one line of 2 MiB has a blank after every quad. The scanner used to look
+/// for the line's end again after each run of characters: quadratic in the line's length
+/// (seconds for 256 KiB, hours for this), whatever the thread count or source buffer.
+#[test]
+fn long_lines_with_blanks_read_in_linear_time() {
+    let data: Vec<u8> = (0..1_500_000_u32).map(|i| (i % 251) as u8).collect();
+    let mut body = Vec::new();
+    for quad in STANDARD.encode(&data).as_bytes().chunks(4) {
+        body.extend_from_slice(quad);
+        body.push(b' ');
+    }
+    let input = [&b"-----BEGIN PGP MESSAGE-----\n\n"[..], &body, b"\n-----END PGP MESSAGE-----\n"].concat();
+    for threads in [1, 2] {
+        let mut out = Vec::new();
+        let _ = ArmorReader::new(&input[..]).threads(threads).read_to_end(&mut out).unwrap();
+        assert!(out == data, "{threads} threads, whole input");
+        out.clear();
+        let source = BufReader::with_capacity(8192, &input[..]);
+        let _ = ArmorReader::new(source).threads(threads).read_to_end(&mut out).unwrap();
+        assert!(out == data, "{threads} threads, 8 KiB buffers");
+    }
+}

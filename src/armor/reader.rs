@@ -125,6 +125,9 @@ pub struct ArmorReader<R: BufRead> {
     out_len: usize,
     /// The body scanner is at the start of a line.
     at_line_start: bool,
+    /// The scanner's fast path may still take the rest of the current line: it is tried once
+    /// per line, so that a line it refuses (one with blanks, say) costs linear time.
+    fast_line: bool,
     /// Base64 padding (`=`) has been seen.
     padded: bool,
     /// Scratch space for BEGIN, header, checksum and END lines.
@@ -355,6 +358,7 @@ impl<R: BufRead> ArmorReader<R> {
             out_pos: 0,
             out_len: 0,
             at_line_start: true,
+            fast_line: true,
             padded: false,
             line: Vec::new(),
             threads: 1,
@@ -617,20 +621,22 @@ impl<R: BufRead> ArmorReader<R> {
             }
             // Fast path, the common case: the rest of the line is base64 characters without
             // padding, then "\n" or "\r\n". One vectorizable check per line instead of one
-            // table lookup and branch per character.
-            if !self.padded
-                && let Some(nl) = [64, 76]
-                    .into_iter()
-                    .find(|&n| rest.get(n) == Some(&b'\n'))
-                    .or_else(|| rest.iter().position(|&b| b == b'\n'))
-                && let Some((line, after)) = rest.split_at_checked(nl)
-            {
-                let body = line.strip_suffix(b"\r").unwrap_or(line);
-                if body.len() <= self.b64_cap.saturating_sub(self.b64.len()) && plain_base64(body) {
-                    self.b64.extend_from_slice(body);
-                    rest = after.get(1..).unwrap_or_default();
-                    self.at_line_start = true;
-                    continue;
+            // table lookup and branch per character. Tried once per line, and the line break
+            // is looked for only as far as the room left: what does not fit goes the slow way.
+            if self.fast_line && !self.padded {
+                self.fast_line = false;
+                let room = self.b64_cap.saturating_sub(self.b64.len());
+                if let Some(nl) = line_end(rest, room.saturating_add(2))
+                    && let Some((line, after)) = rest.split_at_checked(nl)
+                {
+                    let body = line.strip_suffix(b"\r").unwrap_or(line);
+                    if body.len() <= room && plain_base64(body) {
+                        self.b64.extend_from_slice(body);
+                        rest = after.get(1..).unwrap_or_default();
+                        self.at_line_start = true;
+                        self.fast_line = true;
+                        continue;
+                    }
                 }
             }
             let run_len = rest.iter().position(|b| !is_base64(*b)).unwrap_or(rest.len());
@@ -646,7 +652,10 @@ impl<R: BufRead> ArmorReader<R> {
                 continue;
             }
             match first {
-                b'\n' => self.at_line_start = true,
+                b'\n' => {
+                    self.at_line_start = true;
+                    self.fast_line = true;
+                }
                 b' ' | b'\t' | b'\r' => {}
                 _ => return Err(Error::malformed("armor: invalid base64 character")),
             }
@@ -926,11 +935,7 @@ fn decode_plain_lines(text: &[u8], out: &mut [u8]) -> (usize, usize) {
         PLAIN.decode_slice(chars, dst).map(|n| *written = written.saturating_add(n)).is_ok()
     };
     let mut rest = text;
-    while let Some(nl) = [64, 76]
-        .into_iter()
-        .find(|&n| rest.get(n) == Some(&b'\n'))
-        .or_else(|| rest.iter().position(|&b| b == b'\n'))
-    {
+    while let Some(nl) = line_end(rest, rest.len()) {
         let (line, after) = rest.split_at(nl);
         let body = line.strip_suffix(b"\r").unwrap_or(line);
         if body.is_empty() || body.len() % 4 != 0 {
@@ -960,6 +965,16 @@ fn decode_plain_lines(text: &[u8], out: &mut [u8]) -> (usize, usize) {
         return (staged_from, written);
     }
     (used, written)
+}
+
+/// The index of the first LF in `text`, looked for in its first `limit` octets only. Armored
+/// lines are mostly 64 or 76 characters long: those two lengths are tried first.
+fn line_end(text: &[u8], limit: usize) -> Option<usize> {
+    let window = text.get(..limit).unwrap_or(text);
+    [64, 76]
+        .into_iter()
+        .find(|&n| window.get(n) == Some(&b'\n') && window.get(..n).is_some_and(|l| !l.contains(&b'\n')))
+        .or_else(|| window.iter().position(|&b| b == b'\n'))
 }
 
 /// The most octets `text_len` characters of base64 decode to: 3 per whole quad.
