@@ -73,18 +73,24 @@ const PLAIN: GeneralPurpose = GeneralPurpose::new(
 ///
 /// # Threads
 ///
-/// With [`threads`](Self::threads) above 1, the base64 body is read in blocks of 260 KiB, cut
-/// after their last line break, and the blocks' lines are decoded on worker threads while the
-/// calling thread reads the next ones. Only the plain part of a block goes this way: lines of
-/// base64 characters whose length is a multiple of 4, without padding or whitespace, each
-/// ending in LF or CRLF. From the first other line on (the last line of the body, the checksum
-/// line, the END line, or anything unusual) the reader goes on one line at a time as above, so
-/// the output and the kind of every error are the same for any thread count (which fault of a
-/// malformed body is named may differ, as it does with the source's buffer sizes: base64 is
-/// decoded a buffer at a time). The reader then reads the
-/// source up to a few blocks ahead, possibly beyond the END line: [`into_inner`](Self::into_inner)
-/// no longer gives the source positioned after the END line. Memory is then bounded by the
-/// blocks in flight: about 2 × `threads` + 4 blocks of 450 KiB.
+/// With [`threads`](Self::threads) above 1, the base64 body is read in blocks of 260 KiB (the
+/// first one 16 KiB), cut after their last line break, and the blocks' lines are decoded on
+/// worker threads while the calling thread reads the next ones. Only the plain part of a block
+/// goes this way: lines of base64 characters whose length is a multiple of 4, without padding
+/// or whitespace, each ending in LF or CRLF. From the first other line on (the last line of the
+/// body, the checksum line, the END line, or anything unusual) the reader goes on one line at a
+/// time as above, so the output and the kind of every error are the same for any thread count
+/// (which fault of a malformed body is named may differ, as it does with the source's buffer
+/// sizes: base64 is decoded a buffer at a time). An error of the source is returned after the
+/// octets read before it, as without threads.
+///
+/// The reader then reads the source up to a few blocks ahead, each filled by as many reads as
+/// it takes, but stops after the read that brings a `-` (which in a body only the END line
+/// has): a source that would block or fail after the armor does not stop the reader. That read
+/// may go beyond the END line, so [`into_inner`](Self::into_inner) no longer gives the source
+/// positioned right after it. Memory is bounded by the blocks in flight, about 2 × `threads` +
+/// 4 blocks of 450 KiB, and, while it hands over to the one-line-at-a-time path, a copy of the
+/// text not yet decoded (at most the blocks in flight).
 ///
 /// # Errors
 ///
@@ -148,6 +154,8 @@ pub struct ArmorReader<R: BufRead> {
 struct Ahead {
     text: Zeroizing<Vec<u8>>,
     pos: usize,
+    /// The error the source gave the threaded path, returned once `text` has been read.
+    error: Option<io::Error>,
 }
 
 /// The body's source for the one-line-at-a-time path: the text read ahead, then `inner`.
@@ -172,7 +180,10 @@ impl<R: BufRead> BufRead for Source<'_, R> {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
         match self.ahead.text.get(self.ahead.pos..) {
             Some(rest) if !rest.is_empty() => Ok(rest),
-            _ => self.inner.fill_buf(),
+            _ => match self.ahead.error.take() {
+                Some(e) => Err(e),
+                None => self.inner.fill_buf(),
+            },
         }
     }
 
@@ -222,8 +233,13 @@ struct Blocks {
     block_len: usize,
     /// The start of a line read after the last block's last line break (less than a block).
     carry: Zeroizing<Vec<u8>>,
-    /// The source has ended.
-    eof: bool,
+    /// No more is read from the source on this path: it ended or failed, or a block held a
+    /// `-`, which only the END line has (after it, the sequential reader would read no more,
+    /// and neither does this path: a live source need not end, nor fail, for the reader to
+    /// finish).
+    stop: bool,
+    /// The source's error, for the scanner to return after the text read before it.
+    error: Option<io::Error>,
     /// No block has been read yet: the first one is [`FIRST_BLOCK_TEXT_LEN`] long at most.
     first: bool,
     /// Jobs whose octets have been read, for their buffers.
@@ -244,16 +260,17 @@ impl Blocks {
             pipeline,
             block_len,
             carry: Zeroizing::new(Vec::new()),
-            eof: false,
+            stop: false,
+            error: None,
             first: true,
             free: Vec::new(),
         }
     }
 
     /// Reads the next block of text: the carried-over start of a line, then the source until the
-    /// block is full or the source ends, cut after the last line break (the rest is carried
-    /// over). `None` at the end of the input.
-    fn read_block<R: Read>(&mut self, inner: &mut R) -> Result<Option<DecodeJob>> {
+    /// block is full or reading stops (see [`Blocks::stop`]), cut after the last line break (the
+    /// rest is carried over). `None` if there is nothing more.
+    fn read_block<R: Read>(&mut self, inner: &mut R) -> Option<DecodeJob> {
         let block_len = if self.first { self.block_len.min(FIRST_BLOCK_TEXT_LEN) } else { self.block_len };
         self.first = false;
         let mut job = self.free.pop().unwrap_or_else(|| DecodeJob::new(block_len));
@@ -265,22 +282,30 @@ impl Blocks {
         }
         self.carry.clear();
         let mut len = carried;
-        while len < job.text.len() && !self.eof {
+        while len < job.text.len() && !self.stop {
             match inner.read(job.text.get_mut(len..).unwrap_or_default()) {
-                Ok(0) => self.eof = true,
-                Ok(n) => len = len.saturating_add(n).min(job.text.len()),
+                Ok(0) => self.stop = true,
+                Ok(n) => {
+                    let end = len.saturating_add(n).min(job.text.len());
+                    self.stop = job.text.get(len..end).is_some_and(|new| new.contains(&b'-'));
+                    len = end;
+                }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(Error::from_io(e)),
+                // Kept for after the text read so far, as the sequential reader would meet it.
+                Err(e) => {
+                    self.error = Some(e);
+                    self.stop = true;
+                }
             }
         }
         if len == 0 {
             self.free.push(job);
-            return Ok(None);
+            return None;
         }
         let text = job.text.get(..len).unwrap_or_default();
         // A block without a line break (a line longer than a block) is not plain: it goes whole,
         // and the one-line-at-a-time path takes over there.
-        let cut = if self.eof {
+        let cut = if self.stop {
             len
         } else {
             text.iter().rposition(|&b| b == b'\n').map_or(len, |i| i.saturating_add(1))
@@ -293,7 +318,7 @@ impl Blocks {
         }
         self.carry.extend_from_slice(carry);
         job.text_len = cut;
-        Ok(Some(job))
+        Some(job)
     }
 
     /// Takes back a job whose octets have been read.
@@ -522,8 +547,8 @@ impl<R: BufRead> ArmorReader<R> {
     /// block starts.
     fn next_block(&mut self) -> Result<()> {
         let Some(blocks) = self.blocks.as_mut() else { return Ok(()) };
-        while !blocks.eof && blocks.pipeline.in_flight() < blocks.pipeline.depth() {
-            match blocks.read_block(&mut self.inner)? {
+        while !blocks.stop && blocks.pipeline.in_flight() < blocks.pipeline.depth() {
+            match blocks.read_block(&mut self.inner) {
                 Some(job) => blocks.pipeline.submit(job, false),
                 None => break,
             }
@@ -556,7 +581,7 @@ impl<R: BufRead> ArmorReader<R> {
             text.extend_from_slice(rest);
         }
         text.extend_from_slice(&blocks.carry);
-        self.ahead = Ahead { text, pos: 0 };
+        self.ahead = Ahead { text, pos: 0, error: blocks.error.take() };
         self.blocks = None;
         Ok(())
     }
@@ -1130,6 +1155,49 @@ mod tests {
             } else {
                 assert!(seq_err.is_some(), "{name}");
             }
+        }
+    }
+
+    /// A source that gives `data`, then fails every read.
+    fn then_failing(data: &[u8]) -> impl BufRead + '_ {
+        struct Fail;
+        impl Read for Fail {
+            fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+                Err(io::ErrorKind::ConnectionReset.into())
+            }
+        }
+        io::BufReader::with_capacity(8192, data.chain(Fail))
+    }
+
+    /// The threaded path reads no further than the block holding the END line (the sequential
+    /// reader stops right after it): a source that fails (or would block) after the armor
+    /// gives the same result. Its failure before the END line comes after the text read before
+    /// it, as it does for the sequential reader, so a malformed body is reported as such.
+    #[test]
+    fn threaded_reading_stops_at_the_end_line_and_keeps_source_errors_in_place() {
+        let data: Vec<u8> = (0..1_000_000_u32).map(|i| (i % 249) as u8).collect();
+        let input = armored(&data, 64, false, false);
+        for threads in [1, 2, 3] {
+            let mut out = Vec::new();
+            let r = ArmorReader::new(then_failing(&input)).threads(threads).read_to_end(&mut out);
+            assert!(r.is_ok() && out == data, "{threads} threads");
+
+            // Cut in the body: the source's error, after the octets before it.
+            let cut = &input[..input.len() / 2];
+            let mut out = Vec::new();
+            let err = ArmorReader::new(then_failing(cut)).threads(threads).read_to_end(&mut out).unwrap_err();
+            assert_eq!(err.kind(), io::ErrorKind::ConnectionReset, "{threads} threads");
+            assert!(data.starts_with(&out) && out.len() > data.len() / 3, "{threads} threads");
+
+            // A bad character in the first line, then a source that fails 300 KiB later.
+            let mut bad = input[..300_000].to_vec();
+            let first_line = bad.windows(2).position(|w| w == b"\n\n").unwrap() + 3;
+            bad[first_line] = b'*';
+            let err = ArmorReader::new(then_failing(&bad))
+                .threads(threads)
+                .read_to_end(&mut Vec::new())
+                .unwrap_err();
+            assert!(matches!(Error::from_io(err), Error::Malformed(_)), "{threads} threads");
         }
     }
 
