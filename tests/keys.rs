@@ -50,6 +50,8 @@ fn a04_secret_key_extracts_to_a03() {
     assert!(!tsk.is_locked());
     assert_eq!(tsk.to_cert().to_vec(), dearmor(&data("a03-v6-certificate.asc")));
     assert_eq!(&tsk.to_vec()[..], &dearmor(&data("a04-v6-secret-key.asc"))[..]);
+    // Allocated once at its length: no reallocation left a copy of the secret key behind.
+    assert_eq!(tsk.to_vec().capacity(), tsk.to_vec().len());
     // A secret key is also accepted where a certificate is expected.
     assert_eq!(Cert::from_bytes(&data("a04-v6-secret-key.asc")).unwrap(), tsk.to_cert());
     // A certificate is not a secret key.

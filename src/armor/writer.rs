@@ -60,10 +60,10 @@ pub struct ArmorWriter<W: Write> {
     inner: W,
     kind: ArmorKind,
     /// Input octets of the current, not yet complete line.
-    partial: [u8; LINE_INPUT_LEN],
+    partial: Zeroizing<[u8; LINE_INPUT_LEN]>,
     partial_len: usize,
     /// Encoded lines not yet written to `inner`; never longer than `OUT_CAP`.
-    out: Vec<u8>,
+    out: Zeroizing<Vec<u8>>,
     poisoned: bool,
     /// With more than one thread: the blocks being encoded (`partial` and `out` are then unused).
     blocks: Option<Box<Blocks>>,
@@ -187,9 +187,9 @@ impl<W: Write> ArmorWriter<W> {
         Ok(Self {
             inner,
             kind,
-            partial: [0; LINE_INPUT_LEN],
+            partial: Zeroizing::new([0; LINE_INPUT_LEN]),
             partial_len: 0,
-            out: Vec::with_capacity(OUT_CAP),
+            out: Zeroizing::new(Vec::with_capacity(OUT_CAP)),
             poisoned: false,
             blocks: None,
         })
@@ -227,6 +227,12 @@ impl<W: Write> ArmorWriter<W> {
             blocks.submit(&mut self.inner, 0)?;
         }
         // The last line: whatever is left, padded (RFC 4648 §4 as required by RFC 9580 §6.3).
+        // Room first for it and the END line: `out` is never reallocated (which would leave
+        // a copy unwiped).
+        if self.out.len() > OUT_CAP.saturating_sub(2 * (LINE_LEN + 1)) {
+            self.inner.write_all(&self.out)?;
+            self.out.clear();
+        }
         let rest = self.partial.get(..self.partial_len).unwrap_or_default();
         encode_lines(rest, &mut self.out);
         self.partial_len = 0;
@@ -288,7 +294,7 @@ impl<W: Write> ArmorWriter<W> {
             if self.partial_len < LINE_INPUT_LEN {
                 return Ok(());
             }
-            let line = self.partial;
+            let line = Zeroizing::new(*self.partial);
             self.partial_len = 0;
             self.push_line(&line)?;
         }

@@ -200,9 +200,12 @@ fn write_sigs(sigs: &[SignaturePacket], w: &mut (impl Write + ?Sized)) -> io::Re
     Ok(())
 }
 
-/// Armors `bytes` as `kind`.
+/// Armors `bytes` as `kind`, into a buffer allocated once at its full length (a reallocation
+/// would leave a copy of an armored secret key unwiped).
 pub(crate) fn armored(kind: ArmorKind, bytes: &[u8]) -> String {
-    let mut w = match ArmorWriter::new(Vec::new(), kind) {
+    // Base64 with a line break per 64 characters, and the BEGIN, blank and END lines.
+    let len = bytes.len().div_ceil(3).saturating_mul(4).saturating_add(bytes.len() / 48).saturating_add(128);
+    let mut w = match ArmorWriter::new(Vec::with_capacity(len), kind) {
         Ok(w) => w,
         Err(_) => return String::new(),
     };
@@ -212,5 +215,26 @@ pub(crate) fn armored(kind: ArmorKind, bytes: &[u8]) -> String {
     match w.finish() {
         Ok(out) => String::from_utf8(out).unwrap_or_default(),
         Err(_) => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The armor is written into a buffer allocated once: its capacity is the first estimate
+    /// (a reallocation would have changed it and left a copy behind), for every length and
+    /// the longest label.
+    #[test]
+    fn armored_output_is_never_reallocated() {
+        for n in (0..400).chain([4095, 4096, 100_000]) {
+            let bytes = vec![0xa5_u8; n];
+            for kind in [ArmorKind::PrivateKey, ArmorKind::Signature] {
+                let text = armored(kind, &bytes);
+                assert!(text.ends_with("-----\n"), "{n}");
+                let estimate = n.div_ceil(3) * 4 + n / 48 + 128;
+                assert_eq!(text.capacity(), estimate, "{n} octets, {kind:?}");
+            }
+        }
     }
 }

@@ -2,7 +2,7 @@
 //!
 //! <https://www.rfc-editor.org/rfc/rfc9580#section-5.5.3>
 
-use std::io::{BufRead, Write};
+use std::io::{self, BufRead, Write};
 
 use zeroize::Zeroizing;
 
@@ -208,7 +208,11 @@ impl Tsk {
     /// The secret key in binary form, in a buffer that is wiped on drop.
     #[must_use]
     pub fn to_vec(&self) -> Zeroizing<Vec<u8>> {
-        let mut out = Zeroizing::new(Vec::new());
+        // The length first, so that the buffer is allocated once: a reallocation would leave a
+        // copy of the secret key unwiped.
+        let mut len = Length(0);
+        let _ = self.write_to(&mut len);
+        let mut out = Zeroizing::new(Vec::with_capacity(len.0));
         // Writing to a Vec cannot fail.
         let _ = self.write_to(&mut *out);
         out
@@ -326,4 +330,18 @@ fn lock_one(
     let mut ciphertext = buf.to_vec();
     ciphertext.extend_from_slice(&tag_bytes);
     Ok(EncryptedSecret { usage: USAGE_AEAD, symmetric, aead: Some(aead), s2k, iv, ciphertext })
+}
+
+/// A sink that counts the octets written to it.
+struct Length(usize);
+
+impl Write for Length {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0 = self.0.saturating_add(buf.len());
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
