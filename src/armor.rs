@@ -8,6 +8,8 @@
 mod reader;
 mod writer;
 
+use zeroize::Zeroizing;
+
 pub use self::reader::ArmorReader;
 pub use self::writer::ArmorWriter;
 
@@ -48,6 +50,16 @@ impl ArmorKind {
 
 /// The dashes around a BEGIN or END label.
 const DASHES: &[u8] = b"-----";
+
+/// Gives `buf` room for `capacity` octets by moving its contents to a new buffer: a
+/// reallocation would leave a copy behind unwiped (armor may hold a secret key).
+fn reserve_wiped(buf: &mut Zeroizing<Vec<u8>>, capacity: usize) {
+    if buf.capacity() < capacity {
+        let mut bigger = Zeroizing::new(Vec::with_capacity(capacity));
+        bigger.extend_from_slice(buf);
+        *buf = bigger;
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -11,7 +11,7 @@ use base64::engine::DecodePaddingMode;
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig, STANDARD};
 use zeroize::Zeroizing;
 
-use super::{ArmorKind, DASHES};
+use super::{ArmorKind, DASHES, reserve_wiped};
 use crate::error::{Error, Limit, Result, Unsupported};
 use crate::limits::Limits;
 use crate::message::parallel::{Pipeline, Work};
@@ -287,7 +287,7 @@ impl Blocks {
                 Ok(0) => self.stop = true,
                 Ok(n) => {
                     let end = len.saturating_add(n).min(job.text.len());
-                    self.stop = job.text.get(len..end).is_some_and(has_dash);
+                    self.stop = job.text.get(len..end).is_some_and(|new| holds(new, b'-'));
                     len = end;
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -572,15 +572,17 @@ impl<R: BufRead> ArmorReader<R> {
                 }
             }
         }
-        let len =
-            later.iter().map(|j| j.rest().len()).chain([blocks.carry.len()]).fold(0, usize::saturating_add);
-        let mut text = Zeroizing::new(Vec::with_capacity(len));
-        // The first job's rest, then the later jobs' whole text (nothing of it was used).
-        for (i, job) in later.iter().enumerate() {
-            let rest = if i == 0 { job.rest() } else { job.text.get(..job.text_len).unwrap_or_default() };
-            text.extend_from_slice(rest);
-        }
-        text.extend_from_slice(&blocks.carry);
+        // The first job's rest, then the later jobs' whole text (their output is not used), then
+        // the carried-over line; `concat` measures them first and allocates once.
+        let pieces: Vec<&[u8]> = later
+            .iter()
+            .enumerate()
+            .map(
+                |(i, job)| if i == 0 { job.rest() } else { job.text.get(..job.text_len).unwrap_or_default() },
+            )
+            .chain([blocks.carry.as_slice()])
+            .collect();
+        let text = Zeroizing::new(pieces.concat());
         self.ahead = Ahead { text, pos: 0, error: blocks.error.take() };
         self.blocks = None;
         Ok(())
@@ -595,13 +597,9 @@ impl<R: BufRead> ArmorReader<R> {
         }
         self.out_pos = 0;
         self.out_len = 0;
-        // New buffers rather than reallocations, which would leave copies unwiped. (`b64`
-        // holds less than a quad here; after the threaded path, `out` is a block's buffer.)
-        if self.b64.capacity() < self.b64_cap {
-            let mut bigger = Zeroizing::new(Vec::with_capacity(self.b64_cap));
-            bigger.extend_from_slice(&self.b64);
-            self.b64 = bigger;
-        }
+        // (`b64` holds less than a quad here; after the threaded path, `out` is a block's
+        // buffer, a new one rather than a reallocation, which would leave a copy unwiped.)
+        reserve_wiped(&mut self.b64, self.b64_cap);
         if self.out.len() < decoded_len(self.b64_cap) {
             self.out = Zeroizing::new(vec![0; decoded_len(self.b64_cap)]);
         }
@@ -960,8 +958,8 @@ fn decode_plain_lines(text: &[u8], out: &mut [u8]) -> (usize, usize) {
         PLAIN.decode_slice(chars, dst).map(|n| *written = written.saturating_add(n)).is_ok()
     };
     let mut rest = text;
-    while let Some(nl) = line_end(rest, rest.len()) {
-        let (line, after) = rest.split_at(nl);
+    while let Some((line, after)) = line_end(rest, rest.len()).and_then(|nl| rest.split_at_checked(nl)) {
+        let nl = line.len();
         let body = line.strip_suffix(b"\r").unwrap_or(line);
         if body.is_empty() || body.len() % 4 != 0 {
             break;
@@ -998,20 +996,15 @@ fn line_end(text: &[u8], limit: usize) -> Option<usize> {
     let window = text.get(..limit).unwrap_or(text);
     [64, 76]
         .into_iter()
-        .find(|&n| window.get(n) == Some(&b'\n') && window.get(..n).is_some_and(|l| !has_lf(l)))
+        .find(|&n| window.get(n) == Some(&b'\n') && window.get(..n).is_some_and(|l| !holds(l, b'\n')))
         .or_else(|| window.iter().position(|&b| b == b'\n'))
 }
 
-/// Whether `s` holds an LF, with no early exit: for a line's worth of octets the compiler makes
-/// this a few vector compares, where `contains` calls `memchr`.
-fn has_lf(s: &[u8]) -> bool {
-    s.iter().fold(0u8, |acc, &b| acc | u8::from(b == b'\n')) != 0
-}
-
-/// Whether `s` holds a `-`: 4 KiB at a time with no early exit inside, which the compiler
-/// vectorizes (`contains` calls a word-at-a-time `memchr`, 4 % of armored decryption).
-fn has_dash(s: &[u8]) -> bool {
-    s.chunks(4096).any(|chunk| chunk.iter().fold(0u8, |acc, &b| acc | u8::from(b == b'-')) != 0)
+/// Whether `s` holds `byte`: 4 KiB at a time with no early exit inside, which the compiler
+/// vectorizes (`contains` calls a word-at-a-time `memchr`: 4 % of armored decryption for the
+/// `-` check of every read, and as much again for the LF check of every line).
+fn holds(s: &[u8], byte: u8) -> bool {
+    s.chunks(4096).any(|chunk| chunk.iter().fold(0u8, |acc, &b| acc | u8::from(b == byte)) != 0)
 }
 
 /// The most octets `text_len` characters of base64 decode to: 3 per whole quad.

@@ -8,7 +8,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use zeroize::Zeroizing;
 
-use super::{ArmorKind, DASHES};
+use super::{ArmorKind, DASHES, reserve_wiped};
 use crate::error::{Error, Result};
 use crate::message::parallel::{Pipeline, Work};
 
@@ -142,12 +142,7 @@ impl Blocks {
     fn write<W: Write>(&mut self, inner: &mut W, mut data: &[u8]) -> io::Result<()> {
         while !data.is_empty() {
             let block_len = self.block_input_len;
-            if self.next.capacity() < block_len {
-                // A new buffer rather than a reallocation, which would leave a copy unwiped.
-                let mut bigger = Zeroizing::new(Vec::with_capacity(block_len));
-                bigger.extend_from_slice(&self.next);
-                self.next = bigger;
-            }
+            reserve_wiped(&mut self.next, block_len);
             let take = block_len.saturating_sub(self.next.len()).min(data.len());
             let (head, tail) = data.split_at(take);
             self.next.extend_from_slice(head);
