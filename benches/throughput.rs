@@ -16,7 +16,8 @@
 use std::io::{self, BufRead};
 use std::time::Duration;
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use sixpgp::{AeadAlgorithm, Cert, Decryptor, Encryptor, KeyBuilder, Profile, SymmetricAlgorithm, Tsk};
 
 const SUITES: [(SymmetricAlgorithm, AeadAlgorithm, &str); 4] = [
@@ -64,6 +65,25 @@ fn decrypt(key: &Tsk, threads: Option<usize>, msg: &[u8]) -> usize {
     total
 }
 
+/// Benchmarks `encrypt/<label>` (encryptors from `make`) and `decrypt/<label>` (of one message
+/// made by `make`, with `threads`).
+fn encrypt_and_decrypt<'a>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    label: &str,
+    make: impl Fn() -> Encryptor<'a>,
+    plain: &[u8],
+    key: &Tsk,
+    threads: Option<usize>,
+) {
+    let _ = group.bench_with_input(BenchmarkId::new("encrypt", label), plain, |b, plain| {
+        b.iter(|| encrypt_to_sink(make(), plain))
+    });
+    let msg = encrypt(make(), plain);
+    let _ = group.bench_with_input(BenchmarkId::new("decrypt", label), &msg, |b, msg| {
+        b.iter(|| decrypt(key, threads, msg))
+    });
+}
+
 fn suites(c: &mut Criterion, key: &Tsk, cert: &Cert) {
     let len = 1 << 24;
     let plain = vec![0x5au8; len];
@@ -88,13 +108,7 @@ fn suites(c: &mut Criterion, key: &Tsk, cert: &Cert) {
                         None => e,
                     }
                 };
-                let _ = group.bench_with_input(BenchmarkId::new("encrypt", &label), &plain, |b, plain| {
-                    b.iter(|| encrypt_to_sink(make(), plain))
-                });
-                let msg = encrypt(make(), &plain);
-                let _ = group.bench_with_input(BenchmarkId::new("decrypt", &label), &msg, |b, msg| {
-                    b.iter(|| decrypt(key, threads, msg))
-                });
+                encrypt_and_decrypt(&mut group, &label, make, &plain, key, threads);
             }
         }
     }
@@ -110,13 +124,7 @@ fn sizes(c: &mut Criterion, key: &Tsk, cert: &Cert) {
     for len in SIZES {
         let plain = vec![0x5au8; len];
         let _ = group.throughput(Throughput::Bytes(len as u64));
-        let _ = group.bench_with_input(BenchmarkId::new("encrypt", len), &plain, |b, plain| {
-            b.iter(|| encrypt_to_sink(Encryptor::new([cert]), plain))
-        });
-        let msg = encrypt(Encryptor::new([cert]), &plain);
-        let _ = group.bench_with_input(BenchmarkId::new("decrypt", len), &msg, |b, msg| {
-            b.iter(|| decrypt(key, None, msg))
-        });
+        encrypt_and_decrypt(&mut group, &len.to_string(), || Encryptor::new([cert]), &plain, key, None);
     }
     group.finish();
 }
@@ -139,13 +147,7 @@ fn armored(c: &mut Criterion, key: &Tsk, cert: &Cert) {
                 None => e,
             }
         };
-        let _ = group.bench_with_input(BenchmarkId::new("encrypt", &label), &plain, |b, plain| {
-            b.iter(|| encrypt_to_sink(make(), plain))
-        });
-        let msg = encrypt(make(), &plain);
-        let _ = group.bench_with_input(BenchmarkId::new("decrypt", &label), &msg, |b, msg| {
-            b.iter(|| decrypt(key, threads, msg))
-        });
+        encrypt_and_decrypt(&mut group, &label, make, &plain, key, threads);
     }
     group.finish();
 }
