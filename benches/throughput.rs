@@ -27,7 +27,7 @@ const SUITES: [(SymmetricAlgorithm, AeadAlgorithm, &str); 4] = [
     (SymmetricAlgorithm::Aes256, AeadAlgorithm::Gcm, "aes256-gcm"),
 ];
 const CHUNKS: [usize; 4] = [1 << 10, 1 << 16, 1 << 18, 1 << 22];
-const SIZES: [usize; 5] = [1 << 10, 1 << 16, 1 << 20, 1 << 24, 1 << 26];
+const SIZES: [usize; 6] = [1 << 10, 1 << 16, 1 << 18, 1 << 20, 1 << 24, 1 << 26];
 
 /// The message, for the decryption benchmarks.
 fn encrypt(e: Encryptor<'_>, plain: &[u8]) -> Vec<u8> {

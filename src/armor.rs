@@ -8,7 +8,7 @@
 mod reader;
 mod writer;
 
-use zeroize::Zeroizing;
+use crate::crypto::secret::SecretVec;
 
 pub use self::reader::ArmorReader;
 pub use self::writer::ArmorWriter;
@@ -53,9 +53,9 @@ const DASHES: &[u8] = b"-----";
 
 /// Gives `buf` room for `capacity` octets by moving its contents to a new buffer: a
 /// reallocation would leave a copy behind unwiped (armor may hold a secret key).
-fn reserve_wiped(buf: &mut Zeroizing<Vec<u8>>, capacity: usize) {
+fn reserve_wiped(buf: &mut SecretVec, capacity: usize) {
     if buf.capacity() < capacity {
-        let mut bigger = Zeroizing::new(Vec::with_capacity(capacity));
+        let mut bigger = SecretVec::with_capacity(capacity);
         bigger.extend_from_slice(buf);
         *buf = bigger;
     }

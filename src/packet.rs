@@ -19,9 +19,8 @@ pub(crate) mod user_id;
 
 use std::io::{self, BufRead, Write};
 
-use zeroize::Zeroizing;
-
 use crate::Limits;
+use crate::crypto::secret::SecretVec;
 use crate::error::{Error, Limit, Result, Unsupported};
 use crate::packet::header::{BodyLength, Header, Tag};
 use crate::packet::key::{PublicKeyPacket, SecretKeyPacket};
@@ -35,7 +34,7 @@ use crate::packet::user_id::UserId;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct RawPacket {
     pub(crate) tag: Tag,
-    pub(crate) body: Zeroizing<Vec<u8>>,
+    pub(crate) body: SecretVec,
 }
 
 /// Reads one non-data packet (header and whole body). `Ok(None)` at the end of the input.
@@ -65,7 +64,7 @@ pub(crate) fn read_raw_packet(r: &mut impl BufRead, limits: &Limits) -> Result<O
     // One allocation of the declared length (bounded by the limit just checked): growing while
     // reading would leave unwiped copies of secret key material behind.
     let len = usize::try_from(len).map_err(|_| Error::LimitExceeded(Limit::PacketLength))?;
-    let mut body = Zeroizing::new(vec![0u8; len]);
+    let mut body = SecretVec::zeroed(len);
     r.read_exact(&mut body).map_err(|e| match e.kind() {
         std::io::ErrorKind::UnexpectedEof => Error::Truncated("packet body"),
         _ => Error::from_io(e),

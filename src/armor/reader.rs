@@ -12,6 +12,7 @@ use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig, STAN
 use zeroize::Zeroizing;
 
 use super::{ArmorKind, DASHES, reserve_wiped};
+use crate::crypto::secret::SecretVec;
 use crate::error::{Error, Limit, Result, Unsupported};
 use crate::limits::Limits;
 use crate::message::parallel::{Pipeline, Work};
@@ -120,13 +121,13 @@ pub struct ArmorReader<R: BufRead> {
     kind: Option<ArmorKind>,
     /// Base64 characters not yet decoded: the last incomplete quad, then newly scanned ones;
     /// at most `b64_cap` of them.
-    b64: Zeroizing<Vec<u8>>,
+    b64: SecretVec,
     /// [`SMALL_B64_CAP`], then [`B64_CAP`] once a body turns out to be longer.
     b64_cap: usize,
     /// Decoded octets; `out[out_pos..out_len]` are not yet returned. Allocated at full length
     /// once the input is known to be armored. Both buffers are wiped on drop: the armor may
     /// hold a secret key.
-    out: Zeroizing<Vec<u8>>,
+    out: SecretVec,
     out_pos: usize,
     out_len: usize,
     /// The body scanner is at the start of a line.
@@ -152,7 +153,7 @@ pub struct ArmorReader<R: BufRead> {
 /// Text the body scanner reads before the source.
 #[derive(Default)]
 struct Ahead {
-    text: Zeroizing<Vec<u8>>,
+    text: SecretVec,
     pos: usize,
     /// The error the source gave the threaded path, returned once `text` has been read.
     error: Option<io::Error>,
@@ -200,10 +201,10 @@ impl<R: BufRead> BufRead for Source<'_, R> {
 /// A block of base64 text and what the work made of it.
 struct DecodeJob {
     /// `text[..text_len]`: whole lines (but at the end of the input).
-    text: Zeroizing<Vec<u8>>,
+    text: SecretVec,
     text_len: usize,
     /// `out[..out_len]`: the octets of `text[..used]`, its plain lines.
-    out: Zeroizing<Vec<u8>>,
+    out: SecretVec,
     out_len: usize,
     used: usize,
 }
@@ -211,10 +212,10 @@ struct DecodeJob {
 impl DecodeJob {
     fn new(block_len: usize) -> Self {
         Self {
-            text: Zeroizing::new(vec![0; block_len]),
+            text: SecretVec::zeroed(block_len),
             text_len: 0,
             // Whole quads of the text at most.
-            out: Zeroizing::new(vec![0; decoded_len(block_len)]),
+            out: SecretVec::zeroed(decoded_len(block_len)),
             out_len: 0,
             used: 0,
         }
@@ -232,7 +233,7 @@ struct Blocks {
     /// Text per block.
     block_len: usize,
     /// The start of a line read after the last block's last line break (less than a block).
-    carry: Zeroizing<Vec<u8>>,
+    carry: SecretVec,
     /// No more is read from the source on this path: it ended or failed, or a block held a
     /// `-`, which only the END line has (after it, the sequential reader would read no more,
     /// and neither does this path: a live source need not end, nor fail, for the reader to
@@ -259,7 +260,7 @@ impl Blocks {
         Self {
             pipeline,
             block_len,
-            carry: Zeroizing::new(Vec::new()),
+            carry: SecretVec::default(),
             stop: false,
             error: None,
             first: true,
@@ -377,9 +378,9 @@ impl<R: BufRead> ArmorReader<R> {
             state: State::Start,
             header_len_limit: limits.armor_header_len_limit(),
             kind: None,
-            b64: Zeroizing::new(Vec::new()),
+            b64: SecretVec::default(),
             b64_cap: SMALL_B64_CAP,
-            out: Zeroizing::new(Vec::new()),
+            out: SecretVec::default(),
             out_pos: 0,
             out_len: 0,
             at_line_start: true,
@@ -529,8 +530,8 @@ impl<R: BufRead> ArmorReader<R> {
         }
 
         self.kind = Some(kind);
-        self.b64 = Zeroizing::new(Vec::with_capacity(self.b64_cap));
-        self.out = Zeroizing::new(vec![0; decoded_len(self.b64_cap)]);
+        self.b64 = SecretVec::with_capacity(self.b64_cap);
+        self.out = SecretVec::zeroed(decoded_len(self.b64_cap));
         self.line = Vec::new();
         self.state = State::Body;
         if self.threads > 1 {
@@ -582,7 +583,7 @@ impl<R: BufRead> ArmorReader<R> {
             )
             .chain([blocks.carry.as_slice()])
             .collect();
-        let text = Zeroizing::new(pieces.concat());
+        let text = SecretVec::new(pieces.concat());
         self.ahead = Ahead { text, pos: 0, error: blocks.error.take() };
         self.blocks = None;
         Ok(())
@@ -601,7 +602,7 @@ impl<R: BufRead> ArmorReader<R> {
         // buffer, a new one rather than a reallocation, which would leave a copy unwiped.)
         reserve_wiped(&mut self.b64, self.b64_cap);
         if self.out.len() < decoded_len(self.b64_cap) {
-            self.out = Zeroizing::new(vec![0; decoded_len(self.b64_cap)]);
+            self.out = SecretVec::zeroed(decoded_len(self.b64_cap));
         }
         loop {
             let marker = self.scan()?;

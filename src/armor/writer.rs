@@ -9,6 +9,7 @@ use base64::engine::general_purpose::STANDARD;
 use zeroize::Zeroizing;
 
 use super::{ArmorKind, DASHES, reserve_wiped};
+use crate::crypto::secret::SecretVec;
 use crate::error::{Error, Result};
 use crate::message::parallel::{Pipeline, Work};
 
@@ -63,7 +64,7 @@ pub struct ArmorWriter<W: Write> {
     partial: Zeroizing<[u8; LINE_INPUT_LEN]>,
     partial_len: usize,
     /// Encoded lines not yet written to `inner`; never longer than `OUT_CAP`.
-    out: Zeroizing<Vec<u8>>,
+    out: SecretVec,
     poisoned: bool,
     /// With more than one thread: the blocks being encoded (`partial` and `out` are then unused).
     blocks: Option<Box<Blocks>>,
@@ -71,15 +72,15 @@ pub struct ArmorWriter<W: Write> {
 
 /// A block of input octets and, once the work has run, its armored lines.
 struct EncodeJob {
-    input: Zeroizing<Vec<u8>>,
-    text: Zeroizing<Vec<u8>>,
+    input: SecretVec,
+    text: SecretVec,
 }
 
 /// Blocks encoded on worker threads, written in order.
 struct Blocks {
     pipeline: Pipeline<EncodeJob>,
     /// Input of the next block, up to `block_input_len` octets.
-    next: Zeroizing<Vec<u8>>,
+    next: SecretVec,
     /// [`FIRST_BLOCK_INPUT_LEN`] for the first block, [`BLOCK_INPUT_LEN`] after it.
     block_input_len: usize,
     /// Jobs already written, for their buffers.
@@ -96,7 +97,7 @@ impl Blocks {
         pipeline.set_threads(threads.saturating_add(1));
         Self {
             pipeline,
-            next: Zeroizing::new(Vec::new()),
+            next: SecretVec::default(),
             block_input_len: FIRST_BLOCK_INPUT_LEN,
             free: Vec::new(),
         }
@@ -110,8 +111,8 @@ impl Blocks {
             // The text buffer has room for the whole block: the work never reallocates it.
             let text_len = self.next.len().div_ceil(LINE_INPUT_LEN).saturating_mul(LINE_LEN + 1);
             let mut job = self.free.pop().unwrap_or_else(|| EncodeJob {
-                input: Zeroizing::new(Vec::new()),
-                text: Zeroizing::new(Vec::with_capacity(text_len)),
+                input: SecretVec::default(),
+                text: SecretVec::with_capacity(text_len),
             });
             std::mem::swap(&mut job.input, &mut self.next);
             self.next.clear();
@@ -159,7 +160,7 @@ impl Blocks {
     /// line stays in `next`.
     fn flush<W: Write>(&mut self, inner: &mut W) -> io::Result<()> {
         let whole = self.next.len().saturating_sub(self.next.len() % LINE_INPUT_LEN);
-        let rest = Zeroizing::new(self.next.get(whole..).unwrap_or_default().to_vec());
+        let rest = SecretVec::new(self.next.get(whole..).unwrap_or_default().to_vec());
         self.next.truncate(whole);
         self.submit(inner, 0)?;
         self.next.extend_from_slice(&rest);
@@ -184,7 +185,7 @@ impl<W: Write> ArmorWriter<W> {
             kind,
             partial: Zeroizing::new([0; LINE_INPUT_LEN]),
             partial_len: 0,
-            out: Zeroizing::new(Vec::with_capacity(OUT_CAP)),
+            out: SecretVec::with_capacity(OUT_CAP),
             poisoned: false,
             blocks: None,
         })

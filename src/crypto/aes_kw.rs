@@ -5,8 +5,8 @@
 #![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use aes_kw::KeyInit;
-use zeroize::Zeroizing;
 
+use crate::crypto::secret::SecretVec;
 use crate::error::{Error, Result};
 
 /// The semiblock size (the integrity check register A is one semiblock).
@@ -47,14 +47,14 @@ pub(crate) fn wrap(kek: &[u8], key: &[u8]) -> Result<Vec<u8>> {
 /// - `Malformed` if `wrapped` is not a multiple of 8 octets or shorter than 24 octets;
 /// - `InvalidArgument` for a KEK of another length;
 /// - `Decrypt` if the integrity check fails (wrong KEK or modified ciphertext).
-pub(crate) fn unwrap(kek: &[u8], wrapped: &[u8]) -> Result<Zeroizing<Vec<u8>>> {
+pub(crate) fn unwrap(kek: &[u8], wrapped: &[u8]) -> Result<SecretVec> {
     // RFC 3394 §2.2.2: the ciphertext is n + 1 ≥ 3 64-bit blocks.
     if !wrapped.len().is_multiple_of(SEMIBLOCK) || wrapped.len() < 3 * SEMIBLOCK {
         return Err(Error::malformed("AES key wrap: wrapped key length"));
     }
     let out_len =
         wrapped.len().checked_sub(SEMIBLOCK).ok_or(Error::malformed("AES key wrap: wrapped key length"))?;
-    let mut out = Zeroizing::new(vec![0u8; out_len]);
+    let mut out = SecretVec::zeroed(out_len);
     // RFC 3394 §2.2.3: "If A == IV, return P, else return an error" — opaque on purpose.
     let res = match kek.len() {
         16 => aes_kw::KwAes128::new_from_slice(kek)

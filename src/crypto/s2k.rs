@@ -9,6 +9,7 @@
 use zeroize::Zeroizing;
 
 use crate::crypto::hash::Hasher;
+use crate::crypto::secret::SecretVec;
 use crate::error::{Error, Limit, Result, Unsupported};
 use crate::limits::Limits;
 use crate::packet::s2k::{S2k, count_octets};
@@ -24,12 +25,7 @@ const MAX_KEY_LEN: usize = 64;
 ///   memory exponent below `3 + ceil(log2(p))` or above 31);
 /// - `Unsupported(S2k)` for any other S2K type, `Unsupported(HashAlgorithm)` for an unknown hash;
 /// - `InvalidArgument` if `key_len` is 0 or above 64 (or below 4 for Argon2).
-pub(crate) fn derive(
-    s2k: &S2k,
-    password: &[u8],
-    key_len: usize,
-    limits: &Limits,
-) -> Result<Zeroizing<Vec<u8>>> {
+pub(crate) fn derive(s2k: &S2k, password: &[u8], key_len: usize, limits: &Limits) -> Result<SecretVec> {
     if key_len == 0 || key_len > MAX_KEY_LEN {
         return Err(Error::InvalidArgument("S2K: key length"));
     }
@@ -56,11 +52,11 @@ fn iterated_salted(
     password: &[u8],
     octets: u64,
     key_len: usize,
-) -> Result<Zeroizing<Vec<u8>>> {
+) -> Result<SecretVec> {
     // "the salt and the passphrase are repeatedly hashed until count octets have been hashed";
     // "If the count is less than the size of the salt plus passphrase, the full salt plus
     // passphrase are hashed" once.
-    let mut unit = Zeroizing::new(Vec::with_capacity(salt.len().saturating_add(password.len())));
+    let mut unit = SecretVec::with_capacity(salt.len().saturating_add(password.len()));
     unit.extend_from_slice(salt);
     unit.extend_from_slice(password);
     let unit_len = u64::try_from(unit.len()).map_err(|_| Error::InvalidArgument("S2K: password"))?;
@@ -68,13 +64,13 @@ fn iterated_salted(
 
     // A buffer of whole repetitions so the hash sees large updates (8 KiB or one unit).
     let reps = 8192usize.checked_div(unit.len()).unwrap_or(1).max(1);
-    let mut block = Zeroizing::new(Vec::with_capacity(unit.len().saturating_mul(reps)));
+    let mut block = SecretVec::with_capacity(unit.len().saturating_mul(reps));
     for _ in 0..reps {
         block.extend_from_slice(&unit);
     }
     let block_len = u64::try_from(block.len()).map_err(|_| Error::InvalidArgument("S2K"))?;
 
-    let mut key = Zeroizing::new(Vec::with_capacity(key_len));
+    let mut key = SecretVec::with_capacity(key_len);
     // §3.7.1.1: "If the hash size is less than the key size, multiple instances of the hash
     // context are created ... the first is preloaded with zero octets, the second with one
     // zero octet, and so forth", until enough octets exist; the leftmost octets are the key.
@@ -140,12 +136,7 @@ impl Argon2Params {
 /// Argon2id, version 0x13 (RFC 9106), as RFC 9580 §3.7.1.4 uses it: no secret, no associated
 /// data, tag length `key_len`.
 /// <https://www.rfc-editor.org/rfc/rfc9580#section-3.7.1.4>
-fn argon2id(
-    password: &[u8],
-    salt: &[u8],
-    params: &Argon2Params,
-    key_len: usize,
-) -> Result<Zeroizing<Vec<u8>>> {
+fn argon2id(password: &[u8], salt: &[u8], params: &Argon2Params, key_len: usize) -> Result<SecretVec> {
     let argon_params = argon2::Params::new(params.memory_kib, params.t, params.p, Some(key_len))
         .map_err(|_| Error::InvalidArgument("S2K: Argon2 parameters"))?;
     let ctx = argon2::Argon2::new(argon2::Algorithm::Argon2id, argon2::Version::V0x13, argon_params);
@@ -155,7 +146,7 @@ fn argon2id(
     let mut memory: Zeroizing<Vec<argon2::Block>> = Zeroizing::new(Vec::new());
     memory.try_reserve_exact(blocks).map_err(|_| Error::LimitExceeded(Limit::Argon2Memory))?;
     memory.resize(blocks, argon2::Block::new());
-    let mut key = Zeroizing::new(vec![0u8; key_len]);
+    let mut key = SecretVec::zeroed(key_len);
     ctx.hash_password_into_with_memory(password, salt, &mut key, memory.as_mut_slice())
         .map_err(|_| Error::InvalidArgument("S2K: Argon2 parameters"))?;
     Ok(key)

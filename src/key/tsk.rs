@@ -10,6 +10,7 @@ use crate::armor::ArmorKind;
 use crate::crypto::aead::AeadCipher;
 use crate::crypto::rng::Rng;
 use crate::crypto::secret::Password;
+use crate::crypto::secret::SecretVec;
 use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm, hkdf, s2k};
 use crate::error::{Error, Result, Unsupported};
 use crate::key::cert::{Cert, armored, write_packet};
@@ -239,13 +240,13 @@ fn protection_kek(
     s2k: &S2k,
     password: &[u8],
     limits: &Limits,
-) -> Result<Zeroizing<Vec<u8>>> {
+) -> Result<SecretVec> {
     let key_len = symmetric
         .key_len()
         .ok_or(Error::Unsupported(Unsupported::SymmetricAlgorithm(u8::from(symmetric))))?;
     let ikm = s2k::derive(s2k, password, key_len, limits)?;
     let info = [tag_octet(tag), 6, u8::from(symmetric), u8::from(aead)];
-    let mut kek = Zeroizing::new(vec![0u8; key_len]);
+    let mut kek = SecretVec::zeroed(key_len);
     hkdf::sha256(&[], &ikm, &info, &mut kek)?;
     Ok(kek)
 }
@@ -297,7 +298,7 @@ fn try_unlock(
         .ok_or(Error::malformed("secret key: encrypted material shorter than its tag"))?;
     let (ct, tag_bytes) = enc.ciphertext.split_at(split);
     let tag_arr: [u8; 16] = tag_bytes.try_into().map_err(|_| Error::malformed("secret key: tag"))?;
-    let mut buf = Zeroizing::new(ct.to_vec());
+    let mut buf = SecretVec::new(ct.to_vec());
     if cipher.decrypt_in_place(&enc.iv, &protection_ad(public, tag), &mut buf, &tag_arr).is_err() {
         return Ok(None);
     }
@@ -324,7 +325,7 @@ fn lock_one(
     let cipher = AeadCipher::new(symmetric, aead, &kek)?;
     let mut iv = vec![0u8; aead.nonce_len().unwrap_or(15)];
     rng.fill(&mut iv)?;
-    let mut buf = Zeroizing::new(Vec::with_capacity(material.encoded_len()));
+    let mut buf = SecretVec::with_capacity(material.encoded_len());
     material.write_to(&mut *buf)?;
     let tag_bytes = cipher.encrypt_in_place(&iv, &protection_ad(public, tag), &mut buf)?;
     let mut ciphertext = buf.to_vec();

@@ -16,6 +16,7 @@ use zeroize::Zeroizing;
 
 use crate::armor::{ArmorKind, ArmorWriter};
 use crate::crypto::rng::Rng;
+use crate::crypto::secret::SecretVec;
 use crate::crypto::secret::{Curve25519Secret, Password, Secret32, SessionKey};
 use crate::crypto::{AeadAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm, mlkem_x25519, s2k, x25519};
 use crate::error::{Error, Result, Unsupported};
@@ -477,7 +478,7 @@ impl<'a> Encryptor<'a> {
     fn plans(&self, t: u32, rng: &mut Rng) -> Result<Vec<RecipientPlan<'a>>> {
         let counts: Vec<usize> = self.recipients.iter().map(|c| key_candidates(c).count()).collect();
         let total = counts.iter().sum::<usize>().saturating_mul(size_of::<KeyRandomness>());
-        let mut randomness = Zeroizing::new(vec![0u8; total]);
+        let mut randomness = SecretVec::zeroed(total);
         rng.fill(&mut randomness)?;
         let (halves, _) = randomness.as_chunks::<32>();
         let (mut rest, _) = halves.as_chunks::<2>();
@@ -575,7 +576,7 @@ impl<'a> Encryptor<'a> {
 
         // The session key, then every other random value, drawn before any plaintext arrives
         // so that the output depends only on the RNG and the plaintext, not on write sizes.
-        let mut key_bytes = Zeroizing::new(vec![0u8; key_len]);
+        let mut key_bytes = SecretVec::zeroed(key_len);
         rng.fill(&mut key_bytes)?;
         let session_key = SessionKey::from_bytes(&key_bytes);
 

@@ -28,8 +28,7 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, OnceLock};
 use std::thread::{self, JoinHandle};
 
-use zeroize::Zeroizing;
-
+use crate::crypto::secret::SecretVec;
 use crate::error::{Error, Result};
 
 /// Most threads used by default: beyond four, memory (chunk buffers in flight) grows faster
@@ -111,7 +110,7 @@ pub(crate) struct Job {
     /// The chunk index (the nonce).
     pub(crate) index: u64,
     /// Data ‖ tag (and, for the reader, anything after them, which the work ignores).
-    pub(crate) buf: Zeroizing<Vec<u8>>,
+    pub(crate) buf: SecretVec,
     /// Octets of data at the front of `buf`.
     pub(crate) len: usize,
     /// What the work made of it.
@@ -152,7 +151,7 @@ pub(crate) struct Pipeline<J = Job> {
     /// Buffers of finished jobs, for reuse (zeroizing: wiped when dropped). Those of the
     /// encrypting writer hold ciphertext; those of the decrypting reader may still hold the
     /// plaintext of a chunk the caller has read, until they are overwritten.
-    free: Vec<Zeroizing<Vec<u8>>>,
+    free: Vec<SecretVec>,
     buf_len: usize,
 }
 
@@ -213,13 +212,21 @@ impl<J: Send + 'static> Pipeline<J> {
         self.buf_len
     }
 
+    /// A recycled buffer of `buf_len` octets, if there is one. Callers start a new buffer
+    /// small and grow it as data comes: a stream's last chunk is often short, and a new
+    /// 256 KiB buffer costs page faults and zeroing whatever it will hold.
+    pub(crate) fn recycled(&mut self) -> Option<SecretVec> {
+        self.free.pop()
+    }
+
     /// A buffer of `buf_len` octets: a recycled one or a new one.
-    pub(crate) fn buffer(&mut self) -> Zeroizing<Vec<u8>> {
-        self.free.pop().unwrap_or_else(|| Zeroizing::new(vec![0u8; self.buf_len]))
+    #[cfg(test)]
+    pub(crate) fn buffer(&mut self) -> SecretVec {
+        self.recycled().unwrap_or_else(|| SecretVec::zeroed(self.buf_len))
     }
 
     /// Takes back a buffer for reuse (wiped now if it is not kept).
-    pub(crate) fn recycle(&mut self, buf: Zeroizing<Vec<u8>>) {
+    pub(crate) fn recycle(&mut self, buf: SecretVec) {
         if buf.len() == self.buf_len && self.free.len() < 2 {
             self.free.push(buf);
         }

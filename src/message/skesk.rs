@@ -4,10 +4,9 @@
 //!
 //! The S2K itself (password → key) is the key layer's; these functions take its output.
 
-use zeroize::Zeroizing;
-
 use crate::crypto::aead::AeadCipher;
 use crate::crypto::hkdf;
+use crate::crypto::secret::SecretVec;
 use crate::crypto::secret::SessionKey;
 use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm};
 use crate::error::{Error, Result, Unsupported};
@@ -25,13 +24,9 @@ fn info(sym: SymmetricAlgorithm, aead: AeadAlgorithm) -> [u8; 4] {
 ///
 /// # Errors
 /// `Unsupported(SymmetricAlgorithm)` for an unknown cipher.
-pub(crate) fn derive_kek(
-    s2k_key: &[u8],
-    sym: SymmetricAlgorithm,
-    aead: AeadAlgorithm,
-) -> Result<Zeroizing<Vec<u8>>> {
+pub(crate) fn derive_kek(s2k_key: &[u8], sym: SymmetricAlgorithm, aead: AeadAlgorithm) -> Result<SecretVec> {
     let key_len = sym.key_len().ok_or(Error::Unsupported(Unsupported::SymmetricAlgorithm(sym.into())))?;
-    let mut kek = Zeroizing::new(vec![0u8; key_len]);
+    let mut kek = SecretVec::zeroed(key_len);
     hkdf::sha256(&[], s2k_key, &info(sym, aead), &mut kek)?;
     Ok(kek)
 }
@@ -49,7 +44,7 @@ pub(crate) fn derive_kek(
 pub(crate) fn decrypt_session_key(skesk: &Skesk, s2k_key: &[u8]) -> Result<SessionKey> {
     let kek = derive_kek(s2k_key, skesk.sym, skesk.aead)?;
     let cipher = AeadCipher::new(skesk.sym, skesk.aead, &kek)?;
-    let mut key = Zeroizing::new(skesk.encrypted_key.clone());
+    let mut key = SecretVec::new(skesk.encrypted_key.clone());
     cipher.decrypt_in_place(&skesk.iv, &info(skesk.sym, skesk.aead), &mut key, &skesk.tag)?;
     if skesk.sym.key_len() != Some(key.len()) {
         return Err(Error::Decrypt);

@@ -8,6 +8,7 @@ use std::io::{self, Write};
 
 use zeroize::Zeroizing;
 
+use crate::crypto::secret::SecretVec;
 use crate::crypto::secret::{Curve25519Secret, MlDsaSeed, MlKemSeed};
 use crate::crypto::{AeadAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm};
 use crate::error::{Error, Result, Unsupported};
@@ -98,7 +99,7 @@ pub(crate) enum SecretKeyMaterial {
         mlkem_seed: MlKemSeed,
     },
     /// Secret material of an algorithm this crate does not implement, kept verbatim.
-    Unknown(Zeroizing<Vec<u8>>),
+    Unknown(SecretVec),
 }
 
 impl fmt::Debug for SecretKeyMaterial {
@@ -280,7 +281,7 @@ impl SecretKeyMaterial {
                 x25519: Curve25519Secret(*secret_array(&mut r)?),
                 mlkem_seed: MlKemSeed(*secret_array(&mut r)?),
             },
-            PublicKeyAlgorithm::Unknown(_) => Self::Unknown(Zeroizing::new(r.rest().to_vec())),
+            PublicKeyAlgorithm::Unknown(_) => Self::Unknown(SecretVec::new(r.rest().to_vec())),
         };
         if !r.is_empty() {
             return Err(Error::malformed("secret key: key material length does not match the algorithm"));
@@ -451,8 +452,8 @@ impl SecretKeyPacket {
 
     #[allow(dead_code, reason = "uniform serialization interface (STYLE §2); used by the round-trip tests")]
     /// The serialized body. Holds secret octets: the buffer is wiped on drop.
-    pub(crate) fn to_vec(&self) -> Zeroizing<Vec<u8>> {
-        let mut out = Zeroizing::new(Vec::with_capacity(self.encoded_len()));
+    pub(crate) fn to_vec(&self) -> SecretVec {
+        let mut out = SecretVec::with_capacity(self.encoded_len());
         // Writing to a Vec cannot fail (an oversized protection field ends the output early).
         let _ = self.write_to(&mut *out);
         out

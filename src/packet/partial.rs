@@ -7,8 +7,7 @@
 
 use std::io::{self, BufRead, Read, Write};
 
-use zeroize::Zeroizing;
-
+use crate::crypto::secret::SecretVec;
 use crate::error::{Error, Result};
 use crate::packet::header::{self, BodyLength, Header, Tag};
 
@@ -182,7 +181,7 @@ pub(crate) trait DirectSink: Write {
     ///
     /// # Errors
     /// Without a pin.
-    fn rollback(&mut self) -> io::Result<Zeroizing<Vec<u8>>>;
+    fn rollback(&mut self) -> io::Result<SecretVec>;
 }
 
 /// `Write` adapter that frames its input as one data packet with partial body lengths.
@@ -199,7 +198,7 @@ pub(crate) struct PartialBodyWriter<W: Write> {
     exp: u8,
     /// Buffered octets of the current part; never reaches `part_len` between calls. It may
     /// hold plaintext (literal data), hence the zeroizing buffer allocated once.
-    buf: Zeroizing<Vec<u8>>,
+    buf: SecretVec,
     header_written: bool,
     poisoned: bool,
 }
@@ -218,7 +217,7 @@ impl<W: Write> PartialBodyWriter<W> {
             inner,
             tag,
             exp,
-            buf: Zeroizing::new(Vec::with_capacity(1usize << exp)),
+            buf: SecretVec::with_capacity(1usize << exp),
             header_written: false,
             poisoned: false,
         }
@@ -314,9 +313,9 @@ impl<W: DirectSink> PartialBodyWriter<W> {
         // Until a part boundary with nothing buffered (and whenever parts are longer than the
         // sink's chunks, which the pin cannot cover): the buffered path.
         // Allocated only if that path is taken.
-        let mut staging: Option<Zeroizing<Vec<u8>>> = None;
+        let mut staging: Option<SecretVec> = None;
         while !self.header_written || !self.buf.is_empty() || part_len > chunk_size {
-            let staging = staging.get_or_insert_with(|| Zeroizing::new(vec![0u8; part_len]));
+            let staging = staging.get_or_insert_with(|| SecretVec::zeroed(part_len));
             let want = part_len.saturating_sub(self.buf.len());
             let n = read_up_to(src, staging.get_mut(..want).unwrap_or_default())?;
             if n == 0 {
