@@ -395,7 +395,8 @@ impl<R: BufRead> ArmorReader<R> {
     }
 
     /// Decodes the base64 body on `threads` worker threads (1, the default, or 0: on the calling
-    /// thread only) while the calling thread reads, which is mostly I/O; at most the available
+    /// thread only) while the calling thread reads, which is mostly I/O (and decodes a queued
+    /// block itself rather than wait for a worker); at most the available
     /// parallelism less one, or 3 if that is more. See [Threads](Self#threads): the output and the
     /// kinds of error are the same, but the source may be read beyond the END line. The first block is
     /// decoded on the calling thread, so input shorter than one block starts no thread. Takes

@@ -193,7 +193,8 @@ impl<W: Write> ArmorWriter<W> {
 
     /// Encodes on `threads` worker threads (1, the default, or 0: on the calling thread only):
     /// blocks of 192 KiB of input are encoded on the workers while the calling thread collects
-    /// the next block and writes the finished ones, which is mostly I/O. At most the available
+    /// the next block and writes the finished ones, which is mostly I/O (and encodes a queued
+    /// block itself rather than wait for a worker). At most the available
     /// parallelism less one, or 3 if that is more. The first block is encoded on the calling thread, so
     /// output shorter than one block starts no thread. The output is identical for every value.
     /// Takes effect only before the first write.

@@ -149,7 +149,8 @@ impl<'a> Decryptor<'a> {
     }
 
     /// Uses this many threads in all (1 = the calling thread only): the calling thread reads
-    /// while `threads − 1` workers decrypt chunks. The default is the machine's available
+    /// while `threads − 1` workers decrypt chunks, and decrypts queued chunks itself rather
+    /// than wait for a worker. The default is the machine's available
     /// parallelism, at most 4; more than the available parallelism (or 4, if that is more)
     /// counts as that many. Armored input is decoded by `threads` more workers (see
     /// [`ArmorReader::threads`]). Plaintext is still released in order, each chunk only after

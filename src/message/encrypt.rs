@@ -265,7 +265,8 @@ impl<'a> Encryptor<'a> {
     }
 
     /// Uses this many threads in all (1 = the calling thread only): the calling thread frames
-    /// and writes while `threads − 1` workers encrypt chunks. The default is the machine's
+    /// and writes while `threads − 1` workers encrypt chunks, and encrypts queued chunks itself
+    /// rather than wait for a worker. The default is the machine's
     /// available parallelism, at most 4; more than the available parallelism (or 4, if that is
     /// more) counts as that many; short messages never start a thread.
     /// With 8 or more recipient certificates, checking them and the key agreements with their
