@@ -569,7 +569,8 @@ impl<R: BufRead> ArmorReader<R> {
                     return Ok(());
                 }
                 later.push(job);
-                while let Some(job) = blocks.pipeline.collect() {
+                // Only their text is wanted: queued blocks are not decoded.
+                while let Some(job) = blocks.pipeline.collect_unrun() {
                     later.push(job?);
                 }
             }
