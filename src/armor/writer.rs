@@ -197,7 +197,8 @@ impl<W: Write> ArmorWriter<W> {
     /// block itself rather than wait for a worker). At most the available
     /// parallelism less one, or 3 if that is more. The first block is encoded on the calling thread, so
     /// output shorter than one block starts no thread. The output is identical for every value.
-    /// Takes effect only before the first write.
+    /// Takes effect only while nothing is buffered: before the first write, or after a flush
+    /// that left no partial line; otherwise the call changes nothing.
     pub fn threads(mut self, threads: usize) -> Self {
         let untouched = self.partial_len == 0 && self.out.is_empty();
         if untouched && self.blocks.as_ref().is_none_or(|b| b.pipeline.in_flight() == 0 && b.next.is_empty())
