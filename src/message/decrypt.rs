@@ -152,7 +152,9 @@ impl<'a> Decryptor<'a> {
     /// while `threads − 1` workers decrypt chunks, and decrypts queued chunks itself rather
     /// than wait for a worker. The default is the machine's available
     /// parallelism, at most 4; more than the available parallelism (or 4, if that is more)
-    /// counts as that many. Armored input is decoded by `threads` more workers (see
+    /// counts as that many. The first 4 MiB of a message (16 chunks of the default size) are
+    /// decrypted on the calling thread; workers start after them. Armored input is decoded by
+    /// `threads` more workers (see
     /// [`ArmorReader::threads`]). Plaintext is still released in order, each chunk only after
     /// its own tag verified.
     #[must_use]

@@ -28,6 +28,9 @@ use crate::packet::seipd::SeipdHeader;
 const MAX_OKM_LEN: usize = 40;
 /// Octets of the chunk index at the end of each nonce.
 const INDEX_LEN: usize = 8;
+/// Octets of chunks the writer and the reader process on the calling thread before they start
+/// workers (at most 16 chunks; see `Pipeline::solo_for`): 16 chunks of the default size.
+const SOLO_OCTETS: usize = 4 << 20;
 /// Where a new chunk buffer (of the reader or the writer) starts, before it knows the data is
 /// longer: a small message, or the short last chunk of a longer one, then allocates and wipes
 /// 4 KiB instead of a whole 256 KiB slot.
@@ -192,10 +195,12 @@ fn slot_len(cipher: &ChunkCipher) -> Result<usize> {
     cipher.chunk_size().checked_add(TAG_LEN).ok_or(Error::InvalidArgument("chunk size"))
 }
 
-/// A new zeroizing buffer of `len` octets holding a copy of `old[..keep]`; `old` is wiped
-/// when the caller drops it, so no stale plaintext copy stays behind.
-fn grown(old: &[u8], keep: usize, len: usize) -> Result<SecretVec> {
-    let mut new = SecretVec::zeroed(len);
+/// A buffer of `len` octets holding a copy of `old[..keep]`: a whole slot from the process's
+/// pool of wiped buffers if `len` is one and the pool has one (see `Pipeline::pooled`), else a
+/// new one; `old` is wiped when the caller drops it, so no stale plaintext copy stays behind.
+fn grown(pipeline: &Pipeline, old: &[u8], keep: usize, len: usize) -> Result<SecretVec> {
+    let reused = if len == pipeline.buffer_len() { pipeline.pooled() } else { None };
+    let mut new = reused.unwrap_or_else(|| SecretVec::zeroed(len));
     new.get_mut(..keep).ok_or_else(bounds)?.copy_from_slice(old.get(..keep).ok_or_else(bounds)?);
     Ok(new)
 }
@@ -286,10 +291,12 @@ impl<W: Write> SeipdWriter<W> {
         header.write_to(&mut inner)?;
         let work_cipher = Arc::clone(&cipher);
         let work: Work = Arc::new(move |job: &mut Job| job.result = encrypt_job(&work_cipher, job));
+        let mut pipeline = Pipeline::new("sixpgp-seipd", work, slot_len);
+        pipeline.solo_for(SOLO_OCTETS);
         Ok(Self {
             inner,
             cipher,
-            pipeline: Pipeline::new("sixpgp-seipd", work, slot_len),
+            pipeline,
             cur: SecretVec::zeroed(slot_len.min(FIRST_READ_LEN)),
             len: 0,
             held: None,
@@ -364,7 +371,7 @@ impl<W: Write> SeipdWriter<W> {
             // A new chunk buffer outgrew its start: double (from 4 KiB), up to a whole slot.
             let slot = chunk_size.checked_add(TAG_LEN).ok_or_else(bounds)?;
             let size = needed.max(self.cur.len().saturating_mul(2)).max(FIRST_READ_LEN).min(slot);
-            self.cur = grown(&self.cur, self.len, size)?;
+            self.cur = grown(&self.pipeline, &self.cur, self.len, size)?;
         }
         Ok(n)
     }
@@ -603,10 +610,12 @@ impl<R: Read> SeipdReader<R> {
             slot_len(&cipher)?.checked_add(LOOKAHEAD).ok_or(Error::InvalidArgument("chunk size"))?;
         let work_cipher = Arc::clone(&cipher);
         let work: Work = Arc::new(move |job: &mut Job| job.result = decrypt_job(&work_cipher, job));
+        let mut pipeline = Pipeline::new("sixpgp-seipd", work, buf_len);
+        pipeline.solo_for(SOLO_OCTETS);
         Ok(Self {
             inner,
             cipher,
-            pipeline: Pipeline::new("sixpgp-seipd", work, buf_len),
+            pipeline,
             carry: [0; LOOKAHEAD],
             carry_len: 0,
             tail: None,
@@ -657,7 +666,7 @@ impl<R: Read> SeipdReader<R> {
                 if buf.len() >= full_len {
                     break;
                 }
-                buf = grown(&buf, filled, full_len)?;
+                buf = grown(&self.pipeline, &buf, filled, full_len)?;
             }
             let dst = buf.get_mut(filled..).ok_or_else(bounds)?;
             match self.inner.read(dst) {
@@ -836,6 +845,8 @@ mod tests {
     ) -> Vec<u8> {
         let mut w = SeipdWriter::new(Vec::new(), &key(sym), sym, aead, c, SALT).unwrap();
         w.set_threads(threads);
+        // Workers from the second chunk, so that short test messages exercise them.
+        w.pipeline.solo_for(0);
         for piece in data.chunks(split.max(1)) {
             w.write_all(piece).unwrap();
         }
@@ -851,6 +862,7 @@ mod tests {
         let header = SeipdHeader::read_from(&mut src)?;
         let mut r = SeipdReader::new(src, session_key, &header)?;
         r.set_threads(threads);
+        r.pipeline.solo_for(0);
         let mut out = Vec::new();
         if byte_reads {
             let mut b = [0u8; 1];
@@ -1141,6 +1153,34 @@ mod tests {
         }
     }
 
+    /// With the production setting, the first chunks (16 of 64 octets here) run on the calling
+    /// thread: a message of 17 chunks (the last one inline) starts no thread, a longer one
+    /// does, and the ciphertext and plaintext are the same as with one thread.
+    #[test]
+    fn solo_chunks_start_no_thread_and_agree() {
+        let sym = SymmetricAlgorithm::Aes128;
+        for (len, threads_started) in [(64 * 16 + 5, false), (64 * 60 + 5, true)] {
+            let plain = data(len);
+            let one = encrypt_t(sym, AeadAlgorithm::Ocb, 0, &plain, 1000, 1);
+            let mut w = SeipdWriter::new(Vec::new(), &key(sym), sym, AeadAlgorithm::Ocb, 0, SALT).unwrap();
+            w.set_threads(2);
+            w.write_all(&plain).unwrap();
+            let before_finish = w.pipeline.worker_count();
+            let two = w.finish().unwrap();
+            assert_eq!(two, one, "len {len}");
+            assert_eq!(before_finish > 0, threads_started, "len {len}");
+
+            let mut src = &one[..];
+            let header = SeipdHeader::read_from(&mut src).unwrap();
+            let mut r = SeipdReader::new(src, &key(sym), &header).unwrap();
+            r.set_threads(2);
+            let mut out = Vec::new();
+            let _ = r.read_to_end(&mut out).unwrap();
+            assert_eq!(out, plain);
+            assert_eq!(r.pipeline.worker_count() > 0, threads_started, "reader, len {len}");
+        }
+    }
+
     #[test]
     fn new_chunk_buffers_start_small() {
         // 64 KiB chunks (octet 10): a short chunk after a full one, on the writer or the
@@ -1152,6 +1192,7 @@ mod tests {
         for threads in [1, 2] {
             let mut w = SeipdWriter::new(Vec::new(), &key(sym), sym, AeadAlgorithm::Ocb, 10, SALT).unwrap();
             w.set_threads(threads);
+            w.pipeline.solo_for(0);
             w.write_all(&plain).unwrap();
             let expected = if threads == 1 { chunk + 16 } else { FIRST_READ_LEN };
             assert_eq!(w.cur.len(), expected, "{threads} threads");
@@ -1161,6 +1202,7 @@ mod tests {
             let header = SeipdHeader::read_from(&mut src).unwrap();
             let mut r = SeipdReader::new(src, &key(sym), &header).unwrap();
             r.set_threads(threads);
+            r.pipeline.solo_for(0);
             let mut first = [0u8; 1];
             r.read_exact(&mut first).unwrap();
             if threads > 1 {
@@ -1342,6 +1384,7 @@ mod tests {
                 let header = SeipdHeader::read_from(&mut src).unwrap();
                 let mut r = SeipdReader::new(src, &key(sym), &header).unwrap();
                 r.set_threads(threads);
+                r.pipeline.solo_for(0);
                 let mut buf = [0u8; 64];
                 for _ in 0..reads {
                     r.read_exact(&mut buf).unwrap();
@@ -1351,6 +1394,7 @@ mod tests {
             }
             let mut w = SeipdWriter::new(Vec::new(), &key(sym), sym, AeadAlgorithm::Ocb, 0, SALT).unwrap();
             w.set_threads(threads);
+            w.pipeline.solo_for(0);
             w.write_all(&data(64 * 5 + 1)).unwrap();
             drop(w);
 
