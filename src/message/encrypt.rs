@@ -268,9 +268,9 @@ impl<'a> Encryptor<'a> {
     /// and writes while `threads − 1` workers encrypt chunks, and encrypts queued chunks itself
     /// rather than wait for a worker. The default is the machine's
     /// available parallelism, at most 4; more than the available parallelism (or 4, if that is
-    /// more) counts as that many. Messages up to 4 MiB (16 chunks of the default size, or one
-    /// more chunk) never start a thread: their chunks are encrypted on the calling thread, one
-    /// buffer reused from chunk to chunk, which is faster than starting workers for so little.
+    /// more) counts as that many. Messages up to about 4 MiB (16 chunks of the default size and
+    /// one more) never start a thread: their chunks are encrypted on the calling thread, which
+    /// is faster than starting workers for so little.
     /// With 8 or more recipient certificates, checking them and the key agreements with their
     /// keys are spread over this many threads too, certificate by certificate (at most the
     /// available parallelism; by default all of it); the session key is then wrapped under each

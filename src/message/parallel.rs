@@ -22,12 +22,13 @@
 //! queue of slots (done here, with worker i, or not started), so results come back in order.
 //! Workers are started only when a stream turns out to be long: after its solo jobs (one by
 //! default; the SEIPD adapters run their first 4 MiB on the calling thread, see
-//! [`Pipeline::solo_for`]), and only once a second job would wait (a stream's last chunk alone
-//! is done by the calling thread). They live as long as the adapter, and they own nothing but
+//! [`Pipeline::solo_for`]), and only once a second job would wait in the queue (a single
+//! queued job, such as a stream's last chunk, is done by the calling thread). They live as long as the adapter, and they own nothing but
 //! the jobs they are given and the shared work function (the keyed cipher). Every buffer is
 //! wiped when dropped ([`Job::buf`] is a [`SecretVec`]); while an adapter lives, its buffers
 //! are reused (see [`Pipeline::recycle`]), and whole chunk buffers a finished stream leaves
-//! are wiped and kept for the next streams of the process, up to 2 MiB ([`POOL`]).
+//! are wiped and kept for the next streams of the process, up to 2 MiB ([`POOL`]), which take
+//! them when a chunk grows to a whole buffer (never for a short message's small buffers).
 //!
 //! Std only (`std::sync::mpsc`), no pool dependency: a stream has at most a few workers and a
 //! job is a whole chunk (256 KiB by default), so channel costs are negligible.
@@ -218,7 +219,8 @@ impl<J: Send + 'static> Pipeline<J> {
     /// against 0.34 ms on one (thread start, and page faults and zeroing for the buffers in
     /// flight), while a long stream loses little by starting a few chunks later.
     pub(crate) fn solo_for(&mut self, octets: usize) {
-        let jobs = octets.checked_div(self.buf_len).unwrap_or(1).clamp(1, MAX_SOLO_JOBS);
+        // Rounded up: 4 MiB of 256 KiB chunks is 16 jobs, although each buffer also holds a tag.
+        let jobs = octets.div_ceil(self.buf_len.max(1)).clamp(1, MAX_SOLO_JOBS);
         self.solo = u64::try_from(jobs).unwrap_or(1);
     }
 
@@ -259,12 +261,12 @@ impl<J: Send + 'static> Pipeline<J> {
         self.buf_len
     }
 
-    /// A recycled buffer of `buf_len` octets, if there is one (this stream's, or a wiped one an
-    /// earlier stream left in the process's [`POOL`]). Callers start a new buffer
+    /// A recycled buffer of `buf_len` octets of this stream, if there is one. Callers start a
+    /// new buffer
     /// small and grow it as data comes: a stream's last chunk is often short, and a new
     /// 256 KiB buffer costs page faults and zeroing whatever it will hold.
     pub(crate) fn recycled(&mut self) -> Option<SecretVec> {
-        self.free.pop().or_else(|| self.pooled())
+        self.free.pop()
     }
 
     /// A wiped buffer of `buf_len` octets that an earlier stream left in the process's
@@ -506,20 +508,24 @@ const POOL_OCTETS: usize = 2 << 20;
 
 /// A pooled buffer of exactly `len` octets, if there is one.
 fn pool_take(len: usize) -> Option<SecretVec> {
-    let mut pool = POOL.lock().ok()?;
+    let mut pool = POOL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let i = pool.iter().position(|b| b.len() == len)?;
     Some(pool.swap_remove(i))
 }
 
-/// Wipes `buf` (in bulk, keeping its length) and keeps it in [`POOL`] if there is room;
-/// otherwise it is dropped (and wiped again, which is cheap next to the allocation it saves).
+/// Keeps `buf`, wiped in bulk (its length stays), in [`POOL`]; the oldest buffers make room if
+/// needed. A buffer with spare capacity is not kept (it is dropped, and so wiped).
 fn pool_give(mut buf: SecretVec) {
-    zeroize::Zeroize::zeroize(buf.as_mut_slice());
-    let Ok(mut pool) = POOL.lock() else { return };
-    let held = pool.iter().map(|b| b.capacity()).fold(0usize, usize::saturating_add);
-    if held.saturating_add(buf.capacity()) <= POOL_OCTETS {
-        pool.push(buf);
+    if buf.capacity() != buf.len() || buf.len() > POOL_OCTETS {
+        return;
     }
+    zeroize::Zeroize::zeroize(buf.as_mut_slice());
+    let mut pool = POOL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let held = |pool: &Vec<SecretVec>| pool.iter().map(|b| b.len()).fold(0usize, usize::saturating_add);
+    while !pool.is_empty() && held(&pool).saturating_add(buf.len()) > POOL_OCTETS {
+        drop(pool.remove(0));
+    }
+    pool.push(buf);
 }
 
 #[cfg(test)]
@@ -695,6 +701,40 @@ mod tests {
         assert_eq!(big.depth(), 2);
         big.set_threads(1);
         assert_eq!(big.depth(), 1);
+    }
+
+    /// With the default chunk size, `SOLO_OCTETS`-like 4 MiB is 16 chunks (each buffer also
+    /// holds a tag, and the reader's a look-ahead: rounded up, not down).
+    #[test]
+    fn four_mib_of_default_chunks_is_sixteen_solo_jobs() {
+        for buf_len in [(256 << 10) + 16, (256 << 10) + 16 + 32] {
+            let work: Work = Arc::new(|_: &mut Job| {});
+            let mut p = Pipeline::new("test", work, buf_len);
+            p.solo_for(4 << 20);
+            assert_eq!(p.solo, 16);
+        }
+    }
+
+    /// If no worker could be started, queued jobs are all done by the calling thread, in order.
+    #[test]
+    fn without_workers_queued_jobs_run_on_the_calling_thread() {
+        let mut p = pipeline(2);
+        p.started = true; // as if starting had been tried and no thread came up
+        let mut out = Vec::new();
+        for index in 0..10 {
+            let mut buf = p.buffer();
+            buf.fill(1);
+            p.submit(Job { index, buf, len: 4, result: Ok(()) }, false);
+            while p.in_flight() >= p.depth() {
+                out.push(p.collect().unwrap().unwrap());
+            }
+        }
+        while let Some(job) = p.collect() {
+            out.push(job.unwrap());
+        }
+        assert!(p.workers.is_empty());
+        assert!(out.iter().map(|j| j.index).eq(0..10));
+        assert!(out.iter().enumerate().all(|(i, j)| usize::from(j.buf[0]) == 1 + i));
     }
 
     /// `solo_for`: the first jobs run on the calling thread one at a time; after them, a job

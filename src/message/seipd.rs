@@ -238,8 +238,8 @@ fn decrypt_job(cipher: &ChunkCipher, job: &mut Job) -> Result<()> {
 /// handed to the [`Pipeline`], which encrypts it in place on a worker thread while the caller
 /// fills the next one, and encrypted chunks are written in order, each with its tag in one
 /// call. The first buffer starts at 4 KiB and grows to a chunk only if the data does, and the
-/// first chunk is encrypted on the calling thread, so a short message allocates little and
-/// starts no thread. `finish` writes the last (short, non-empty) chunk and the final tag.
+/// first chunks (4 MiB, see `SOLO_OCTETS`) are encrypted on the calling thread, so a short
+/// message allocates little and starts no thread. `finish` writes the last (short, non-empty) chunk and the final tag.
 /// Dropping without `finish` writes nothing more; the output then fails to decrypt.
 ///
 /// The ciphertext does not depend on the thread count.
@@ -309,7 +309,7 @@ impl<W: Write> SeipdWriter<W> {
     }
 
     /// Sets the number of threads that encrypt chunks (1 = none started; 0 counts as 1).
-    /// Takes effect before the second chunk; the ciphertext is the same for any value.
+    /// Takes effect until the workers start; the ciphertext is the same for any value.
     /// `Encryptor::threads` sets it.
     pub(crate) fn set_threads(&mut self, threads: usize) {
         self.pipeline.set_threads(threads);
@@ -632,7 +632,7 @@ impl<R: Read> SeipdReader<R> {
     }
 
     /// Sets the number of threads that decrypt chunks (1 = none started; 0 counts as 1).
-    /// Takes effect before the second chunk. `Decryptor::threads` sets it.
+    /// Takes effect until the workers start. `Decryptor::threads` sets it.
     pub(crate) fn set_threads(&mut self, threads: usize) {
         self.pipeline.set_threads(threads);
     }
@@ -1154,12 +1154,14 @@ mod tests {
     }
 
     /// With the production setting, the first chunks (16 of 64 octets here) run on the calling
-    /// thread: a message of 17 chunks (the last one inline) starts no thread, a longer one
-    /// does, and the ciphertext and plaintext are the same as with one thread.
+    /// thread: messages of 17 or 18 chunks start no thread, a longer one does, and the
+    /// ciphertext and plaintext are the same as with one thread.
     #[test]
     fn solo_chunks_start_no_thread_and_agree() {
         let sym = SymmetricAlgorithm::Aes128;
-        for (len, threads_started) in [(64 * 16 + 5, false), (64 * 60 + 5, true)] {
+        // 17 chunks: the last one inline; 18: one queued chunk after the solo ones, done by the
+        // calling thread; 60: workers.
+        for (len, threads_started) in [(64 * 16 + 5, false), (64 * 17 + 5, false), (64 * 60 + 5, true)] {
             let plain = data(len);
             let one = encrypt_t(sym, AeadAlgorithm::Ocb, 0, &plain, 1000, 1);
             let mut w = SeipdWriter::new(Vec::new(), &key(sym), sym, AeadAlgorithm::Ocb, 0, SALT).unwrap();
