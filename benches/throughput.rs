@@ -84,14 +84,21 @@ fn encrypt_and_decrypt<'a>(
     });
 }
 
-fn suites(c: &mut Criterion, key: &Tsk, cert: &Cert) {
-    let len = 1 << 24;
-    let plain = vec![0x5au8; len];
-    let mut group = c.benchmark_group("suite");
+/// A group of a few samples of about 2 s each (the messages are large; the machine has two
+/// cores).
+fn short_group<'a>(c: &'a mut Criterion, name: &str) -> BenchmarkGroup<'a, WallTime> {
+    let mut group = c.benchmark_group(name);
     let _ = group
         .sample_size(10)
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(2));
+    group
+}
+
+fn suites(c: &mut Criterion, key: &Tsk, cert: &Cert) {
+    let len = 1 << 24;
+    let plain = vec![0x5au8; len];
+    let mut group = short_group(c, "suite");
     let _ = group.throughput(Throughput::Bytes(len as u64));
     for (sym, aead, name) in SUITES {
         for chunk in CHUNKS {
@@ -116,11 +123,7 @@ fn suites(c: &mut Criterion, key: &Tsk, cert: &Cert) {
 }
 
 fn sizes(c: &mut Criterion, key: &Tsk, cert: &Cert) {
-    let mut group = c.benchmark_group("size");
-    let _ = group
-        .sample_size(10)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(2));
+    let mut group = short_group(c, "size");
     for len in SIZES {
         let plain = vec![0x5au8; len];
         let _ = group.throughput(Throughput::Bytes(len as u64));
@@ -132,11 +135,7 @@ fn sizes(c: &mut Criterion, key: &Tsk, cert: &Cert) {
 fn armored(c: &mut Criterion, key: &Tsk, cert: &Cert) {
     let len = 1 << 24;
     let plain = vec![0x5au8; len];
-    let mut group = c.benchmark_group("armored");
-    let _ = group
-        .sample_size(10)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(2));
+    let mut group = short_group(c, "armored");
     let _ = group.throughput(Throughput::Bytes(len as u64));
     for threads in [Some(1), None] {
         let label = format!("threads-{}", threads.map_or("all".into(), |n| n.to_string()));

@@ -238,7 +238,8 @@ impl<J: Send + 'static> Pipeline<J> {
     /// bounded whatever the thread count a caller asks for and the chunk size a message
     /// declares.
     pub(crate) fn depth(&self) -> usize {
-        if self.threads <= 1 || (self.workers.is_empty() && self.submitted < self.solo) {
+        // Workers start only after the solo jobs, so during them there are none.
+        if self.threads <= 1 || self.submitted < self.solo {
             return 1;
         }
         let budget = IN_FLIGHT_BUDGET.checked_div(self.buf_len).unwrap_or(1);
@@ -332,8 +333,7 @@ impl<J: Send + 'static> Pipeline<J> {
             self.in_flight.push_back(Slot::Done(job));
             return;
         }
-        let queued = self.in_flight.iter().any(|s| matches!(s, Slot::Queued(_)));
-        if queued && !self.started {
+        if !self.started && self.has_queued() {
             // A second job would wait: worth starting the workers (a last chunk alone, done
             // by the calling thread when collected, is not).
             self.started = true;
@@ -341,11 +341,15 @@ impl<J: Send + 'static> Pipeline<J> {
             self.feed();
         }
         // Jobs go to the workers in submission order: behind any still queued.
-        let queued = self.in_flight.iter().any(|s| matches!(s, Slot::Queued(_)));
-        match if queued { Err(job) } else { self.send(job) } {
+        match if self.has_queued() { Err(job) } else { self.send(job) } {
             Ok(i) => self.in_flight.push_back(Slot::Worker(i)),
             Err(job) => self.in_flight.push_back(Slot::Queued(job)),
         }
+    }
+
+    /// Whether a job waits in the queue.
+    fn has_queued(&self) -> bool {
+        self.in_flight.iter().any(|s| matches!(s, Slot::Queued(_)))
     }
 
     /// Sends `job` to the least busy worker that has room; gives it back if none has.
@@ -521,9 +525,9 @@ fn pool_give(mut buf: SecretVec) {
     }
     zeroize::Zeroize::zeroize(buf.as_mut_slice());
     let mut pool = POOL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let held = |pool: &Vec<SecretVec>| pool.iter().map(|b| b.len()).fold(0usize, usize::saturating_add);
-    while !pool.is_empty() && held(&pool).saturating_add(buf.len()) > POOL_OCTETS {
-        drop(pool.remove(0));
+    let mut held = pool.iter().map(|b| b.len()).fold(0usize, usize::saturating_add);
+    while !pool.is_empty() && held.saturating_add(buf.len()) > POOL_OCTETS {
+        held = held.saturating_sub(pool.remove(0).len());
     }
     pool.push(buf);
 }

@@ -205,6 +205,14 @@ fn grown(pipeline: &Pipeline, old: &[u8], keep: usize, len: usize) -> Result<Sec
     Ok(new)
 }
 
+/// The pipeline of the writer or the reader: chunk buffers of `buf_len` octets, the first
+/// `SOLO_OCTETS` on the calling thread.
+fn chunk_pipeline(work: Work, buf_len: usize) -> Pipeline {
+    let mut pipeline = Pipeline::new("sixpgp-seipd", work, buf_len);
+    pipeline.solo_for(SOLO_OCTETS);
+    pipeline
+}
+
 /// Octets counted as a u64.
 fn octets(n: usize) -> Result<u64> {
     u64::try_from(n).map_err(|_| bounds())
@@ -291,8 +299,7 @@ impl<W: Write> SeipdWriter<W> {
         header.write_to(&mut inner)?;
         let work_cipher = Arc::clone(&cipher);
         let work: Work = Arc::new(move |job: &mut Job| job.result = encrypt_job(&work_cipher, job));
-        let mut pipeline = Pipeline::new("sixpgp-seipd", work, slot_len);
-        pipeline.solo_for(SOLO_OCTETS);
+        let pipeline = chunk_pipeline(work, slot_len);
         Ok(Self {
             inner,
             cipher,
@@ -610,8 +617,7 @@ impl<R: Read> SeipdReader<R> {
             slot_len(&cipher)?.checked_add(LOOKAHEAD).ok_or(Error::InvalidArgument("chunk size"))?;
         let work_cipher = Arc::clone(&cipher);
         let work: Work = Arc::new(move |job: &mut Job| job.result = decrypt_job(&work_cipher, job));
-        let mut pipeline = Pipeline::new("sixpgp-seipd", work, buf_len);
-        pipeline.solo_for(SOLO_OCTETS);
+        let pipeline = chunk_pipeline(work, buf_len);
         Ok(Self {
             inner,
             cipher,
@@ -857,12 +863,23 @@ mod tests {
         decrypt_t(body, session_key, byte_reads, parallel::default_threads())
     }
 
-    fn decrypt_t(body: &[u8], session_key: &SessionKey, byte_reads: bool, threads: usize) -> Result<Vec<u8>> {
+    /// A reader over the SEIPD body `body` with `threads` threads, its workers from the second
+    /// chunk (so that short test messages exercise them).
+    fn reader_t<'b>(
+        body: &'b [u8],
+        session_key: &SessionKey,
+        threads: usize,
+    ) -> Result<SeipdReader<&'b [u8]>> {
         let mut src = body;
         let header = SeipdHeader::read_from(&mut src)?;
         let mut r = SeipdReader::new(src, session_key, &header)?;
         r.set_threads(threads);
         r.pipeline.solo_for(0);
+        Ok(r)
+    }
+
+    fn decrypt_t(body: &[u8], session_key: &SessionKey, byte_reads: bool, threads: usize) -> Result<Vec<u8>> {
+        let mut r = reader_t(body, session_key, threads)?;
         let mut out = Vec::new();
         if byte_reads {
             let mut b = [0u8; 1];
@@ -1200,11 +1217,7 @@ mod tests {
             assert_eq!(w.cur.len(), expected, "{threads} threads");
             let body = w.finish().unwrap();
 
-            let mut src = &body[..];
-            let header = SeipdHeader::read_from(&mut src).unwrap();
-            let mut r = SeipdReader::new(src, &key(sym), &header).unwrap();
-            r.set_threads(threads);
-            r.pipeline.solo_for(0);
+            let mut r = reader_t(&body, &key(sym), threads).unwrap();
             let mut first = [0u8; 1];
             r.read_exact(&mut first).unwrap();
             if threads > 1 {
@@ -1382,11 +1395,7 @@ mod tests {
         let body = encrypt_t(sym, AeadAlgorithm::Ocb, 0, &data(64 * 40 + 3), 64, 1);
         for threads in [2, 3, 4, 8] {
             for reads in [1, 2, 5] {
-                let mut src = &body[..];
-                let header = SeipdHeader::read_from(&mut src).unwrap();
-                let mut r = SeipdReader::new(src, &key(sym), &header).unwrap();
-                r.set_threads(threads);
-                r.pipeline.solo_for(0);
+                let mut r = reader_t(&body, &key(sym), threads).unwrap();
                 let mut buf = [0u8; 64];
                 for _ in 0..reads {
                     r.read_exact(&mut buf).unwrap();
