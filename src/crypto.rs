@@ -1,6 +1,7 @@
 //! Cryptographic building blocks: algorithm identifiers and the constructions OpenPGP builds from
 //! RustCrypto primitives. This module does no I/O and knows no packet framing.
 
+pub(crate) mod accel;
 pub(crate) mod aead;
 pub(crate) mod aes_kw;
 pub(crate) mod ed25519;

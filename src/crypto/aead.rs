@@ -19,6 +19,7 @@ use eax::aead::consts::U16;
 use eax::aead::{AeadCore, AeadInOut, KeyInit};
 use zeroize::Zeroize;
 
+use crate::crypto::accel::{self, FastGcm};
 use crate::crypto::gcm::Gcm;
 use crate::crypto::ocb::Ocb;
 use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm};
@@ -41,6 +42,8 @@ enum Inner {
     Aes128Gcm(Box<Gcm<Aes128>>),
     Aes192Gcm(Box<Gcm<Aes192>>),
     Aes256Gcm(Box<Gcm<Aes256>>),
+    /// AES-128-GCM or AES-256-GCM on `graviola`, where the CPU allows (see `accel`).
+    FastGcm(Box<FastGcm>),
 }
 
 /// An AES-based AEAD cipher keyed once, encrypting and decrypting in place with detached
@@ -111,6 +114,7 @@ macro_rules! dispatch {
             Inner::Aes128Gcm($a) => $gcm,
             Inner::Aes192Gcm($a) => $gcm,
             Inner::Aes256Gcm($a) => $gcm,
+            Inner::FastGcm($a) => $gcm,
             Inner::Aes128Eax($a) => $e,
             Inner::Aes192Eax($a) => $e,
             Inner::Aes256Eax($a) => $e,
@@ -133,6 +137,11 @@ impl AeadCipher {
             (SymmetricAlgorithm::Aes128, AeadAlgorithm::Ocb) => Inner::Aes128Ocb(Box::new(Ocb::new(key)?)),
             (SymmetricAlgorithm::Aes192, AeadAlgorithm::Ocb) => Inner::Aes192Ocb(Box::new(Ocb::new(key)?)),
             (SymmetricAlgorithm::Aes256, AeadAlgorithm::Ocb) => Inner::Aes256Ocb(Box::new(Ocb::new(key)?)),
+            (SymmetricAlgorithm::Aes128 | SymmetricAlgorithm::Aes256, AeadAlgorithm::Gcm)
+                if accel::available() && Some(key.len()) == sym.key_len() =>
+            {
+                Inner::FastGcm(accel::gcm(key).ok_or(Error::InvalidArgument("AEAD key length"))?)
+            }
             (SymmetricAlgorithm::Aes128, AeadAlgorithm::Gcm) => Inner::Aes128Gcm(Box::new(Gcm::new(key)?)),
             (SymmetricAlgorithm::Aes192, AeadAlgorithm::Gcm) => Inner::Aes192Gcm(Box::new(Gcm::new(key)?)),
             (SymmetricAlgorithm::Aes256, AeadAlgorithm::Gcm) => Inner::Aes256Gcm(Box::new(Gcm::new(key)?)),

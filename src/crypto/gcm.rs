@@ -39,7 +39,7 @@ pub(crate) const TAG_LEN: usize = 16;
 /// The nonce (IV) length OpenPGP uses: 96 bits, the only length with `J0 = IV ‖ 0^31 ‖ 1`.
 pub(crate) const NONCE_LEN: usize = 12;
 /// The longest plaintext GCM allows: 2^39 − 256 bits (SP 800-38D §5.2.1.1).
-const MAX_TEXT_LEN: u64 = (1 << 36) - 32;
+pub(crate) const MAX_TEXT_LEN: u64 = (1 << 36) - 32;
 
 type Block = Array<u8, U16>;
 

@@ -10,6 +10,7 @@
 use x25519_dalek::{PublicKey, StaticSecret};
 use zeroize::Zeroizing;
 
+use crate::crypto::accel;
 use crate::crypto::aes_kw;
 use crate::crypto::hkdf;
 use crate::crypto::rng::Rng;
@@ -31,14 +32,25 @@ pub(crate) fn generate(rng: &mut Rng) -> Result<Curve25519Secret> {
     Ok(secret)
 }
 
-/// The public key `X25519(secret, 9)`.
+/// The public key `X25519(secret, 9)` (on `graviola` where the CPU allows, see `accel`).
 pub(crate) fn public_key(secret: &Curve25519Secret) -> [u8; 32] {
+    accel::x25519_public_key(secret).unwrap_or_else(|| portable_public_key(secret))
+}
+
+/// [`public_key`] on `x25519-dalek`.
+pub(super) fn portable_public_key(secret: &Curve25519Secret) -> [u8; 32] {
     let secret = StaticSecret::from(secret.0);
     PublicKey::from(&secret).to_bytes()
 }
 
-/// `X25519(secret, public)`; `None` if the result is all zero (a low-order `public`).
+/// `X25519(secret, public)`; `None` if the result is all zero (a low-order `public`). On
+/// `graviola` where the CPU allows (see `accel`).
 pub(crate) fn shared_point(secret: &Curve25519Secret, public: &[u8; 32]) -> Option<Secret32> {
+    accel::x25519_shared_point(secret, public).unwrap_or_else(|| portable_shared_point(secret, public))
+}
+
+/// [`shared_point`] on `x25519-dalek`.
+pub(super) fn portable_shared_point(secret: &Curve25519Secret, public: &[u8; 32]) -> Option<Secret32> {
     let secret = StaticSecret::from(secret.0);
     let shared = secret.diffie_hellman(&PublicKey::from(*public));
     // RFC 7748 §6.1: "check whether the resulting shared secret is the all-zero value and abort".
