@@ -1,5 +1,6 @@
 //! Cryptographic building blocks: algorithm identifiers and the constructions OpenPGP builds from
-//! RustCrypto primitives. This module does no I/O and knows no packet framing.
+//! RustCrypto and dalek primitives (and, where the CPU allows, `graviola`'s: see [`accel`]).
+//! This module does no I/O and knows no packet framing.
 
 pub(crate) mod accel;
 pub(crate) mod aead;

@@ -1,5 +1,7 @@
 //! GCM (NIST SP 800-38D) with 96-bit nonces and 128-bit tags, as OpenPGP uses it (RFC 9580
 //! §5.13.5), on any 16-octet block cipher: the CTR keystream and GHASH in one pass over the data.
+//! This is the portable path: where the CPU allows, AES-128-GCM and AES-256-GCM run on
+//! `graviola` instead (see [`crate::crypto::accel`]), which is checked against this one.
 //!
 //! <https://nvlpubs.nist.gov/nistpubs/Legacy/SP/nistspecialpublication800-38d.pdf>
 //!
