@@ -12,26 +12,44 @@
 //! recipients. Its curve arithmetic is s2n-bignum's, with machine-checked proofs of
 //! functional correctness.
 //!
-//! `graviola` builds only for x86_64 and aarch64, and asserts at each call that the CPU has
-//! its features (x86_64: AES-NI, PCLMULQDQ, AVX, AVX2, BMI1, ADX; aarch64: NEON, AES, PMULL,
-//! SHA-2). [`available`] checks the same features once per process; where they are missing
-//! (or on another architecture) every caller takes the portable path, so no input or CPU
-//! makes it panic. Both paths give identical results: the unit tests here compare them on
-//! random and edge-case inputs, and the portable path keeps its own vector tests.
+//! `graviola` builds only for x86_64 and aarch64 (used here on 64-bit little-endian targets
+//! only), and asserts at each call that the CPU has its features (x86_64: AES-NI, PCLMULQDQ,
+//! AVX, AVX2, BMI1, ADX; aarch64: NEON, AES, PMULL, SHA-2). [`available`] asks `graviola`'s
+//! own check once per process, and on x86_64 BMI2 as well (its curve code uses MULX); where
+//! they are missing (or on another target) every caller takes the portable path, so no input
+//! or CPU makes it panic. Both paths give identical results: the unit tests here compare them
+//! on random and edge-case inputs, and the portable path keeps its own vector tests. (In a
+//! debug build, `GRAVIOLA_CPU_DISABLE_aes=1` sends everything down the portable path, and
+//! `GRAVIOLA_CPU_DISABLE_vaes=1` makes `graviola`'s GCM use its AES-NI/AVX2 code; `.ci/run`
+//! runs the crypto tests both ways.)
 //!
-//! Zeroization: `graviola` wipes its AES key schedule, GHASH table and X25519 secrets when
-//! they are dropped; the shared secret it returns is copied out and wiped here.
+//! Zeroization: `graviola` wipes its AES key schedule, GHASH table, X25519 secrets and shared
+//! secret when they are dropped. As on the portable path, stack copies made while a value is
+//! built or moved (the key schedule boxed here, the shared point's limbs inside `graviola`)
+//! are not wiped.
 #![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[cfg(all(
+    any(target_arch = "x86_64", target_arch = "aarch64"),
+    target_pointer_width = "64",
+    target_endian = "little"
+))]
 pub(crate) use imp::*;
 
-#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+#[cfg(not(all(
+    any(target_arch = "x86_64", target_arch = "aarch64"),
+    target_pointer_width = "64",
+    target_endian = "little"
+)))]
 pub(crate) use portable::*;
 
 /// Where `graviola` does not build: nothing is available, and the callers take the portable
 /// path.
-#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+#[cfg(not(all(
+    any(target_arch = "x86_64", target_arch = "aarch64"),
+    target_pointer_width = "64",
+    target_endian = "little"
+)))]
 mod portable {
     use crate::crypto::gcm::TAG_LEN;
     use crate::crypto::secret::{Curve25519Secret, Secret32};
@@ -78,7 +96,11 @@ mod portable {
     }
 }
 
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[cfg(all(
+    any(target_arch = "x86_64", target_arch = "aarch64"),
+    target_pointer_width = "64",
+    target_endian = "little"
+))]
 mod imp {
     use std::sync::OnceLock;
 
@@ -91,29 +113,22 @@ mod imp {
     use crate::crypto::secret::{Curve25519Secret, Secret32};
     use crate::error::{Error, Result};
 
-    /// Whether the CPU has every feature `graviola` asserts (checked once per process).
+    /// Whether the CPU has every feature `graviola` asserts (checked once per process: a debug
+    /// build's `GRAVIOLA_CPU_DISABLE_<feature>` must be set before the first use).
     pub(crate) fn available() -> bool {
         static AVAILABLE: OnceLock<bool> = OnceLock::new();
         *AVAILABLE.get_or_init(detect)
     }
 
-    #[cfg(target_arch = "x86_64")]
+    /// `graviola`'s own check (the one it asserts, so that the two cannot disagree, also when
+    /// its debug builds are told to hide a feature with `GRAVIOLA_CPU_DISABLE_<feature>`), and on
+    /// x86_64 BMI2 too: its curve assembly uses MULX, which its check leaves out.
     fn detect() -> bool {
-        std::arch::is_x86_feature_detected!("aes")
-            && std::arch::is_x86_feature_detected!("pclmulqdq")
-            && std::arch::is_x86_feature_detected!("avx")
-            && std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("bmi1")
-            && std::arch::is_x86_feature_detected!("bmi2")
-            && std::arch::is_x86_feature_detected!("adx")
-    }
-
-    #[cfg(target_arch = "aarch64")]
-    fn detect() -> bool {
-        std::arch::is_aarch64_feature_detected!("neon")
-            && std::arch::is_aarch64_feature_detected!("aes")
-            && std::arch::is_aarch64_feature_detected!("pmull")
-            && std::arch::is_aarch64_feature_detected!("sha2")
+        #[cfg(target_arch = "x86_64")]
+        let extra = std::arch::is_x86_feature_detected!("bmi2");
+        #[cfg(not(target_arch = "x86_64"))]
+        let extra = true;
+        graviola::util::is_cpu_supported() && extra
     }
 
     /// Whether GCM allows a text of `len` octets (`graviola` does not check).
@@ -193,11 +208,8 @@ mod imp {
         }
         let secret = StaticPrivateKey::from_array(&secret.0);
         // `graviola` answers an error exactly for the all-zero result.
-        Some(secret.diffie_hellman(&PublicKey::from_array(public)).ok().map(|mut shared| {
-            let out = Secret32(shared.0);
-            shared.0.zeroize();
-            out
-        }))
+        // (`SharedSecret` wipes itself when dropped.)
+        Some(secret.diffie_hellman(&PublicKey::from_array(public)).ok().map(|shared| Secret32(shared.0)))
     }
 
     /// PureEdDSA verification (RFC 8032 §5.1.7, cofactorless), if [`available`]; the caller
@@ -325,6 +337,161 @@ mod imp {
             }
             // No AES-192 here: the caller takes the portable GCM.
             assert!(gcm(&[7; 24]).is_none());
+        }
+
+        /// Keys and `R`s with every torsion component (A = aB + T, R = rB + T′, S = r + k·a): the
+        /// cases where Ed25519 implementations are known to differ. About one in eight verifies
+        /// (without the cofactor, the torsion parts must cancel exactly); both paths agree on
+        /// every one, and with [`ed25519::verify`]'s encoding checks in front.
+        #[test]
+        fn ed25519_mixed_order_agrees() {
+            use curve25519_dalek::constants::{ED25519_BASEPOINT_POINT as B, EIGHT_TORSION};
+            use curve25519_dalek::scalar::Scalar;
+            use sha2::{Digest, Sha512};
+            if !here() {
+                return;
+            }
+            let (mut accepted, mut total) = (0, 0);
+            for (ta, torsion_a) in (0u8..).zip(EIGHT_TORSION.iter()) {
+                for (tr, torsion_r) in (0u8..).zip(EIGHT_TORSION.iter()) {
+                    for i in 0u8..8 {
+                        let a = Scalar::from_bytes_mod_order_wide(&[i.wrapping_mul(7).wrapping_add(3); 64]);
+                        let public = (a * B + torsion_a).compress().to_bytes();
+                        let r = Scalar::from_bytes_mod_order_wide(&[i.wrapping_add(100); 64]);
+                        let r_point = (r * B + torsion_r).compress().to_bytes();
+                        let msg = [i, ta, tr];
+                        let k: [u8; 64] = Sha512::new()
+                            .chain_update(r_point)
+                            .chain_update(public)
+                            .chain_update(msg)
+                            .finalize()
+                            .into();
+                        let s = r + Scalar::from_bytes_mod_order_wide(&k) * a;
+                        let mut sig = [0u8; 64];
+                        sig[..32].copy_from_slice(&r_point);
+                        sig[32..].copy_from_slice(s.as_bytes());
+                        let portable = ed25519::portable_verify(&public, &msg, &sig).is_ok();
+                        let fast = ed25519::strict_encoding(&public)
+                            && ed25519::strict_encoding(&r_point)
+                            && ed25519_verify(&public, &msg, &sig).unwrap();
+                        assert_eq!(fast, portable, "A torsion {ta}, R torsion {tr}, i {i}");
+                        assert_eq!(ed25519::verify(&public, &msg, &sig).is_ok(), portable);
+                        accepted += usize::from(portable);
+                        total += 1;
+                    }
+                }
+            }
+            assert!(accepted > 0 && accepted < total, "{accepted} of {total}");
+        }
+
+        /// A small-order key verifies any "signature" ([S]B, S) in `graviola`'s bare equation;
+        /// [`ed25519::verify`] refuses it (its encoding checks are what stops it). And S + ℓ in
+        /// place of S is refused by both paths.
+        #[test]
+        fn ed25519_weak_keys_and_malleability() {
+            use curve25519_dalek::constants::{ED25519_BASEPOINT_POINT as B, EIGHT_TORSION};
+            use curve25519_dalek::scalar::Scalar;
+            if !here() {
+                return;
+            }
+            let s = Scalar::from(12345u64);
+            let mut sig = [0u8; 64];
+            sig[..32].copy_from_slice(&(s * B).compress().to_bytes());
+            sig[32..].copy_from_slice(s.as_bytes());
+            let identity = EIGHT_TORSION[0].compress().to_bytes();
+            assert!(ed25519_verify(&identity, b"any", &sig).unwrap());
+            for torsion in EIGHT_TORSION {
+                let public = torsion.compress().to_bytes();
+                assert!(ed25519::verify(&public, b"any", &sig).is_err());
+                assert!(ed25519::portable_verify(&public, b"any", &sig).is_err());
+            }
+
+            let secret = Curve25519Secret([9; 32]);
+            let public = ed25519::public_key(&secret);
+            let sig = ed25519::sign(&secret, b"msg");
+            assert!(ed25519::verify(&public, b"msg", &sig).is_ok());
+            // ℓ = 2^252 + 27742317777372353535851937790883648493, little-endian.
+            let order: [u8; 32] = [
+                0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9, 0xde,
+                0x14, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10,
+            ];
+            let mut bigger = sig;
+            let mut carry = 0u16;
+            for (b, l) in bigger[32..].iter_mut().zip(order) {
+                let [low, high] = (u16::from(*b) + u16::from(l) + carry).to_le_bytes();
+                *b = low;
+                carry = u16::from(high);
+            }
+            let same = Scalar::from_bytes_mod_order(bigger[32..].try_into().unwrap());
+            assert_eq!(same.as_bytes(), &sig[32..], "S + ℓ reduces to S");
+            assert!(!ed25519_verify(&public, b"msg", &bigger).unwrap());
+            assert!(ed25519::portable_verify(&public, b"msg", &bigger).is_err());
+        }
+
+        /// X25519 at the edges: u = 0, 1, 9, p − 1, p, p + 1, p + 9, 2^255 − 1, the two points
+        /// of order 8 and RFC 7748's, each also with the top bit set (ignored, RFC 7748 §5),
+        /// against all-zero, all-one and RFC secrets: `graviola` and `x25519-dalek` agree,
+        /// including on which results are all zero.
+        #[test]
+        fn x25519_edges_agree() {
+            if !here() {
+                return;
+            }
+            let h = |s: &str| -> [u8; 32] { hex::decode(s).unwrap().try_into().unwrap() };
+            let small = |v: u8| {
+                let mut u = [0u8; 32];
+                u[0] = v;
+                u
+            };
+            let near_p = |low: u8| {
+                let mut u = [0xffu8; 32];
+                u[0] = low;
+                u[31] = 0x7f;
+                u
+            };
+            let mut us = vec![
+                small(0),
+                small(1),
+                small(9),
+                near_p(0xec),
+                near_p(0xed),
+                near_p(0xee),
+                near_p(0xf6),
+                near_p(0xff),
+                h("e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800"),
+                h("5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f1157"),
+                h("e6db6867583030db3594c1a424b15f7c726624ec26b3353b10a903a6d0ab1c4c"),
+            ];
+            let with_top_bit: Vec<[u8; 32]> = us
+                .iter()
+                .map(|u| {
+                    let mut u = *u;
+                    u[31] ^= 0x80;
+                    u
+                })
+                .collect();
+            us.extend(with_top_bit);
+            let mut zeros = 0;
+            for secret in [
+                [0u8; 32],
+                [0xff; 32],
+                [1; 32],
+                h("a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4"),
+            ] {
+                let secret = Curve25519Secret(secret);
+                assert_eq!(x25519_public_key(&secret), Some(x25519::portable_public_key(&secret)));
+                for u in &us {
+                    let portable = x25519::portable_shared_point(&secret, u).map(|s| s.0);
+                    assert_eq!(
+                        x25519_shared_point(&secret, u).unwrap().map(|s| s.0),
+                        portable,
+                        "{}",
+                        hex::encode(u)
+                    );
+                    zeros += usize::from(portable.is_none());
+                }
+            }
+            assert!(zeros > 0);
         }
 
         /// RFC 7748 §5.2, the first test vector, on `graviola`.

@@ -131,6 +131,12 @@ impl AeadCipher {
     /// `InvalidArgument` if `key` does not have the cipher's key length.
     pub(crate) fn new(sym: SymmetricAlgorithm, aead: AeadAlgorithm, key: &[u8]) -> Result<Self> {
         let unsupported_aead = || Error::Unsupported(Unsupported::AeadAlgorithm(aead.into()));
+        let fast_gcm = aead == AeadAlgorithm::Gcm
+            && matches!(sym, SymmetricAlgorithm::Aes128 | SymmetricAlgorithm::Aes256)
+            && Some(key.len()) == sym.key_len();
+        if fast_gcm && let Some(fast) = accel::gcm(key) {
+            return Ok(Self { inner: Inner::FastGcm(fast), aead });
+        }
         let inner = match (sym, aead) {
             (SymmetricAlgorithm::Aes128, AeadAlgorithm::Eax) => Inner::Aes128Eax(Box::new(key_init(key)?)),
             (SymmetricAlgorithm::Aes192, AeadAlgorithm::Eax) => Inner::Aes192Eax(Box::new(key_init(key)?)),
@@ -138,11 +144,6 @@ impl AeadCipher {
             (SymmetricAlgorithm::Aes128, AeadAlgorithm::Ocb) => Inner::Aes128Ocb(Box::new(Ocb::new(key)?)),
             (SymmetricAlgorithm::Aes192, AeadAlgorithm::Ocb) => Inner::Aes192Ocb(Box::new(Ocb::new(key)?)),
             (SymmetricAlgorithm::Aes256, AeadAlgorithm::Ocb) => Inner::Aes256Ocb(Box::new(Ocb::new(key)?)),
-            (SymmetricAlgorithm::Aes128 | SymmetricAlgorithm::Aes256, AeadAlgorithm::Gcm)
-                if accel::available() && Some(key.len()) == sym.key_len() =>
-            {
-                Inner::FastGcm(accel::gcm(key).ok_or(Error::InvalidArgument("AEAD key length"))?)
-            }
             (SymmetricAlgorithm::Aes128, AeadAlgorithm::Gcm) => Inner::Aes128Gcm(Box::new(Gcm::new(key)?)),
             (SymmetricAlgorithm::Aes192, AeadAlgorithm::Gcm) => Inner::Aes192Gcm(Box::new(Gcm::new(key)?)),
             (SymmetricAlgorithm::Aes256, AeadAlgorithm::Gcm) => Inner::Aes256Gcm(Box::new(Gcm::new(key)?)),

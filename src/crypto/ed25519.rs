@@ -38,8 +38,9 @@ pub(crate) fn sign(secret: &Curve25519Secret, msg: &[u8]) -> [u8; 64] {
 ///
 /// Where the CPU allows (see `accel`), the group equation is checked by `graviola` (1.5 times
 /// as fast), after [`strict_encoding`] has checked `R` and the public key: that accepts what
-/// `ed25519-dalek`'s `verify_strict` accepts, except the non-canonical encodings of `R` and
-/// the key (y ≥ p), which no signer produces and which are refused here on both paths.
+/// `ed25519-dalek`'s `verify_strict` accepts, except a public key with a non-canonical
+/// encoding (y ≥ p), which no one can sign for and which is refused here on both paths
+/// (`verify_strict` compares `R` as encoded, so it already refuses a non-canonical `R`).
 ///
 /// # Errors
 /// `BadSignature("Ed25519")` if the public key does not decode or the signature does not verify.
@@ -140,11 +141,18 @@ mod tests {
         }
         y[0] = 0xeb;
         assert!(strict_encoding(&y));
-        // A public key whose y is p + 1 (the identity, not canonical): refused on both paths.
-        let mut p1 = [0xffu8; 32];
-        p1[0] = 0xee;
-        p1[31] = 0x7f;
-        assert!(verify(&p1, b"m", &[0; 64]).is_err());
+        // A key whose y is p + 3 (the point with y = 3, not of small order): `ed25519-dalek`
+        // decodes it, and `verify` refuses it before any equation, on both paths.
+        let mut p3 = [0xffu8; 32];
+        p3[0] = 0xf0;
+        p3[31] = 0x7f;
+        let decoded = VerifyingKey::from_bytes(&p3).expect("y = 3 is on the curve");
+        assert!(!decoded.is_weak());
+        let secret = Curve25519Secret([5; 32]);
+        let sig = sign(&secret, b"m");
+        assert!(strict_encoding(sig.first_chunk::<32>().unwrap()));
+        assert!(!strict_encoding(&p3));
+        assert!(verify(&p3, b"m", &sig).is_err());
     }
 
     /// RFC 8032 §7.1, TEST 1 (empty message) and TEST 2 (one octet 0x72).

@@ -18,7 +18,8 @@ impl Version<'_> for VersionCmd {
     fn extended(&self) -> sop::Result<String> {
         Ok(format!(
             "sixsop {}\nsixpgp {}: OpenPGP v6 (RFC 9580) and post-quantum hybrids (RFC 9980)\n\
-             RustCrypto primitives: ed25519-dalek, x25519-dalek, ml-kem, ml-dsa, aes (with our own multi-block OCB3), aes-gcm, eax, argon2",
+             primitives: RustCrypto and dalek (ed25519-dalek, x25519-dalek, ml-kem, ml-dsa, aes with our own OCB3 and GCM, eax, argon2); \
+             graviola for AES-GCM, X25519 and Ed25519 verification where the CPU allows",
             env!("CARGO_PKG_VERSION"),
             sixpgp::VERSION
         ))
