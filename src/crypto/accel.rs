@@ -14,14 +14,15 @@
 //!
 //! `graviola` builds only for x86_64 and aarch64 (used here on 64-bit little-endian targets
 //! only), and asserts at each call that the CPU has its features (x86_64: AES-NI, PCLMULQDQ,
-//! AVX, AVX2, BMI1, ADX; aarch64: NEON, AES, PMULL, SHA-2). [`available`] asks `graviola`'s
-//! own check once per process, and on x86_64 BMI2 as well (its curve code uses MULX); where
-//! they are missing (or on another target) every caller takes the portable path, so no input
-//! or CPU makes it panic. Both paths give identical results: the unit tests here compare them
-//! on random and edge-case inputs, and the portable path keeps its own vector tests. (In a
-//! debug build, `GRAVIOLA_CPU_DISABLE_aes=1` sends everything down the portable path, and
-//! `GRAVIOLA_CPU_DISABLE_vaes=1` makes `graviola`'s GCM use its AES-NI/AVX2 code; `.ci/run`
-//! runs the crypto tests both ways.)
+//! AVX, AVX2, BMI1, ADX; aarch64: NEON, AES, PMULL, SHA-2). `available` asks `graviola`'s
+//! own check once per process, and on x86_64 BMI2 and ADX as well (its curve code uses MULX
+//! and ADCX/ADOX); where they are missing (or on another target) every caller takes the
+//! portable path, so no input or CPU makes it panic. Both paths give identical results: the
+//! unit tests here compare them on random and edge-case inputs, and the portable path keeps its
+//! own vector tests. (In a debug build, `GRAVIOLA_CPU_DISABLE_aes=1` sends everything down the
+//! portable path, and `GRAVIOLA_CPU_DISABLE_vaes=1` makes `graviola`'s GCM use its AES-NI/AVX2
+//! code; `.ci/run` runs the package's tests with the first and the crypto tests with the
+//! second, and lints the build without `graviola`, `--cfg sixpgp_portable`.)
 //!
 //! Zeroization: `graviola` wipes its AES key schedule, GHASH table, X25519 secrets and shared
 //! secret when they are dropped. As on the portable path, stack copies made while a value is
@@ -29,21 +30,7 @@
 //! are not wiped.
 #![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
-#[cfg(all(
-    any(target_arch = "x86_64", target_arch = "aarch64"),
-    target_pointer_width = "64",
-    target_endian = "little",
-    not(sixpgp_portable)
-))]
 pub(crate) use imp::*;
-
-#[cfg(not(all(
-    any(target_arch = "x86_64", target_arch = "aarch64"),
-    target_pointer_width = "64",
-    target_endian = "little",
-    not(sixpgp_portable)
-)))]
-pub(crate) use portable::*;
 
 /// Where `graviola` does not build (or with `--cfg sixpgp_portable`): nothing is available,
 /// and the callers take the portable path.
@@ -53,7 +40,7 @@ pub(crate) use portable::*;
     target_endian = "little",
     not(sixpgp_portable)
 )))]
-mod portable {
+mod imp {
     use crate::crypto::gcm::TAG_LEN;
     use crate::crypto::secret::{Curve25519Secret, Secret32};
     use crate::error::Result;
@@ -94,6 +81,7 @@ mod portable {
     }
 }
 
+/// Where `graviola` builds (the same condition as its dependency in Cargo.toml).
 #[cfg(all(
     any(target_arch = "x86_64", target_arch = "aarch64"),
     target_pointer_width = "64",

@@ -131,10 +131,11 @@ impl AeadCipher {
     /// `InvalidArgument` if `key` does not have the cipher's key length.
     pub(crate) fn new(sym: SymmetricAlgorithm, aead: AeadAlgorithm, key: &[u8]) -> Result<Self> {
         let unsupported_aead = || Error::Unsupported(Unsupported::AeadAlgorithm(aead.into()));
-        let fast_gcm = aead == AeadAlgorithm::Gcm
-            && matches!(sym, SymmetricAlgorithm::Aes128 | SymmetricAlgorithm::Aes256)
-            && Some(key.len()) == sym.key_len();
-        if fast_gcm && let Some(fast) = accel::gcm(key) {
+        // `accel::gcm` takes AES-128 and AES-256 keys only; AES-192 goes to our own GCM below.
+        if aead == AeadAlgorithm::Gcm
+            && Some(key.len()) == sym.key_len()
+            && let Some(fast) = accel::gcm(key)
+        {
             return Ok(Self { inner: Inner::FastGcm(fast), aead });
         }
         let inner = match (sym, aead) {

@@ -93,9 +93,8 @@ pub(super) fn strict_encoding(point: &[u8; 32]) -> bool {
     }
     // y ≥ p exactly when y is p + k for k in 0..19: first octet 0xed.. 0xff, then 30 octets
     // 0xff and 0x7f.
-    let (first, rest) = y.split_first().unwrap_or((&0, &[]));
-    let (last, middle) = rest.split_last().unwrap_or((&0, &[]));
-    let at_least_p = *first >= 0xed && middle.iter().all(|&b| b == 0xff) && *last == 0x7f;
+    let [first, middle @ .., last] = y;
+    let at_least_p = first >= 0xed && middle.iter().all(|&b| b == 0xff) && last == 0x7f;
     !at_least_p && !SMALL_ORDER_Y.contains(&y)
 }
 

@@ -16,8 +16,7 @@ use zeroize::Zeroizing;
 
 use crate::armor::{ArmorKind, ArmorWriter};
 use crate::crypto::rng::Rng;
-use crate::crypto::secret::SecretVec;
-use crate::crypto::secret::{Curve25519Secret, Password, Secret32, SessionKey};
+use crate::crypto::secret::{Curve25519Secret, Password, Secret32, SecretVec, SessionKey};
 use crate::crypto::{AeadAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm, mlkem_x25519, s2k, x25519};
 use crate::error::{Error, Result, Unsupported};
 use crate::key::{Cert, Profile, Tsk, flags, to_timestamp};
