@@ -9,15 +9,24 @@
 //! through `encrypt_blocks`/`decrypt_blocks` in one call, and the offsets are XORed back. The
 //! result is bit-for-bit RFC 7253 (checked against Appendix A and differentially against `ocb3`).
 //!
+//! The bulk loop works on windows of 64 blocks (1 KiB): the offsets of a window are one XOR of
+//! a precomputed table each, applied 64 octets at a time, and the window goes to the backend
+//! in whole groups. That is the batch the `aes` crate's VAES-512 backend takes (64 blocks per
+//! call, loaded as sixteen 64-octet registers); its per-call load costs about as much as the
+//! AES rounds, so everything around it has to be cheap, and stores of the backend's own width
+//! let its loads be forwarded. AES-NI (8 blocks) and the portable backend (4) tile the window
+//! in several calls; VAES-256 (30 blocks) does not, and keeps the per-group loop.
+//!
 //! Blocks are handled as `u128` in *native* byte order for XOR (endianness does not matter for
 //! XOR); only doubling and the nonce-dependent shift use the big-endian value the RFC means.
 //!
 //! Zeroization: the key schedule is the cipher's (the `aes` crate wipes it on drop); the
-//! key-derived L table is wiped on drop here, and the per-call offsets and checksum before
-//! returning.
+//! key-derived values (L_*, L_$, the L table) are built in place in one heap allocation and
+//! wiped on drop here, and the per-call offsets and checksum before returning.
 
 use aes::cipher::array::Array;
 use aes::cipher::consts::U16;
+use aes::cipher::typenum::Unsigned;
 use aes::cipher::{
     BlockCipherDecBackend, BlockCipherDecClosure, BlockCipherDecrypt, BlockCipherEncBackend,
     BlockCipherEncClosure, BlockCipherEncrypt, BlockSizeUser, KeyInit,
@@ -34,13 +43,23 @@ pub(crate) const TAG_LEN: usize = 16;
 const L_TABLE_LEN: usize = 64;
 /// Blocks per window of the offset table (see [`Tables::prefix`]).
 const WINDOW: usize = 64;
+/// Octets per window.
+const WINDOW_LEN: usize = WINDOW * 16;
+/// Octets per lane: the bulk loops XOR four blocks at a time, one AVX-512 register's worth (or
+/// two or four narrower ones), so that each store has the width of the cipher backend's load
+/// of the same octets when that backend is VAES-512 (a wide load from several narrower
+/// stores waits for them to reach the cache instead of being forwarded).
+const LANE: usize = 64;
 
 type Block = Array<u8, U16>;
 
-/// `double(S)` of RFC 7253 §2 on a big-endian 128-bit value.
+/// `double(S)` of RFC 7253 §2 on a big-endian 128-bit value, without a branch on the
+/// (key-derived) first bit at any optimization level: the bit becomes an all-zeros or all-ones
+/// mask, as in RustCrypto's `dbl` crate.
 fn double(s: u128) -> u128 {
     // S << 1 if the first bit is 0, else (S << 1) xor 0^120 ‖ 10000111.
-    (s << 1) ^ (if s >> 127 == 1 { 0x87 } else { 0 })
+    let mask = (s >> 127).wrapping_neg();
+    (s << 1) ^ (mask & 0x87)
 }
 
 /// Native-order block value (for XOR) from a big-endian value.
@@ -51,19 +70,9 @@ fn ne_from_be(v: u128) -> u128 {
 /// OCB3 with a 128-bit tag over block cipher `C`, keyed once.
 pub(crate) struct Ocb<C> {
     cipher: C,
-    /// L_* = ENCIPHER(K, zeros(128)), native order.
-    l_star: u128,
-    /// L_$ = double(L_*), native order.
-    l_dollar: u128,
-    /// L_0..L_63 and the bulk loops' offset table.
-    tables: Tables,
-}
-
-impl<C> Drop for Ocb<C> {
-    fn drop(&mut self) {
-        self.l_star.zeroize();
-        self.l_dollar.zeroize();
-    }
+    /// The key-derived values, computed in place on the heap so that moving an `Ocb` (into a
+    /// `Box`, say) leaves no copy of them behind.
+    tables: Box<Tables>,
 }
 
 impl<C> std::fmt::Debug for Ocb<C> {
@@ -84,15 +93,16 @@ where
         let cipher = C::new_from_slice(key).map_err(|_| Error::InvalidArgument("AEAD key length"))?;
         // L_* = ENCIPHER(K, zeros(128)); L_$ = double(L_*); L_0 = double(L_$);
         // L_i = double(L_{i-1}) for every integer i > 0.
+        let mut tables =
+            Box::new(Tables { l_star: 0, l_dollar: 0, l: [[0; 16]; L_TABLE_LEN], prefix: [[0; 16]; WINDOW] });
         let mut zero = Block::default();
         cipher.encrypt_block(&mut zero);
         let mut be = u128::from_be_bytes(zero.0);
         zero.0.zeroize();
-        let l_star = ne_from_be(be);
+        tables.l_star = ne_from_be(be);
         be = double(be);
-        let l_dollar = ne_from_be(be);
+        tables.l_dollar = ne_from_be(be);
         // L_i = double(L_{i-1}), L_0 = double(L_$), native order.
-        let mut tables = Tables { l: [[0; 16]; L_TABLE_LEN], prefix: [[0; 16]; WINDOW] };
         for entry in &mut tables.l {
             be = double(be);
             *entry = ne_from_be(be).to_ne_bytes();
@@ -104,7 +114,7 @@ where
             *entry = acc;
         }
         acc.zeroize();
-        Ok(Self { cipher, l_star, l_dollar, tables })
+        Ok(Self { cipher, tables })
     }
 
     /// L_{ntz(i)} for a block index `i` ≥ 1.
@@ -165,7 +175,7 @@ where
         }
         if !tail.is_empty() {
             // Offset_* = Offset_m xor L_*; CipherInput = (A_* ‖ 1 ‖ zeros) xor Offset_*
-            offset ^= self.l_star;
+            offset ^= self.tables.l_star;
             sum ^= self.encipher(pad_block(tail) ^ offset);
         }
         offset.zeroize();
@@ -179,11 +189,11 @@ where
     pub(crate) fn encrypt_in_place(&self, nonce: &[u8], ad: &[u8], buf: &mut [u8]) -> Result<[u8; TAG_LEN]> {
         let mut offset = self.initial_offset(nonce)?.to_ne_bytes();
         let mut checksum = [0u8; 16];
-        let (blocks, tail) = Block::slice_as_chunks_mut(buf);
+        let (blocks, tail) = buf.as_chunks_mut::<16>();
         // The full blocks, inside the cipher backend (see `EncryptBlocks`).
         self.cipher.encrypt_with_backend(EncryptBlocks {
             tables: &self.tables,
-            blocks,
+            blocks: blocks.as_flattened_mut(),
             offset: &mut offset,
             checksum: &mut checksum,
         });
@@ -192,7 +202,7 @@ where
         if !tail.is_empty() {
             // Offset_* = Offset_m xor L_*; Pad = ENCIPHER(K, Offset_*);
             // C_* = P_* xor Pad[1..bitlen(P_*)]; Checksum_* = Checksum_m xor (P_* ‖ 1 ‖ zeros)
-            offset ^= self.l_star;
+            offset ^= self.tables.l_star;
             checksum ^= pad_block(tail);
             let mut pad = self.encipher(offset).to_ne_bytes();
             for (b, p) in tail.iter_mut().zip(pad.iter()) {
@@ -201,7 +211,7 @@ where
             pad.zeroize();
         }
         // Tag = ENCIPHER(K, Checksum_* xor Offset_* xor L_$) xor HASH(K,A)
-        let tag = self.encipher(checksum ^ offset ^ self.l_dollar) ^ self.hash(ad);
+        let tag = self.encipher(checksum ^ offset ^ self.tables.l_dollar) ^ self.hash(ad);
         offset.zeroize();
         checksum.zeroize();
         Ok(tag.to_ne_bytes())
@@ -221,10 +231,10 @@ where
     ) -> Result<()> {
         let mut offset = self.initial_offset(nonce).map_err(|_| Error::Decrypt)?.to_ne_bytes();
         let mut checksum = [0u8; 16];
-        let (blocks, tail) = Block::slice_as_chunks_mut(buf);
+        let (blocks, tail) = buf.as_chunks_mut::<16>();
         self.cipher.decrypt_with_backend(DecryptBlocks {
             tables: &self.tables,
-            blocks,
+            blocks: blocks.as_flattened_mut(),
             offset: &mut offset,
             checksum: &mut checksum,
         });
@@ -233,7 +243,7 @@ where
         if !tail.is_empty() {
             // Offset_* = Offset_m xor L_*; Pad = ENCIPHER(K, Offset_*);
             // P_* = C_* xor Pad[1..bitlen(C_*)]; Checksum_* = Checksum_m xor (P_* ‖ 1 ‖ zeros)
-            offset ^= self.l_star;
+            offset ^= self.tables.l_star;
             let mut pad = self.encipher(offset).to_ne_bytes();
             for (b, p) in tail.iter_mut().zip(pad.iter()) {
                 *b ^= p;
@@ -242,7 +252,7 @@ where
             checksum ^= pad_block(tail);
         }
         // Tag = ENCIPHER(K, Checksum_* xor Offset_* xor L_$) xor HASH(K,A)
-        let expected = self.encipher(checksum ^ offset ^ self.l_dollar) ^ self.hash(ad);
+        let expected = self.encipher(checksum ^ offset ^ self.tables.l_dollar) ^ self.hash(ad);
         offset.zeroize();
         checksum.zeroize();
         // Constant-time comparison: no early exit on the first differing octet.
@@ -258,6 +268,10 @@ where
 /// The key-derived tables the bulk loops use, as octet arrays (so that XOR compiles to vector
 /// instructions instead of pairs of 64-bit operations).
 struct Tables {
+    /// L_* = ENCIPHER(K, zeros(128)), native order.
+    l_star: u128,
+    /// L_$ = double(L_*), native order.
+    l_dollar: u128,
     /// L_i (RFC 7253 §4.1) for i < 64.
     l: [B16; L_TABLE_LEN],
     /// `prefix[j]` = L_{ntz(1)} xor … xor L_{ntz(j+1)}: within a window of 64 blocks that starts
@@ -287,6 +301,8 @@ impl Tables {
 
 impl Drop for Tables {
     fn drop(&mut self) {
+        self.l_star.zeroize();
+        self.l_dollar.zeroize();
         self.l.zeroize();
         self.prefix.zeroize();
     }
@@ -301,7 +317,8 @@ impl Drop for Tables {
 /// C_i = Offset_i xor ENCIPHER(K, P_i xor Offset_i) (RFC 7253 §4.2).
 struct EncryptBlocks<'a, 'b> {
     tables: &'a Tables,
-    blocks: &'b mut [Block],
+    /// Whole blocks.
+    blocks: &'b mut [u8],
     /// In: Offset_0. Out: Offset_m.
     offset: &'b mut B16,
     /// Out: Checksum_m.
@@ -316,7 +333,23 @@ impl BlockCipherEncClosure for EncryptBlocks<'_, '_> {
     #[inline(always)]
     fn call<E: BlockCipherEncBackend<BlockSize = U16>>(self, backend: &E) {
         let mut run = Run::new(self.tables, *self.offset);
-        let (groups, rest) = Array::<Block, E::ParBlocksSize>::slice_as_chunks_mut(self.blocks);
+        let mut blocks = self.blocks;
+        // Whole windows when the backend's groups tile one (all but VAES-256's 30 blocks).
+        if WINDOW.is_multiple_of(E::ParBlocksSize::USIZE) {
+            let (windows, rest) = blocks.as_chunks_mut::<WINDOW_LEN>();
+            for window in windows {
+                run.window::<true>(window, |window| {
+                    let (blocks, _) = Block::slice_as_chunks_mut(window);
+                    let (groups, _) = Array::<Block, E::ParBlocksSize>::slice_as_chunks_mut(blocks);
+                    for group in groups {
+                        backend.encrypt_par_blocks_inplace(group);
+                    }
+                });
+            }
+            blocks = rest;
+        }
+        let (blocks, _) = Block::slice_as_chunks_mut(blocks);
+        let (groups, rest) = Array::<Block, E::ParBlocksSize>::slice_as_chunks_mut(blocks);
         let mut offsets = Array::<Block, E::ParBlocksSize>::default();
         for group in groups {
             for (block, off) in group.iter_mut().zip(offsets.iter_mut()) {
@@ -350,7 +383,8 @@ impl BlockCipherEncClosure for EncryptBlocks<'_, '_> {
 /// (RFC 7253 §4.3).
 struct DecryptBlocks<'a, 'b> {
     tables: &'a Tables,
-    blocks: &'b mut [Block],
+    /// Whole blocks.
+    blocks: &'b mut [u8],
     offset: &'b mut B16,
     checksum: &'b mut B16,
 }
@@ -363,7 +397,22 @@ impl BlockCipherDecClosure for DecryptBlocks<'_, '_> {
     #[inline(always)]
     fn call<D: BlockCipherDecBackend<BlockSize = U16>>(self, backend: &D) {
         let mut run = Run::new(self.tables, *self.offset);
-        let (groups, rest) = Array::<Block, D::ParBlocksSize>::slice_as_chunks_mut(self.blocks);
+        let mut blocks = self.blocks;
+        if WINDOW.is_multiple_of(D::ParBlocksSize::USIZE) {
+            let (windows, rest) = blocks.as_chunks_mut::<WINDOW_LEN>();
+            for window in windows {
+                run.window::<false>(window, |window| {
+                    let (blocks, _) = Block::slice_as_chunks_mut(window);
+                    let (groups, _) = Array::<Block, D::ParBlocksSize>::slice_as_chunks_mut(blocks);
+                    for group in groups {
+                        backend.decrypt_par_blocks_inplace(group);
+                    }
+                });
+            }
+            blocks = rest;
+        }
+        let (blocks, _) = Block::slice_as_chunks_mut(blocks);
+        let (groups, rest) = Array::<Block, D::ParBlocksSize>::slice_as_chunks_mut(blocks);
         let mut offsets = Array::<Block, D::ParBlocksSize>::default();
         for group in groups {
             for (block, off) in group.iter_mut().zip(offsets.iter_mut()) {
@@ -401,12 +450,71 @@ struct Run<'a> {
     base: B16,
     last: B16,
     checksum: B16,
+    /// `base` four times (see [`Run::window`]).
+    base4: [u8; LANE],
+    /// Four partial checksums, one per block position in a lane.
+    checksum4: [u8; LANE],
 }
 
 impl<'a> Run<'a> {
     #[inline(always)]
     fn new(tables: &'a Tables, offset: B16) -> Self {
-        Self { tables, i: 0, pos: 0, base: offset, last: offset, checksum: [0; 16] }
+        Self {
+            tables,
+            i: 0,
+            pos: 0,
+            base: offset,
+            last: offset,
+            checksum: [0; 16],
+            base4: [0; LANE],
+            checksum4: [0; LANE],
+        }
+    }
+
+    /// One whole window of 64 blocks, while `pos` is 0: XORs each block with its offset, runs
+    /// `cipher` over the window, XORs the offsets again and absorbs the plaintext (before
+    /// `cipher` when `ENCRYPT`, after it otherwise).
+    ///
+    /// Offset_{64k+j+1} = Offset_{64k} xor `prefix[j]` for j < 63 (see [`Tables::prefix`]), and
+    /// `prefix[63]` ends in L_{ntz(64)} = L_6 where block 64(k+1) needs L_{ntz(64(k+1))}: `fix`,
+    /// their XOR, is added to the window's last block only.
+    #[inline(always)]
+    fn window<const ENCRYPT: bool>(
+        &mut self,
+        window: &mut [u8; WINDOW_LEN],
+        cipher: impl FnOnce(&mut [u8; WINDOW_LEN]),
+    ) {
+        self.i = self.i.wrapping_add(WINDOW as u64);
+        let fix = xor(&l_entry_bytes(&self.tables.l, WINDOW as u64), &l_entry_bytes(&self.tables.l, self.i));
+        for part in self.base4.as_chunks_mut::<16>().0 {
+            *part = self.base;
+        }
+        let (prefix, _) = self.tables.prefix.as_flattened().as_chunks::<LANE>();
+        let (lanes, _) = window.as_chunks_mut::<LANE>();
+        for (lane, pre) in lanes.iter_mut().zip(prefix) {
+            if ENCRYPT {
+                self.checksum4 = xor64(&self.checksum4, lane);
+            }
+            *lane = xor64(lane, &xor64(&self.base4, pre));
+        }
+        if let Some(last) = window.last_chunk_mut::<16>() {
+            *last = xor(last, &fix);
+        }
+        cipher(window);
+        if let Some(last) = window.last_chunk_mut::<16>() {
+            *last = xor(last, &fix);
+        }
+        let (lanes, _) = window.as_chunks_mut::<LANE>();
+        for (lane, pre) in lanes.iter_mut().zip(prefix) {
+            *lane = xor64(lane, &xor64(&self.base4, pre));
+            if !ENCRYPT {
+                self.checksum4 = xor64(&self.checksum4, lane);
+            }
+        }
+        // Offset_{64(k+1)}.
+        let end = self.tables.prefix.last().copied().unwrap_or_default();
+        self.base = xor(&xor(&self.base, &end), &fix);
+        self.last = self.base;
     }
 
     #[inline(always)]
@@ -425,15 +533,32 @@ impl<'a> Run<'a> {
     #[inline(always)]
     fn finish(mut self, offset: &mut B16, checksum: &mut B16) {
         *offset = self.last;
-        *checksum = self.checksum;
+        let mut sum = self.checksum;
+        for part in self.checksum4.as_chunks::<16>().0 {
+            sum = xor(&sum, part);
+        }
+        *checksum = sum;
+        sum.zeroize();
         self.base.zeroize();
         self.last.zeroize();
         self.checksum.zeroize();
+        self.base4.zeroize();
+        self.checksum4.zeroize();
     }
 }
 
 /// A 16-octet block as a plain array.
 type B16 = [u8; 16];
+
+/// `a` xor `b` for one lane.
+#[inline(always)]
+fn xor64(a: &[u8; LANE], b: &[u8; LANE]) -> [u8; LANE] {
+    let mut out = [0u8; LANE];
+    for ((o, x), y) in out.iter_mut().zip(a).zip(b) {
+        *o = x ^ y;
+    }
+    out
+}
 
 /// L_{ntz(i)} as octets, for a block index `i` ≥ 1.
 #[inline(always)]
