@@ -5,10 +5,6 @@ use std::fmt;
 use std::io::{self, BufRead, Read};
 use std::sync::Arc;
 
-use base64::Engine as _;
-use base64::alphabet;
-use base64::engine::DecodePaddingMode;
-use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig, STANDARD};
 use zeroize::Zeroizing;
 
 use super::{ArmorKind, DASHES, reserve_wiped};
@@ -33,10 +29,17 @@ const FIRST_BLOCK_TEXT_LEN: usize = 16 * 1024;
 const STAGE_LEN: usize = 8 * 1024;
 /// The decoder of the threaded path: refuses padding, so that it accepts exactly the plain
 /// base64 characters (see [`decode_plain_lines`]).
-const PLAIN: GeneralPurpose = GeneralPurpose::new(
-    &alphabet::STANDARD,
-    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::RequireNone),
-);
+const PLAIN: base64_simd::Base64 = base64_simd::STANDARD_NO_PAD;
+
+/// Decodes `src` into the start of `dst` with `engine` (SIMD where the CPU has it:
+/// `base64-simd`) and returns the length, or `None` for invalid base64 (a character outside
+/// the alphabet, misplaced or, for [`PLAIN`], any padding, nonzero trailing bits, a length of
+/// 4n+1) or a `dst` too short for it.
+fn decode_into(engine: &base64_simd::Base64, src: &[u8], dst: &mut [u8]) -> Option<usize> {
+    let len = engine.decoded_length(src).ok()?;
+    let dst = dst.get_mut(..len)?;
+    engine.decode(src, base64_simd::Out::from_slice(dst)).ok().map(|out| out.len())
+}
 
 /// Reads ASCII-armored OpenPGP data and yields the binary data; binary input passes through.
 ///
@@ -700,7 +703,8 @@ impl<R: BufRead> ArmorReader<R> {
         }
         let quads = self.b64.get(..whole).unwrap_or_default();
         let out = self.out.get_mut(self.out_len..).unwrap_or_default();
-        let n = STANDARD.decode_slice(quads, out).map_err(|_| Error::malformed("armor: invalid base64"))?;
+        let n = decode_into(&base64_simd::STANDARD, quads, out)
+            .ok_or(Error::malformed("armor: invalid base64"))?;
         self.out_len = self.out_len.saturating_add(n);
         let left = self.b64.len().saturating_sub(whole);
         self.b64.copy_within(whole.., 0);
@@ -958,7 +962,7 @@ fn decode_plain_lines(text: &[u8], out: &mut [u8]) -> (usize, usize) {
     let mut staged_from = 0usize;
     let mut decode = |chars: &[u8], written: &mut usize| -> bool {
         let dst = out.get_mut(*written..).unwrap_or_default();
-        PLAIN.decode_slice(chars, dst).map(|n| *written = written.saturating_add(n)).is_ok()
+        decode_into(&PLAIN, chars, dst).map(|n| *written = written.saturating_add(n)).is_some()
     };
     let mut rest = text;
     while let Some((line, after)) = line_end(rest, rest.len()).and_then(|nl| rest.split_at_checked(nl)) {
@@ -1044,6 +1048,48 @@ fn replay(err: &Error) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use base64::Engine as _;
+    use base64::engine::general_purpose::STANDARD;
+
+    /// `decode_into` accepts and rejects what the `base64` crate's decoders did in its place:
+    /// whole quads with padding (`decode_quads`), and any length without (`PLAIN`).
+    #[test]
+    fn decoding_matches_the_base64_crate() {
+        let plain_engine = base64::engine::GeneralPurpose::new(
+            &base64::alphabet::STANDARD,
+            base64::engine::GeneralPurposeConfig::new()
+                .with_decode_padding_mode(base64::engine::DecodePaddingMode::RequireNone),
+        );
+        let cases: [&[u8]; 16] = [
+            b"",
+            b"QQ==",
+            b"QR==",
+            b"QUE=",
+            b"QUF=",
+            b"QUFB",
+            b"Q===",
+            b"====",
+            b"QQ==QUFB",
+            b"QUF\n",
+            b"QUFBQQ",
+            b"QUFBQR",
+            b"QUFBQ",
+            b"QUFB QUFB",
+            b"-_AA",
+            b"+/+/",
+        ];
+        for case in cases {
+            let mut out = [0u8; 16];
+            if case.len() % 4 == 0 {
+                let ours = decode_into(&base64_simd::STANDARD, case, &mut out).map(|n| out[..n].to_vec());
+                assert_eq!(ours, STANDARD.decode(case).ok(), "{case:?}");
+            }
+            let ours = decode_into(&PLAIN, case, &mut out).map(|n| out[..n].to_vec());
+            assert_eq!(ours, plain_engine.decode(case).ok(), "{case:?} without padding");
+        }
+        // A destination too short is an error, not a panic.
+        assert_eq!(decode_into(&PLAIN, b"QUFBQUFB", &mut [0u8; 5]), None);
+    }
 
     fn push_all(runs: &[&[u8]]) -> Result<Vec<u8>> {
         let mut b64 = Vec::new();

@@ -4,8 +4,6 @@ use std::fmt;
 use std::io::{self, Write};
 use std::sync::Arc;
 
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD;
 use zeroize::Zeroizing;
 
 use super::{ArmorKind, DASHES, reserve_wiped};
@@ -255,9 +253,7 @@ impl<W: Write> ArmorWriter<W> {
             self.out.clear();
         }
         let mut line = [0_u8; LINE_LEN];
-        let n = STANDARD
-            .encode_slice(input, &mut line)
-            .map_err(|_| io::Error::other("armor: line buffer too small"))?;
+        let n = encode_into(input, &mut line);
         debug_assert_eq!(n, LINE_LEN);
         self.out.extend_from_slice(&line);
         self.out.push(b'\n');
@@ -311,6 +307,21 @@ impl<W: Write> ArmorWriter<W> {
     }
 }
 
+/// Writes the base64 of `input` (padded) to the start of `dst` and returns its length, or 0
+/// if `dst` is too short (the callers size it for their longest input). SIMD where the CPU
+/// has it (`base64-simd`: AVX2, SSSE3, NEON).
+fn encode_into(input: &[u8], dst: &mut [u8]) -> usize {
+    let engine = &base64_simd::STANDARD;
+    // `encoded_length` panics above usize::MAX / 2, `encode` on a short `dst`: both are
+    // excluded here (`dst` is shorter than the base64 of half the address space).
+    let Some(dst) =
+        (input.len() <= dst.len()).then(|| engine.encoded_length(input.len())).and_then(|n| dst.get_mut(..n))
+    else {
+        return 0;
+    };
+    engine.encode(input, base64_simd::Out::from_slice(dst)).len()
+}
+
 /// Appends the base64 of `input` to `out` in lines of [`LINE_LEN`] characters, each ending in
 /// LF; the last line is shorter (and padded) if `input` is not whole lines.
 fn encode_lines(input: &[u8], out: &mut Vec<u8>) {
@@ -319,8 +330,8 @@ fn encode_lines(input: &[u8], out: &mut Vec<u8>) {
     // line it spent most of its time in its scalar tail.
     let mut encoded = [0_u8; BATCH_LINES * LINE_LEN];
     for batch in input.chunks(BATCH_LINES * LINE_INPUT_LEN) {
-        // Cannot fail: `encoded` holds the base64 of a whole batch.
-        let n = STANDARD.encode_slice(batch, &mut encoded).unwrap_or(0);
+        // `encoded` holds the base64 of a whole batch.
+        let n = encode_into(batch, &mut encoded);
         for line in encoded.get(..n).unwrap_or_default().chunks(LINE_LEN) {
             out.extend_from_slice(line);
             out.push(b'\n');
@@ -385,6 +396,8 @@ impl<W: Write> fmt::Debug for ArmorWriter<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use base64::Engine as _;
+    use base64::engine::general_purpose::STANDARD;
 
     fn armor(data: &[u8], kind: ArmorKind) -> String {
         let mut w = ArmorWriter::new(Vec::new(), kind).unwrap();
