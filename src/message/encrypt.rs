@@ -730,6 +730,28 @@ impl<W: Write> Write for Inner<'_, W> {
     }
 }
 
+/// `io::copy` of `src` into the signing writer through one buffer of a chunk's size
+/// (`io::copy` reads 8 KiB at a time, a system call each), wiped when done.
+fn copy_signed<W: Write>(
+    src: &mut (impl Read + ?Sized),
+    dst: &mut InlineSignWriter<'_, W>,
+) -> io::Result<u64> {
+    /// Octets read per call.
+    const COPY_LEN: usize = 256 << 10;
+    let mut buf = SecretVec::zeroed(COPY_LEN);
+    let mut total = 0u64;
+    loop {
+        let n = match src.read(&mut buf) {
+            Ok(0) => return Ok(total),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        dst.write_all(buf.get(..n).unwrap_or_default())?;
+        total = total.saturating_add(u64::try_from(n).unwrap_or(u64::MAX));
+    }
+}
+
 /// Encrypts what is written to it into `W`; made by [`Encryptor::writer`].
 ///
 /// Plaintext is framed as a Literal Data packet, cut into chunks, and each chunk is encrypted
@@ -803,7 +825,7 @@ impl<W: Write> EncryptWriter<'_, W> {
         }
         let result = match &mut self.inner {
             Inner::Plain(l) => l.copy_from(src),
-            Inner::Signed(s) => io::copy(src, s),
+            Inner::Signed(s) => copy_signed(src, s),
         };
         result.map_err(|e| {
             self.poisoned = true;

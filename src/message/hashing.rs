@@ -2,10 +2,16 @@
 //!
 //! <https://www.rfc-editor.org/rfc/rfc9580#section-5.2.1.2>
 
+use std::io;
+use std::sync::mpsc::{Receiver, SyncSender, channel, sync_channel};
+use std::thread::{self, JoinHandle};
+
 use crate::crypto::HashAlgorithm;
 use crate::crypto::hash::Hasher;
-use crate::error::Result;
+use crate::crypto::secret::SecretVec;
+use crate::error::{Error, Result};
 use crate::key::sig::start_hash;
+use crate::message::parallel::available_cores;
 
 /// How a document signature hashes its data.
 ///
@@ -71,6 +77,167 @@ impl DataHasher {
     }
 }
 
+/// Octets hashed on the calling thread before a hashing thread starts: a short message starts
+/// none.
+const PIPE_THREAD_AFTER: u64 = 4 << 20;
+/// Octets per buffer handed to the hashing thread.
+const PIPE_BUF_LEN: usize = 256 << 10;
+/// Buffers in existence at most (being filled, queued or hashed): the memory bound.
+const PIPE_BUFS: usize = 4;
+
+/// The document hashes of a signing or verifying stream. The hash is serial; everything
+/// else (reading, AEAD, writing) is not, so past [`PIPE_THREAD_AFTER`] octets on a machine
+/// with more than one core the data is copied into buffers that a thread of its own hashes
+/// while the calling thread goes on. The digests are the same either way; memory is bounded
+/// by [`PIPE_BUFS`] buffers, which hold plaintext and are wiped when dropped.
+#[derive(Debug)]
+pub(crate) struct HashPipe {
+    state: PipeState,
+}
+
+#[derive(Debug)]
+enum PipeState {
+    /// Hashing on the calling thread; `seen` octets so far.
+    Inline { hashers: Vec<DataHasher>, seen: u64 },
+    /// Hashing on a thread.
+    Threaded(Box<Threaded>),
+    /// After the hashing thread was lost (reported by `update` or `finish`).
+    Failed,
+}
+
+#[derive(Debug)]
+struct Threaded {
+    /// The buffer being filled.
+    current: SecretVec,
+    jobs: SyncSender<SecretVec>,
+    /// Hashed buffers coming back for reuse.
+    free: Receiver<SecretVec>,
+    /// Buffers made so far (at most [`PIPE_BUFS`]).
+    made: usize,
+    handle: JoinHandle<Vec<DataHasher>>,
+}
+
+impl HashPipe {
+    pub(crate) fn new(hashers: Vec<DataHasher>) -> Self {
+        Self { state: PipeState::Inline { hashers, seen: 0 } }
+    }
+
+    /// Hashes more document data (in order).
+    ///
+    /// # Errors
+    /// An I/O error if the hashing thread has stopped.
+    pub(crate) fn update(&mut self, data: &[u8]) -> io::Result<()> {
+        if let PipeState::Inline { hashers, seen } = &mut self.state {
+            if *seen < PIPE_THREAD_AFTER || hashers.is_empty() || available_cores() < 2 {
+                for h in hashers.iter_mut() {
+                    h.update(data);
+                }
+                *seen = seen.saturating_add(u64::try_from(data.len()).unwrap_or(u64::MAX));
+                return Ok(());
+            }
+            self.start();
+        }
+        match &mut self.state {
+            PipeState::Inline { hashers, .. } => {
+                // No thread could be started: go on here.
+                for h in hashers.iter_mut() {
+                    h.update(data);
+                }
+                Ok(())
+            }
+            PipeState::Threaded(t) => {
+                let result = t.push(data);
+                if result.is_err() {
+                    self.state = PipeState::Failed;
+                }
+                result
+            }
+            PipeState::Failed => Err(lost()),
+        }
+    }
+
+    /// Moves the hashers onto a thread of their own (they stay here if none can be started).
+    fn start(&mut self) {
+        let PipeState::Inline { hashers, .. } = &mut self.state else { return };
+        let (init_tx, init_rx) = sync_channel::<Vec<DataHasher>>(1);
+        let (jobs, jobs_rx) = sync_channel::<SecretVec>(PIPE_BUFS);
+        let (free_tx, free) = channel::<SecretVec>();
+        let spawned = thread::Builder::new().name("sixpgp-hash".into()).spawn(move || {
+            let Ok(mut hashers) = init_rx.recv() else { return Vec::new() };
+            while let Ok(mut buf) = jobs_rx.recv() {
+                for h in &mut hashers {
+                    h.update(&buf);
+                }
+                // Refilled with the same message's plaintext; wiped when dropped.
+                buf.clear();
+                let _ = free_tx.send(buf);
+            }
+            hashers
+        });
+        let Ok(handle) = spawned else { return };
+        if init_tx.send(std::mem::take(hashers)).is_err() {
+            return;
+        }
+        self.state = PipeState::Threaded(Box::new(Threaded {
+            current: SecretVec::with_capacity(PIPE_BUF_LEN),
+            jobs,
+            free,
+            made: 1,
+            handle,
+        }));
+    }
+
+    /// The hashers, once every octet given to `update` is hashed.
+    ///
+    /// # Errors
+    /// `InvalidArgument` if the hashing thread was lost.
+    pub(crate) fn finish(self) -> Result<Vec<DataHasher>> {
+        match self.state {
+            PipeState::Inline { hashers, .. } => Ok(hashers),
+            PipeState::Threaded(t) => {
+                let Threaded { current, jobs, free, handle, .. } = *t;
+                if !current.is_empty() {
+                    jobs.send(current).map_err(|_| Error::from_io(lost()))?;
+                }
+                drop(jobs);
+                let hashers = handle.join().map_err(|_| Error::from_io(lost()))?;
+                // The returned buffers are wiped as they drop.
+                drop(free);
+                Ok(hashers)
+            }
+            PipeState::Failed => Err(Error::from_io(lost())),
+        }
+    }
+}
+
+impl Threaded {
+    /// Copies `data` into buffers and queues each full one.
+    fn push(&mut self, mut data: &[u8]) -> io::Result<()> {
+        while !data.is_empty() {
+            let room = PIPE_BUF_LEN.saturating_sub(self.current.len());
+            let (head, tail) = data.split_at_checked(room.min(data.len())).unwrap_or((data, &[]));
+            self.current.extend_from_slice(head);
+            data = tail;
+            if self.current.len() >= PIPE_BUF_LEN {
+                let next = if self.made < PIPE_BUFS {
+                    self.made = self.made.saturating_add(1);
+                    SecretVec::with_capacity(PIPE_BUF_LEN)
+                } else {
+                    self.free.recv().map_err(|_| lost())?
+                };
+                let full = std::mem::replace(&mut self.current, next);
+                self.jobs.send(full).map_err(|_| lost())?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The error of a hashing thread that has stopped (it cannot, short of a panic).
+fn lost() -> io::Error {
+    io::Error::other("hashing thread stopped")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -85,6 +252,43 @@ mod tests {
 
     fn plain(data: &[u8]) -> Vec<u8> {
         digest(SignatureMode::Binary, &[data])
+    }
+
+    /// Past the threshold the pipe hashes on its own thread; the digests are the inline ones,
+    /// for several hashes at once, any write sizes, and text mode's state across buffers.
+    #[test]
+    fn the_hash_pipe_gives_the_inline_digests() {
+        let data: Vec<u8> = (0..(9usize << 20) + 12345)
+            .map(|i| if i % 77 == 0 { b'\n' } else { u8::try_from(i % 251).unwrap() })
+            .collect();
+        let start = || {
+            vec![
+                DataHasher::new(HashAlgorithm::Sha256, b"salt", SignatureMode::Binary).unwrap(),
+                DataHasher::new(HashAlgorithm::Sha512, b"", SignatureMode::Text).unwrap(),
+            ]
+        };
+        let mut inline = start();
+        for h in &mut inline {
+            h.update(&data);
+        }
+        let expected: Vec<Vec<u8>> = inline.into_iter().map(|h| h.into_hasher().finish()).collect();
+        for step in [1000, 65_537, 1 << 20] {
+            let mut pipe = HashPipe::new(start());
+            for piece in data.chunks(step) {
+                pipe.update(piece).unwrap();
+            }
+            if available_cores() > 1 {
+                assert!(matches!(pipe.state, PipeState::Threaded(_)));
+            }
+            let got: Vec<Vec<u8>> =
+                pipe.finish().unwrap().into_iter().map(|h| h.into_hasher().finish()).collect();
+            assert_eq!(got, expected, "writes of {step}");
+        }
+        // Below the threshold nothing is started.
+        let mut pipe = HashPipe::new(start());
+        pipe.update(&data[..1000]).unwrap();
+        assert!(matches!(pipe.state, PipeState::Inline { .. }));
+        assert_eq!(pipe.finish().unwrap().len(), 2);
     }
 
     #[test]

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::key::Fingerprint;
 use crate::key::sig::{critical, default_hash, sign_hashed, sub};
 use crate::key::{Tsk, flags, to_timestamp};
-use crate::message::hashing::{DataHasher, SignatureMode};
+use crate::message::hashing::{DataHasher, HashPipe, SignatureMode};
 use crate::message::literal::LiteralWriter;
 use crate::packet::Packet;
 use crate::packet::header::{Header, Tag};
@@ -74,7 +74,8 @@ struct Pending<'a> {
     fingerprint: Fingerprint,
     /// Type, algorithms, salt and hashed subpackets; the rest is filled in at the end.
     sig: SignaturePacket,
-    hasher: DataHasher,
+    /// Until [`PreparedSignatures::writer`] moves it into the writer's [`HashPipe`].
+    hasher: Option<DataHasher>,
 }
 
 impl<'a> Signer<'a> {
@@ -167,7 +168,7 @@ impl<'a> Signer<'a> {
                 salt,
                 material: SignatureMaterial::Unknown(Vec::new()),
             };
-            pending.push(Pending { secret, fingerprint, sig, hasher });
+            pending.push(Pending { secret, fingerprint, sig, hasher: Some(hasher) });
         }
         Ok(PreparedSignatures { pending, mode: self.mode })
     }
@@ -223,8 +224,9 @@ impl fmt::Debug for PreparedSignatures<'_> {
 
 impl<'a> PreparedSignatures<'a> {
     /// The hashing sink; `rng` supplies the signing randomness (ML-DSA) at the end.
-    pub(crate) fn writer(self, rng: Rng) -> SignWriter<'a> {
-        SignWriter { pending: self.pending, rng, mode: self.mode }
+    pub(crate) fn writer(mut self, rng: Rng) -> SignWriter<'a> {
+        let hashers = self.pending.iter_mut().filter_map(|p| p.hasher.take()).collect();
+        SignWriter { pending: self.pending, hashes: HashPipe::new(hashers), rng, mode: self.mode }
     }
 }
 
@@ -234,6 +236,8 @@ impl<'a> PreparedSignatures<'a> {
 #[must_use = "call finish() to get the signatures"]
 pub struct SignWriter<'a> {
     pending: Vec<Pending<'a>>,
+    /// The hash of each pending signature, in order.
+    hashes: HashPipe,
     rng: Rng,
     mode: SignatureMode,
 }
@@ -294,8 +298,12 @@ impl<'a> SignWriter<'a> {
     /// Makes the signatures, in the order the keys were given.
     fn make(mut self) -> Result<Vec<SignaturePacket>> {
         let mut out = Vec::with_capacity(self.pending.len());
-        for p in self.pending {
-            let Pending { secret, mut sig, hasher, .. } = p;
+        let hashers = self.hashes.finish()?;
+        if hashers.len() != self.pending.len() {
+            return Err(Error::InvalidArgument("signer: a hash is missing"));
+        }
+        for (p, hasher) in self.pending.into_iter().zip(hashers) {
+            let Pending { secret, mut sig, .. } = p;
             sign_hashed(&mut sig, secret, hasher.into_hasher(), &mut self.rng)?;
             out.push(sig);
         }
@@ -317,9 +325,7 @@ impl<'a> SignWriter<'a> {
 
 impl Write for SignWriter<'_> {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        for p in &mut self.pending {
-            p.hasher.update(data);
-        }
+        self.hashes.update(data)?;
         Ok(data.len())
     }
 

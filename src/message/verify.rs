@@ -25,7 +25,7 @@ use crate::key::Fingerprint;
 use crate::key::sig::{finish_hash, verify_digest};
 use crate::key::{Cert, flags, from_timestamp, to_timestamp};
 use crate::limits::Limits;
-use crate::message::hashing::{DataHasher, SignatureMode};
+use crate::message::hashing::{DataHasher, HashPipe, SignatureMode};
 use crate::message::literal::LiteralReader;
 use crate::packet::header::Tag;
 use crate::packet::one_pass::OnePassSignature;
@@ -419,6 +419,9 @@ pub(crate) struct InlineSignatures {
     one_pass: Vec<(OnePassSignature, OpsHash)>,
     /// Every Signature packet, header included, in the order found.
     signature_packets: Vec<u8>,
+    /// From the first literal data on: the running hashes, moved out of `prefixed` and
+    /// `one_pass` (see [`hash_slots`]) until `read_suffix` puts them back.
+    pipe: Option<HashPipe>,
 }
 
 impl fmt::Debug for InlineSignatures {
@@ -482,8 +485,13 @@ impl InlineSignatures {
     /// `Malformed` for another packet, or a signature between One-Pass Signatures;
     /// `LimitExceeded(Signatures)`; framing and I/O errors.
     pub(crate) fn read_prefix(source: &mut impl BufRead, limits: &Limits, hashing: bool) -> Result<Self> {
-        let mut this =
-            Self { hashing, prefixed: Vec::new(), one_pass: Vec::new(), signature_packets: Vec::new() };
+        let mut this = Self {
+            hashing,
+            prefixed: Vec::new(),
+            one_pass: Vec::new(),
+            signature_packets: Vec::new(),
+            pipe: None,
+        };
         // Hashes started so far: each one hashes all of the literal data again.
         let mut hashers = 0usize;
         let mut may_hash = || {
@@ -537,6 +545,14 @@ impl InlineSignatures {
         if !self.hashing {
             return;
         }
+        if self.pipe.is_none() {
+            self.pipe = into_pipe(hash_slots(&mut self.prefixed, &mut self.one_pass));
+        }
+        if let Some(pipe) = &mut self.pipe {
+            // A lost hashing thread is reported by `read_suffix`.
+            let _ = pipe.update(data);
+            return;
+        }
         for p in &mut self.prefixed {
             p.update(data);
         }
@@ -566,6 +582,12 @@ impl InlineSignatures {
         limits: &Limits,
         verifier: Option<&Verifier<'_>>,
     ) -> Result<Vec<Verification>> {
+        if let Some(pipe) = self.pipe.take() {
+            let hashers = pipe.finish()?;
+            for (slot, hasher) in hash_slots(&mut self.prefixed, &mut self.one_pass).zip(hashers) {
+                *slot = hasher;
+            }
+        }
         let mut trailing = Vec::new();
         while let Some(raw) = read_raw_packet(source, limits)? {
             match raw.tag {
@@ -678,6 +700,25 @@ impl<'a, R: BufRead> InlineVerifyReader<'a, R> {
             _ => Err(Error::malformed("signed message: reading failed earlier")),
         }
     }
+}
+
+/// The running hashes of `prefixed` and `one_pass`, always in this order.
+fn hash_slots<'x>(
+    prefixed: &'x mut [Pending],
+    one_pass: &'x mut [(OnePassSignature, OpsHash)],
+) -> impl Iterator<Item = &'x mut DataHasher> {
+    let prefixed = prefixed.iter_mut().filter_map(|p| match p {
+        Pending::Hashing(_, h) => Some(h),
+        Pending::Done(_) => None,
+    });
+    prefixed.chain(one_pass.iter_mut().filter_map(|(_, h)| h.as_mut().ok()))
+}
+
+/// Moves the hashes of `slots` into a [`HashPipe`], leaving an empty hash in each slot until
+/// they are put back.
+fn into_pipe<'x>(slots: impl Iterator<Item = &'x mut DataHasher>) -> Option<HashPipe> {
+    let empty = DataHasher::new(HashAlgorithm::Sha256, &[], SignatureMode::Binary).ok()?;
+    Some(HashPipe::new(slots.map(|slot| std::mem::replace(slot, empty.clone())).collect()))
 }
 
 /// The hash a One-Pass Signature started, or the verdict if it cannot be started.
