@@ -8,11 +8,15 @@
 #
 #   scripts/compare.sh [SIZE_MIB] [RUNS]      (defaults: 1024 MiB, 3 runs)
 #
-# Five more tables follow (SECTIONS="big armored verify recipients keygen aead" selects; default
-# all):
+# More tables follow (SECTIONS="big armored verify ratios recipients keygen aead" selects;
+# default all):
 # - armored: the same with ASCII armor (each SOP tool's default output; `age -a`), on the first
 #   quarter of the input (ARMOR_MIB to change it);
 # - verify: sixsop's peak memory for sign+encrypt and decrypt-and-verify of the same input;
+# - ratios: from one run of alternating rounds (RUNS rounds, each command once per round, in
+#   turn; median of each): sixsop armored against binary, sign+encrypt, decrypt+verify and
+#   detached sign and verify against `openssl dgst -sha256` of the same file, and binary
+#   encryption and decryption against `dd bs=256K` (the I/O floor), all on the full input;
 # - recipients: 256 KiB encrypted to 50 recipients (each tool with 50 certificates of its own,
 #   its v6 profile where it has one, and sixsop also with ML-KEM-768+X25519 certificates; age
 #   and rage (`cargo install rage`) with the same 50 X25519 recipients), median of SMALL_RUNS
@@ -33,7 +37,7 @@ set -euo pipefail
 size_mib=${1:-1024}
 runs=${2:-3}
 small_runs=${SMALL_RUNS:-21}
-sections=${SECTIONS:-big armored verify recipients keygen aead}
+sections=${SECTIONS:-big armored verify ratios recipients keygen aead}
 want() { [[ " $sections " == *" $1 "* ]]; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 target=${CARGO_TARGET_DIR:-$root/target}
@@ -46,7 +50,7 @@ tmp=${TMPDIR_COMPARE:-/dev/shm}
 work=$(mktemp -d "$tmp/compare.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 armor_mib=${ARMOR_MIB:-$((size_mib / 4 > 0 ? size_mib / 4 : 1))}
-if want big || want verify; then
+if want big || want verify || want ratios; then
     head -c "$((size_mib * 1024 * 1024))" /dev/urandom > "$work/plain"
 fi
 if want armored; then
@@ -163,6 +167,59 @@ EOF
     echo "|---|---|---|"
     awk -v t="$se_t" -v r="$se_rss" 'BEGIN { printf "| encrypt --sign-with (output to tmpfs) | %.2f | %.1f |\n", t, r / 1024 }'
     awk -v t="$dv_t" -v r="$dv_rss" 'BEGIN { printf "| decrypt --verify-with | %.2f | %.1f |\n", t, r / 1024 }'
+fi
+if want ratios; then
+    "$sixsop" generate-key "Signer <signer@example.org>" > "$work/r-signer.key"
+    "$sixsop" extract-cert < "$work/r-signer.key" > "$work/r-signer.cert"
+    "$sixsop" generate-key "Rcpt <rcpt@example.org>" > "$work/r-rcpt.key"
+    "$sixsop" extract-cert < "$work/r-rcpt.key" > "$work/r-rcpt.cert"
+    k="$work/r-rcpt.key" c="$work/r-rcpt.cert" sk="$work/r-signer.key" sc="$work/r-signer.cert"
+    "$sixsop" encrypt --no-armor "$c" < "$work/plain" > "$work/r.bin"
+    "$sixsop" encrypt "$c" < "$work/plain" > "$work/r.asc"
+    "$sixsop" encrypt --no-armor --sign-with "$sk" "$c" < "$work/plain" > "$work/r-signed.bin"
+    "$sixsop" sign --no-armor "$sk" < "$work/plain" > "$work/r.sig"
+    # name|command (stdin and stdout redirected inside; SOP refuses to overwrite
+    # --verifications-out, so it is removed first).
+    ratio_cmds=(
+        "dd|dd if='$work/plain' bs=256K of=/dev/null status=none"
+        "dgst|openssl dgst -sha256 < '$work/plain' > /dev/null"
+        "enc-bin|'$sixsop' encrypt --no-armor '$c' < '$work/plain' > /dev/null"
+        "dec-bin|'$sixsop' decrypt '$k' < '$work/r.bin' > /dev/null"
+        "enc-asc|'$sixsop' encrypt '$c' < '$work/plain' > /dev/null"
+        "dec-asc|'$sixsop' decrypt '$k' < '$work/r.asc' > /dev/null"
+        "sign-enc|'$sixsop' encrypt --no-armor --sign-with '$sk' '$c' < '$work/plain' > /dev/null"
+        "dec-verify|rm -f '$work/r-ver'; '$sixsop' decrypt --verify-with '$sc' --verifications-out '$work/r-ver' '$k' < '$work/r-signed.bin' > /dev/null"
+        "sign|'$sixsop' sign --no-armor '$sk' < '$work/plain' > /dev/null"
+        "verify|'$sixsop' verify '$work/r.sig' '$sc' < '$work/plain' > /dev/null"
+    )
+    declare -A ratio_times
+    for ((round = 0; round < runs; round++)); do
+        for entry in "${ratio_cmds[@]}"; do
+            name=${entry%%|*}
+            t=$( { TIMEFORMAT=%3R; time bash -c "${entry#*|}" 2> /dev/null; } 2>&1 ) \
+                || { echo "FAIL: $name" >&2; exit 1; }
+            ratio_times[$name]+="$t "
+        done
+    done
+    grep -q . "$work/r-ver" || { echo "FAIL: no verification" >&2; exit 1; }
+    rm -f "$work/r.bin" "$work/r.asc" "$work/r-signed.bin"
+    med() { tr ' ' '\n' <<< "${ratio_times[$1]}" | grep . | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+    row() { # label, name, reference name, target
+        awk -v l="$1" -v t="$(med "$2")" -v r="$(med "$3")" -v g="$4" \
+            'BEGIN { printf "| %s | %.3f | %.3f | %.2fx | %s |\n", l, t, r, t / r, g }'
+    }
+    echo
+    echo "Ratios, ${size_mib} MiB from tmpfs to /dev/null, median of ${runs} alternating rounds; load $(cut -d' ' -f1 /proc/loadavg):"
+    echo "| figure | time (s) | reference (s) | ratio | target |"
+    echo "|---|---|---|---|---|"
+    row "encrypt binary vs dd bs=256K" enc-bin dd "-"
+    row "decrypt binary vs dd bs=256K" dec-bin dd "-"
+    row "encrypt armored vs binary" enc-asc enc-bin "<= 1.5x"
+    row "decrypt armored vs binary" dec-asc dec-bin "<= 1.5x"
+    row "encrypt --sign-with vs openssl dgst -sha256" sign-enc dgst "<= 1.1x"
+    row "decrypt --verify-with vs openssl dgst -sha256" dec-verify dgst "<= 1.1x"
+    row "sign (detached) vs openssl dgst -sha256" sign dgst "<= 1.0x"
+    row "verify (detached) vs openssl dgst -sha256" verify dgst "<= 1.0x"
 fi
 rm -f "$work/plain"
 
