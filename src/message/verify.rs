@@ -208,7 +208,7 @@ impl<'a> Verifier<'a> {
         if items.is_empty() {
             return Err(Error::malformed("detached signatures: no signature packet"));
         }
-        Ok(DetachedVerifier { verifier: self, items })
+        Ok(DetachedVerifier { verifier: self, items, pipe: None })
     }
 
     /// Verifies detached `signatures` over `data`, streaming it.
@@ -365,6 +365,9 @@ impl Pending {
 pub struct DetachedVerifier<'a> {
     verifier: Verifier<'a>,
     items: Vec<Pending>,
+    /// From the first write on: the running hashes, moved out of `items` (see
+    /// [`hash_slots`]) until they are needed there again.
+    pipe: Option<HashPipe>,
 }
 
 impl DetachedVerifier<'_> {
@@ -372,6 +375,7 @@ impl DetachedVerifier<'_> {
     /// message's `Hash` header must not name other algorithms than its signatures use
     /// (RFC 9580 §7.1), since a reader may show the header to the user.
     pub(crate) fn require_hashes(&mut self, named: &[HashAlgorithm]) {
+        self.take_back_hashes();
         for item in &mut self.items {
             if let Pending::Hashing(sig, _) = item
                 && !named.contains(&sig.hash_algorithm)
@@ -388,14 +392,42 @@ impl DetachedVerifier<'_> {
     }
 
     /// One [`Verification`] per signature, in order.
-    pub fn finish(self) -> Vec<Verification> {
+    pub fn finish(mut self) -> Vec<Verification> {
+        self.take_back_hashes();
         let verifier = self.verifier;
         self.items.into_iter().map(|p| p.finish(&verifier)).collect()
+    }
+
+    /// Puts the running hashes back into `items`; if the hashing thread was lost, the
+    /// signatures it hashed cannot be checked.
+    fn take_back_hashes(&mut self) {
+        let Some(pipe) = self.pipe.take() else { return };
+        match pipe.finish() {
+            Ok(hashers) => {
+                for (slot, hasher) in hash_slots(&mut self.items, &mut []).zip(hashers) {
+                    *slot = hasher;
+                }
+            }
+            Err(_) => {
+                for item in &mut self.items {
+                    if let Pending::Hashing(..) = item {
+                        *item = Pending::Done(Verification::unverifiable("the data could not be hashed"));
+                    }
+                }
+            }
+        }
     }
 }
 
 impl Write for DetachedVerifier<'_> {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        if self.pipe.is_none() {
+            self.pipe = into_pipe(hash_slots(&mut self.items, &mut []));
+        }
+        if let Some(pipe) = &mut self.pipe {
+            pipe.update(data)?;
+            return Ok(data.len());
+        }
         for p in &mut self.items {
             p.update(data);
         }
@@ -838,6 +870,46 @@ mod tests {
 
     /// Decrypt-and-verify applies the same key checks: a signer whose key was later revoked
     /// (hard) is bad, soft-revoked after the signature is still good.
+    /// Past the hash pipe's threshold (a hashing thread on more than one core): detached and
+    /// inline signatures inside encryption verify, and a changed octet makes them bad.
+    #[test]
+    fn large_data_is_hashed_alike_on_the_pipe() {
+        use std::io::Read;
+
+        use crate::message::{Decryptor, Encryptor};
+        let (signer, rcpt) = (key(), key());
+        let certs = [signer.to_cert()];
+        let rcpt_cert = rcpt.to_cert();
+        let data: Vec<u8> = (0..(6usize << 20) + 3).map(|i| u8::try_from(i % 253).unwrap()).collect();
+        let mut altered = data.clone();
+        altered[5 << 20] ^= 1;
+
+        let mut w = Signer::new().key(&signer).creation_time(from_timestamp(T0)).detached().unwrap();
+        for piece in data.chunks(100_000) {
+            w.write_all(piece).unwrap();
+        }
+        let sig = w.finish().unwrap();
+        let verify =
+            |d: &[u8]| Verifier::new(&certs).at(from_timestamp(T0 + 10)).verify_detached(&sig, d).unwrap();
+        assert!(verify(&data)[0].is_good());
+        assert!(!verify(&altered)[0].is_good());
+
+        let mut w = Encryptor::new([&rcpt_cert])
+            .signer(&signer)
+            .at(from_timestamp(T0 + 10))
+            .writer(Vec::new())
+            .unwrap();
+        let _ = w.copy_from(&mut &data[..]).unwrap();
+        let msg = w.finish().unwrap();
+        let mut r =
+            Decryptor::new([&rcpt]).verify_with(&certs).at(from_timestamp(T0 + 20)).reader(&msg[..]).unwrap();
+        let mut out = Vec::new();
+        let _ = r.read_to_end(&mut out).unwrap();
+        assert!(out == data);
+        let v = r.finish().unwrap().verifications;
+        assert!(v.len() == 1 && v[0].is_good(), "{v:?}");
+    }
+
     #[test]
     fn sign_encrypt_with_a_revoked_signer() {
         use std::io::Read;
