@@ -394,7 +394,7 @@ mod tests {
             ("gen-pkesk-and-skesk.bin", both),
         ];
         for (name, bytes) in &seeds {
-            let mut r = Decryptor::new([]).password(PASSWORD).limits(fuzz_limits()).reader(&bytes[..]);
+            let mut r = Decryptor::default().password(PASSWORD).limits(fuzz_limits()).reader(&bytes[..]);
             if name.contains("x25519") {
                 r = Decryptor::new(&f.keys).limits(fuzz_limits()).reader(&bytes[..]);
             }

@@ -129,12 +129,12 @@ fn literal(content: &[u8]) -> Vec<u8> {
 
 /// Decrypts `message` with the fixed session key, reading to EOF and calling `finish`.
 fn open_with_session_key(message: &[u8]) -> Result<Vec<u8>, Error> {
-    let decryptor = Decryptor::new([]).session_key(session_key(), Some(SymmetricAlgorithm::Aes128));
+    let decryptor = Decryptor::default().session_key(session_key(), Some(SymmetricAlgorithm::Aes128));
     read_all(decryptor, message)
 }
 
 /// Reads `message` through `decryptor` to EOF and calls `finish`.
-fn read_all(decryptor: Decryptor<'_>, message: &[u8]) -> Result<Vec<u8>, Error> {
+fn read_all(decryptor: Decryptor, message: &[u8]) -> Result<Vec<u8>, Error> {
     let mut r = decryptor.reader(message)?;
     let mut out = Vec::new();
     let _ = r.read_to_end(&mut out).map_err(Error::from_io)?;
@@ -351,7 +351,7 @@ fn argon2_memory_exponent_31_is_refused_before_allocating() {
     let mut message = packet(3, &skesk(&argon2_s2k(1, 4, 31)));
     message.extend_from_slice(&seipd);
     // 2^31 KiB = 2 TiB: refused by the default limits, before any allocation.
-    let e = read_all(Decryptor::new([]).password("password"), &message).unwrap_err();
+    let e = read_all(Decryptor::default().password("password"), &message).unwrap_err();
     assert!(matches!(e, Error::LimitExceeded(Limit::Argon2Memory)), "{e:?}");
     // Passes and parallelism are bounded too.
     for (s2k, limit) in
@@ -359,7 +359,7 @@ fn argon2_memory_exponent_31_is_refused_before_allocating() {
     {
         let mut message = packet(3, &skesk(&s2k));
         message.extend_from_slice(&seipd);
-        let e = read_all(Decryptor::new([]).password("password"), &message).unwrap_err();
+        let e = read_all(Decryptor::default().password("password"), &message).unwrap_err();
         assert!(matches!(e, Error::LimitExceeded(l) if l == limit), "{limit:?}: {e:?}");
     }
     // A locked secret key asking for 2 TiB: its m octet patched from 21 to 31.
@@ -386,7 +386,7 @@ fn iterated_s2k_count_above_the_limit() {
     let mut message = packet(3, &skesk(&s2k));
     message.extend_from_slice(&seipd);
     let limits = Limits::default().s2k_max_iterations(1 << 16);
-    let e = read_all(Decryptor::new([]).password("password").limits(limits), &message).unwrap_err();
+    let e = read_all(Decryptor::default().password("password").limits(limits), &message).unwrap_err();
     assert!(matches!(e, Error::LimitExceeded(Limit::S2kIterations)), "{e:?}");
 }
 
@@ -432,7 +432,7 @@ fn chunk_size_octet_above_16() {
         assert!(matches!(e, Error::Malformed(_) | Error::Unsupported(_)), "{octet}: {e:?}");
         // With the session key given directly, too (no PKESK processing on the way).
         let e = read_all(
-            Decryptor::new([]).session_key(session_key(), Some(SymmetricAlgorithm::Aes128)),
+            Decryptor::default().session_key(session_key(), Some(SymmetricAlgorithm::Aes128)),
             &packet(18, &seipd),
         )
         .unwrap_err();
@@ -668,7 +668,7 @@ fn many_expensive_skesks_are_bounded() {
     let limits = Limits::default().max_s2k_derivations(4);
     let mut message = packet(3, &skesk(&argon2_s2k(1, 1, 8))).repeat(40);
     message.extend_from_slice(&seal(&literal(b"x"), 0));
-    let e = read_all(Decryptor::new([]).password("password").limits(limits), &message).unwrap_err();
+    let e = read_all(Decryptor::default().password("password").limits(limits), &message).unwrap_err();
     assert!(matches!(e, Error::LimitExceeded(Limit::S2kDerivations)), "{e:?}");
 }
 
@@ -718,7 +718,7 @@ fn unknown_non_critical_packets_are_ignored() {
 fn unusable_skesks_do_not_use_up_the_derivation_budget() {
     // Ten SKESKs with an unknown cipher (nothing to derive) before the real one: the budget of
     // two derivations is enough, as only the real SKESK runs its S2K.
-    let mut w = Encryptor::new([]).password("pw").writer(Vec::new()).unwrap();
+    let mut w = Encryptor::default().password("pw").writer(Vec::new()).unwrap();
     w.write_all(b"hello").unwrap();
     let real = w.finish().unwrap();
     let mut junk = skesk(&argon2_s2k(1, 1, 8));
@@ -726,7 +726,7 @@ fn unusable_skesks_do_not_use_up_the_derivation_budget() {
     let mut message = packet(3, &junk).repeat(10);
     message.extend_from_slice(&real);
     let limits = Limits::default().max_s2k_derivations(2);
-    let plain = read_all(Decryptor::new([]).password("pw").limits(limits), &message).unwrap();
+    let plain = read_all(Decryptor::default().password("pw").limits(limits), &message).unwrap();
     assert_eq!(plain, b"hello");
 }
 

@@ -32,14 +32,14 @@ fn key(profile: Profile, seed: u64) -> Tsk {
         .unwrap()
 }
 
-fn decrypt(d: Decryptor<'_>, msg: &[u8]) -> sixpgp::Result<(Vec<u8>, sixpgp::DecryptSummary)> {
+fn decrypt(d: Decryptor, msg: &[u8]) -> sixpgp::Result<(Vec<u8>, sixpgp::DecryptSummary)> {
     let mut r = d.reader(msg)?;
     let mut out = Vec::new();
     let _ = r.read_to_end(&mut out).map_err(Error::from_io)?;
     Ok((out, r.finish()?))
 }
 
-fn encrypt(e: Encryptor<'_>, plain: &[u8]) -> Vec<u8> {
+fn encrypt(e: Encryptor, plain: &[u8]) -> Vec<u8> {
     let mut w = e.at(t0() + Duration::from_secs(10)).writer(Vec::new()).unwrap();
     w.write_all(plain).unwrap();
     w.finish().unwrap()

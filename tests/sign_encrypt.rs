@@ -30,7 +30,7 @@ fn key(profile: Profile, name: &str) -> Tsk {
 fn sign_encrypt(recipient: &Cert, signers: &[&Tsk], format: DataFormat, plain: &[u8]) -> Vec<u8> {
     let mut e = Encryptor::new([recipient]).format(format).at(at(T0 + 100));
     for s in signers {
-        e = e.signer(s);
+        e = e.signer(*s);
     }
     let mut w = e.writer(Vec::new()).unwrap();
     // Odd write sizes: the hash must not depend on them.
@@ -210,7 +210,7 @@ fn time_window_expired_and_locked_signers() {
 #[test]
 fn password_encrypted_signed_message() {
     let alice = key(Profile::Pqc, "Alice <alice@example.org>");
-    let mut w = Encryptor::new([])
+    let mut w = Encryptor::default()
         .password(b"secret".to_vec())
         .signer(&alice)
         .at(at(T0 + 100))
@@ -220,7 +220,7 @@ fn password_encrypted_signed_message() {
     w.write_all(b"by password").unwrap();
     let msg = w.finish().unwrap();
     let certs = [alice.to_cert()];
-    let mut r = Decryptor::new([])
+    let mut r = Decryptor::default()
         .password(b"secret".to_vec())
         .verify_with(&certs)
         .at(at(T0 + 200))

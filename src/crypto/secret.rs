@@ -20,6 +20,13 @@ macro_rules! secret_array {
             }
         }
 
+        // A secret key is `Clone` (see `Tsk`); each copy is wiped on its own drop.
+        impl Clone for $name {
+            fn clone(&self) -> Self {
+                Self(self.0)
+            }
+        }
+
         impl $name {
             /// The secret octets.
             #[allow(dead_code, reason = "not every secret type is read through a borrowed view")]
@@ -69,6 +76,13 @@ impl MlDsaSeed {
             let xi = zeroize::Zeroizing::new(ml_dsa::Seed::from(self.seed));
             Box::new(ExpandedSigningKey::from_seed(&xi))
         })
+    }
+}
+
+impl Clone for MlDsaSeed {
+    /// Copies the seed only: the copy expands its own signing key when it first signs.
+    fn clone(&self) -> Self {
+        Self::new(self.seed)
     }
 }
 
@@ -180,7 +194,10 @@ impl fmt::Debug for SessionKey {
 }
 
 /// A password or passphrase. Wiped on drop, never printed.
-#[derive(Zeroize, ZeroizeOnDrop)]
+///
+/// `Clone` so that one password can be handed to several builders; every copy is wiped on
+/// its own drop.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
 pub struct Password {
     bytes: Vec<u8>,
 }

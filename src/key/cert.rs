@@ -1,6 +1,7 @@
 //! Certificates (transferable public keys, RFC 9580 §10.1).
 
 use std::io::{self, BufRead, Write};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use crate::armor::{ArmorKind, ArmorWriter};
@@ -56,6 +57,14 @@ pub(crate) struct SubkeyBinding {
     pub(crate) key: PublicKeyPacket,
     pub(crate) fingerprint: Fingerprint,
     pub(crate) sigs: Vec<SignaturePacket>,
+}
+
+impl From<&Cert> for Arc<Cert> {
+    /// Copies the certificate: builders that keep certificates take `Cert`, `Arc<Cert>` or
+    /// `&Cert` alike.
+    fn from(cert: &Cert) -> Self {
+        Arc::new(cert.clone())
+    }
 }
 
 impl Cert {

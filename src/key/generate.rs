@@ -77,8 +77,8 @@ impl KeyBuilder {
     }
 
     /// Locks the secret key material with a password.
-    pub fn password(mut self, password: Password) -> Self {
-        self.password = Some(password);
+    pub fn password(mut self, password: impl Into<Password>) -> Self {
+        self.password = Some(password.into());
         self
     }
 

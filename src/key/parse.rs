@@ -25,7 +25,7 @@ pub(crate) struct ParsedKey {
 }
 
 /// Secret parts of a transferable secret key, parallel to the certificate's keys.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Secrets {
     pub(crate) primary: SecretKeyData,
     /// One entry per `cert.subkeys`, `None` where only the public subkey was present.

@@ -3,6 +3,7 @@
 //! <https://www.rfc-editor.org/rfc/rfc9580#section-5.5.3>
 
 use std::io::{self, BufRead, Write};
+use std::sync::Arc;
 
 use zeroize::Zeroizing;
 
@@ -34,10 +35,21 @@ const LOCK_ARGON2: (u8, u8, u8) = (3, 4, 16);
 ///
 /// Secret material is wiped from memory when the `Tsk` is dropped and is never printed by
 /// `Debug`.
-#[derive(Debug)]
+///
+/// A `Tsk` is `Clone`: the copy holds its own copy of the secret material, wiped on its own
+/// drop. To share one key between several decryptors and signers without copying it, wrap it
+/// in an [`Arc`]: the builders take `Tsk`, `Arc<Tsk>` or `&Tsk` (which is cloned).
+#[derive(Debug, Clone)]
 pub struct Tsk {
     pub(crate) cert: Cert,
     pub(crate) secrets: Secrets,
+}
+
+impl From<&Tsk> for Arc<Tsk> {
+    /// Copies the key (see [`Tsk`]'s note on sharing).
+    fn from(tsk: &Tsk) -> Self {
+        Arc::new(tsk.clone())
+    }
 }
 
 impl Tsk {

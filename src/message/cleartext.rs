@@ -198,7 +198,7 @@ impl CleartextMessage {
     }
 }
 
-impl Verifier<'_> {
+impl Verifier {
     /// Verifies the signatures of a cleartext-signed message over its text.
     ///
     /// # Errors
@@ -213,7 +213,7 @@ impl Verifier<'_> {
     }
 }
 
-impl<'a> Signer<'a> {
+impl Signer {
     /// A cleartext-signing stream into `sink` (RFC 9580 §7): text signatures (whatever the
     /// mode), the text dash-escaped line by line as it is written, and the armored signatures at
     /// [`finish`](CleartextSignWriter::finish). Trailing spaces and tabs are removed from each
@@ -221,7 +221,7 @@ impl<'a> Signer<'a> {
     ///
     /// # Errors
     /// As [`Signer::detached`], and I/O errors of `sink`.
-    pub fn cleartext_writer<W: Write>(self, mut sink: W) -> Result<CleartextSignWriter<'a, W>> {
+    pub fn cleartext_writer<W: Write>(self, mut sink: W) -> Result<CleartextSignWriter<W>> {
         let signer = self.mode(SignatureMode::Text).detached()?;
         // No Hash header for v6 signatures: the header line, then the empty line.
         sink.write_all(CLEARTEXT_BEGIN)?;
@@ -235,8 +235,8 @@ impl<'a> Signer<'a> {
 /// One line of text is buffered at a time. Dropping the writer without
 /// [`finish`](Self::finish) leaves an incomplete message.
 #[must_use = "call finish() to write the signatures"]
-pub struct CleartextSignWriter<'a, W: Write> {
-    signer: SignWriter<'a>,
+pub struct CleartextSignWriter<W: Write> {
+    signer: SignWriter,
     sink: W,
     /// The current line, without its line ending.
     line: Vec<u8>,
@@ -244,13 +244,13 @@ pub struct CleartextSignWriter<'a, W: Write> {
     first: bool,
 }
 
-impl<W: Write> fmt::Debug for CleartextSignWriter<'_, W> {
+impl<W: Write> fmt::Debug for CleartextSignWriter<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CleartextSignWriter").field("signer", &self.signer).finish_non_exhaustive()
     }
 }
 
-impl<W: Write> CleartextSignWriter<'_, W> {
+impl<W: Write> CleartextSignWriter<W> {
     /// Hashes and writes the buffered line.
     fn end_line(&mut self) -> io::Result<()> {
         let content = strip_eol(&self.line);
@@ -288,7 +288,7 @@ impl<W: Write> CleartextSignWriter<'_, W> {
     }
 }
 
-impl<W: Write> Write for CleartextSignWriter<'_, W> {
+impl<W: Write> Write for CleartextSignWriter<W> {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         let mut rest = data;
         while let Some(lf) = rest.iter().position(|&b| b == b'\n') {

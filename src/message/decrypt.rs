@@ -18,7 +18,7 @@
 
 use std::fmt;
 use std::io::{self, BufRead, Read};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::SystemTime;
 
 use crate::armor::ArmorReader;
@@ -91,14 +91,14 @@ type Decrypted = (Vec<u8>, DecryptSummary);
 /// assert_eq!(plaintext, b"Hello, Bob");
 /// # Ok(()) }
 /// ```
-pub struct Decryptor<'a> {
-    keys: Vec<&'a Tsk>,
+pub struct Decryptor {
+    keys: Vec<Arc<Tsk>>,
     passwords: Vec<Password>,
     session_keys: Vec<(SessionKey, Option<SymmetricAlgorithm>)>,
     limits: Limits,
     /// Whether to verify signatures, and against what.
     verify: bool,
-    verifier: Verifier<'a>,
+    verifier: Verifier,
     threads: Option<usize>,
     /// The ML-KEM decapsulation keys of `keys`, expanded from their seeds at the first
     /// ML-KEM-768+X25519 PKESK and kept for every later message.
@@ -112,7 +112,7 @@ struct ExpandedKey {
     dk: Box<mlkem_x25519::DecapsulationKey>,
 }
 
-impl fmt::Debug for Decryptor<'_> {
+impl fmt::Debug for Decryptor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Decryptor")
             .field("keys", &self.keys.iter().map(|k| k.fingerprint()).collect::<Vec<_>>())
@@ -125,24 +125,28 @@ impl fmt::Debug for Decryptor<'_> {
     }
 }
 
-impl Default for Decryptor<'_> {
+impl Default for Decryptor {
     fn default() -> Self {
-        Self::new([])
+        Self::new(Vec::<Tsk>::new())
     }
 }
 
-impl<'a> Decryptor<'a> {
+impl Decryptor {
     /// Decrypts with the secret keys in `keys` (possibly none, if passwords or session keys
     /// are given). Locked keys are skipped; if only a locked key would have matched, reading
     /// fails with [`Error::KeyLocked`].
-    pub fn new(keys: impl IntoIterator<Item = &'a Tsk>) -> Self {
+    ///
+    /// Keys may be given owned, as `Arc`s (shared with other decryptors), or as references,
+    /// which are copied: the `Decryptor` owns what it uses, so it can live as long as a
+    /// service and be shared by its threads behind an `Arc`.
+    pub fn new<K: Into<Arc<Tsk>>>(keys: impl IntoIterator<Item = K>) -> Self {
         Self {
-            keys: keys.into_iter().collect(),
+            keys: keys.into_iter().map(Into::into).collect(),
             passwords: Vec::new(),
             session_keys: Vec::new(),
             limits: Limits::default(),
             verify: false,
-            verifier: Verifier::from_certs([]),
+            verifier: Verifier::new(Vec::<Cert>::new()),
             threads: None,
             expanded: OnceLock::new(),
         }
@@ -163,10 +167,10 @@ impl<'a> Decryptor<'a> {
         self
     }
 
-    /// Adds a secret key.
+    /// Adds a secret key (owned, an `Arc`, or a reference, which is copied).
     #[must_use]
-    pub fn key(mut self, key: &'a Tsk) -> Self {
-        self.keys.push(key);
+    pub fn key(mut self, key: impl Into<Arc<Tsk>>) -> Self {
+        self.keys.push(key.into());
         self
     }
 
@@ -195,7 +199,7 @@ impl<'a> Decryptor<'a> {
     /// [`not_before`](Decryptor::not_before), [`not_after`](Decryptor::not_after) and
     /// [`at`](Decryptor::at).
     #[must_use]
-    pub fn verify_with(mut self, certs: impl IntoIterator<Item = &'a Cert>) -> Self {
+    pub fn verify_with<C: Into<Arc<Cert>>>(mut self, certs: impl IntoIterator<Item = C>) -> Self {
         self.verify = true;
         self.verifier.add_certs(certs);
         self
@@ -243,7 +247,7 @@ impl<'a> Decryptor<'a> {
     /// - `LimitExceeded` for too many session-key packets or signatures, or oversize S2K
     ///   parameters;
     /// - `Malformed`/`Truncated` for broken input; `Io` from the source.
-    pub fn reader<R: BufRead>(self, source: R) -> Result<DecryptReader<'a, R>> {
+    pub fn reader<R: BufRead>(&self, source: R) -> Result<DecryptReader<R>> {
         self.open(source)
     }
 
@@ -314,12 +318,12 @@ impl<'a> Decryptor<'a> {
     }
 
     /// [`reader`](Decryptor::reader) without consuming the builder.
-    fn open<R: BufRead>(&self, source: R) -> Result<DecryptReader<'a, R>> {
+    fn open<R: BufRead>(&self, source: R) -> Result<DecryptReader<R>> {
         self.open_with(source, self.threads)
     }
 
     /// [`open`](Decryptor::open) with the chunk thread count `threads`.
-    fn open_with<R: BufRead>(&self, source: R, threads: Option<usize>) -> Result<DecryptReader<'a, R>> {
+    fn open_with<R: BufRead>(&self, source: R, threads: Option<usize>) -> Result<DecryptReader<R>> {
         // Base64 decoding on the workers too: it costs more than the AEAD.
         let armor_threads = threads.unwrap_or_else(parallel::default_threads);
         let mut armor = ArmorReader::with_limits(source, &self.limits).threads(armor_threads);
@@ -489,7 +493,7 @@ impl<'a> Decryptor<'a> {
     }
 }
 
-impl Decryptor<'_> {
+impl Decryptor {
     /// The expanded ML-KEM decapsulation key of the (sub)key `fingerprint`, expanding every
     /// unlocked ML-KEM-768+X25519 key of `keys` the first time.
     fn expanded_key(&self, fingerprint: &Fingerprint) -> Option<&mlkem_x25519::DecapsulationKey> {
@@ -632,9 +636,7 @@ enum Stage<R: BufRead> {
 /// [`DecryptSummary::verifications`]. A bad or unverifiable signature is never an error: the
 /// message still decrypts, and the verdict says why the signature is not good. Memory stays
 /// bounded: the signatures are hashed in a stream, not buffered.
-///
-/// `'a` is the lifetime of the verifying certificates.
-pub struct DecryptReader<'a, R: BufRead> {
+pub struct DecryptReader<R: BufRead> {
     stage: Stage<R>,
     info: LiteralInfo,
     sym: SymmetricAlgorithm,
@@ -644,13 +646,13 @@ pub struct DecryptReader<'a, R: BufRead> {
     /// The signature packets around the literal data and their running hashes.
     signatures: InlineSignatures,
     /// Set if the signatures are to be verified.
-    verifier: Option<Verifier<'a>>,
+    verifier: Option<Verifier>,
     /// The verdicts, once the message has ended.
     verifications: Vec<Verification>,
     limits: Limits,
 }
 
-impl<R: BufRead> fmt::Debug for DecryptReader<'_, R> {
+impl<R: BufRead> fmt::Debug for DecryptReader<R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("DecryptReader")
             .field("literal", &self.info)
@@ -686,7 +688,7 @@ fn poisoned() -> io::Error {
     Error::poisoned().into()
 }
 
-impl<R: BufRead> DecryptReader<'_, R> {
+impl<R: BufRead> DecryptReader<R> {
     /// Format, file name and date of the literal data.
     #[must_use]
     pub fn literal(&self) -> &LiteralInfo {
@@ -767,7 +769,7 @@ impl<R: BufRead> DecryptReader<'_, R> {
     }
 }
 
-impl<R: BufRead> BufRead for DecryptReader<'_, R> {
+impl<R: BufRead> BufRead for DecryptReader<R> {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
         if let Err(e) = self.advance() {
             self.stage = Stage::Failed;
@@ -800,7 +802,7 @@ impl<R: BufRead> BufRead for DecryptReader<'_, R> {
     }
 }
 
-impl<R: BufRead> Read for DecryptReader<'_, R> {
+impl<R: BufRead> Read for DecryptReader<R> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
         crate::message::read_via_fill_buf(self, out)
     }
@@ -845,7 +847,7 @@ mod tests {
     }
 
     fn decrypt_verify(msg: &[u8], certs: &[Cert]) -> Result<(Vec<u8>, Vec<Verification>)> {
-        let mut r = Decryptor::new([])
+        let mut r = Decryptor::default()
             .session_key(SessionKey::from_bytes(&KEY), Some(SymmetricAlgorithm::Aes128))
             .verify_with(certs)
             .at(from_timestamp(T0 + 200))
@@ -855,7 +857,7 @@ mod tests {
         Ok((out, r.finish()?.verifications))
     }
 
-    fn signer(tsk: &Tsk) -> Signer<'_> {
+    fn signer(tsk: &Tsk) -> Signer {
         Signer::new().key(tsk).creation_time(from_timestamp(T0 + 100))
     }
 
@@ -932,7 +934,7 @@ mod tests {
         assert!(cut.len() < inner.len());
         for verify in [true, false] {
             let msg = encrypt_raw(cut);
-            let d = Decryptor::new([]).session_key(SessionKey::from_bytes(&KEY), None);
+            let d = Decryptor::default().session_key(SessionKey::from_bytes(&KEY), None);
             let d = if verify { d.verify_with(&certs) } else { d };
             let mut r = d.reader(&msg[..]).unwrap();
             assert!(r.read_to_end(&mut Vec::new()).is_err());

@@ -10,6 +10,7 @@
 
 use std::fmt;
 use std::io::{self, Read, Write};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use zeroize::Zeroizing;
@@ -104,9 +105,9 @@ impl Purpose {
 /// assert_eq!(plaintext, b"Hello, world!");
 /// # Ok(()) }
 /// ```
-pub struct Encryptor<'a> {
-    recipients: Vec<&'a Cert>,
-    signers: Vec<&'a Tsk>,
+pub struct Encryptor {
+    recipients: Vec<Arc<Cert>>,
+    signers: Vec<Arc<Tsk>>,
     passwords: Vec<Password>,
     armor: bool,
     purpose: Purpose,
@@ -121,7 +122,7 @@ pub struct Encryptor<'a> {
     threads: Option<usize>,
 }
 
-impl fmt::Debug for Encryptor<'_> {
+impl fmt::Debug for Encryptor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Encryptor")
             .field("recipients", &self.recipients.iter().map(|c| c.fingerprint()).collect::<Vec<_>>())
@@ -137,22 +138,23 @@ impl fmt::Debug for Encryptor<'_> {
     }
 }
 
-impl Default for Encryptor<'_> {
+impl Default for Encryptor {
     fn default() -> Self {
-        Self::new([])
+        Self::new(Vec::<Cert>::new())
     }
 }
 
 /// One recipient key chosen for a PKESK.
-struct RecipientKey<'a> {
-    material: &'a PublicKeyMaterial,
+struct RecipientKey {
+    /// Whether the key is ML-KEM-768+X25519 (post-quantum).
+    pqc: bool,
     /// Its PKESK but for the wrapped session key.
     agreed: Agreed,
 }
 
 /// What one recipient certificate contributes: its keys and its AEAD ciphersuite preferences.
-struct RecipientPlan<'a> {
-    keys: Vec<RecipientKey<'a>>,
+struct RecipientPlan {
+    keys: Vec<RecipientKey>,
     /// The Preferred AEAD Ciphersuites of the primary key's binding, in order.
     preferences: Vec<(SymmetricAlgorithm, AeadAlgorithm)>,
 }
@@ -242,11 +244,12 @@ fn recipient_threads(requested: Option<usize>, recipients: usize) -> usize {
     requested.unwrap_or(cores).clamp(1, cores)
 }
 
-impl<'a> Encryptor<'a> {
-    /// Encrypts to every certificate in `recipients` (possibly none, if passwords are given).
-    pub fn new(recipients: impl IntoIterator<Item = &'a Cert>) -> Self {
+impl Encryptor {
+    /// Encrypts to every certificate in `recipients` (possibly none, if passwords are given):
+    /// owned certificates, `Arc`s, or references (which are copied).
+    pub fn new<C: Into<Arc<Cert>>>(recipients: impl IntoIterator<Item = C>) -> Self {
         Self {
-            recipients: recipients.into_iter().collect(),
+            recipients: recipients.into_iter().map(Into::into).collect(),
             signers: Vec::new(),
             passwords: Vec::new(),
             armor: false,
@@ -283,8 +286,8 @@ impl<'a> Encryptor<'a> {
 
     /// Adds a recipient certificate.
     #[must_use]
-    pub fn recipient(mut self, cert: &'a Cert) -> Self {
-        self.recipients.push(cert);
+    pub fn recipient(mut self, cert: impl Into<Arc<Cert>>) -> Self {
+        self.recipients.push(cert.into());
         self
     }
 
@@ -297,8 +300,8 @@ impl<'a> Encryptor<'a> {
     /// With [`format`](Encryptor::format) `Utf8` or `Text` the signatures are text signatures
     /// (type 0x01, over the text with CR LF line endings); otherwise binary (0x00).
     #[must_use]
-    pub fn signer(mut self, tsk: &'a Tsk) -> Self {
-        self.signers.push(tsk);
+    pub fn signer(mut self, tsk: impl Into<Arc<Tsk>>) -> Self {
+        self.signers.push(tsk.into());
         self
     }
 
@@ -427,12 +430,12 @@ impl<'a> Encryptor<'a> {
     /// `t`; `Unsupported(PublicKeyAlgorithm)` if all its such keys use unknown algorithms;
     /// `Malformed` for an invalid public key.
     fn plan(
-        cert: &'a Cert,
+        cert: &Cert,
         purpose: Purpose,
         t: u32,
         hidden: bool,
         randomness: &[KeyRandomness],
-    ) -> Result<RecipientPlan<'a>> {
+    ) -> Result<RecipientPlan> {
         let valid = cert.keys_with_flags(t, purpose.flags());
         if valid.is_empty() {
             return Err(Error::KeyUnusable("certificate has no valid encryption-capable key"));
@@ -453,7 +456,8 @@ impl<'a> Encryptor<'a> {
             let recipient =
                 if hidden { Recipient::Anonymous } else { Recipient::V6(*k.fingerprint.as_bytes()) };
             let agreed = Agreed::new(recipient, &k.key.material, drawn)?;
-            keys.push(RecipientKey { material: &k.key.material, agreed });
+            let pqc = matches!(k.key.material, PublicKeyMaterial::MlKem768X25519 { .. });
+            keys.push(RecipientKey { pqc, agreed });
         }
         if keys.is_empty() {
             let alg = unknown.map_or(0, u8::from);
@@ -477,7 +481,7 @@ impl<'a> Encryptor<'a> {
     ///
     /// # Errors
     /// The first recipient's error, as [`Encryptor::plan`]; `Io` from the RNG.
-    fn plans(&self, t: u32, rng: &mut Rng) -> Result<Vec<RecipientPlan<'a>>> {
+    fn plans(&self, t: u32, rng: &mut Rng) -> Result<Vec<RecipientPlan>> {
         let counts: Vec<usize> = self.recipients.iter().map(|c| key_candidates(c).count()).collect();
         let total = counts.iter().sum::<usize>().saturating_mul(size_of::<KeyRandomness>());
         let mut randomness = SecretVec::zeroed(total);
@@ -487,7 +491,7 @@ impl<'a> Encryptor<'a> {
         let mut work = Vec::with_capacity(self.recipients.len());
         for (cert, n) in self.recipients.iter().zip(counts) {
             let (mine, others) = rest.split_at(n.min(rest.len()));
-            work.push((*cert, mine));
+            work.push((&**cert, mine));
             rest = others;
         }
         let threads = recipient_threads(self.threads, self.recipients.len());
@@ -502,13 +506,12 @@ impl<'a> Encryptor<'a> {
     /// The cipher and AEAD mode (see the type's documentation).
     fn choose_algorithms(
         &self,
-        plans: &[RecipientPlan<'_>],
-        keys: &[&RecipientKey<'_>],
+        plans: &[RecipientPlan],
+        keys: &[&RecipientKey],
     ) -> (SymmetricAlgorithm, AeadAlgorithm) {
         use AeadAlgorithm::{Gcm, Ocb};
         use SymmetricAlgorithm::{Aes128, Aes256};
-        let all_pqc = !keys.is_empty()
-            && keys.iter().all(|k| matches!(k.material, PublicKeyMaterial::MlKem768X25519 { .. }));
+        let all_pqc = !keys.is_empty() && keys.iter().all(|k| k.pqc);
         let pqc_profile = matches!(self.profile, Some(Profile::Pqc | Profile::PqcEncryption));
         let need_256 = all_pqc || pqc_profile || keys.is_empty();
         let eligible = |(s, a): (SymmetricAlgorithm, AeadAlgorithm)| {
@@ -538,7 +541,7 @@ impl<'a> Encryptor<'a> {
     /// - `Malformed` for an invalid recipient public key; `Io` from the sink or the RNG.
     ///
     /// Nothing is written to `sink` if the recipients or signers are unusable.
-    pub fn writer<W: Write>(mut self, sink: W) -> Result<EncryptWriter<'a, W>> {
+    pub fn writer<W: Write>(mut self, sink: W) -> Result<EncryptWriter<W>> {
         if self.recipients.is_empty() && self.passwords.is_empty() {
             return Err(Error::InvalidArgument("encrypt: no recipient and no password"));
         }
@@ -550,7 +553,7 @@ impl<'a> Encryptor<'a> {
         let t = to_timestamp(self.time.unwrap_or_else(SystemTime::now));
         let mut rng = self.rng.take().unwrap_or_else(Rng::os);
         let plans = self.plans(t, &mut rng)?;
-        let keys: Vec<&RecipientKey<'_>> = plans.iter().flat_map(|p| &p.keys).collect();
+        let keys: Vec<&RecipientKey> = plans.iter().flat_map(|p| &p.keys).collect();
         let (sym, aead) = match self.suite {
             Some(suite) => check_suite(suite)?,
             None => self.choose_algorithms(&plans, &keys),
@@ -698,14 +701,14 @@ fn check_suite(suite: (SymmetricAlgorithm, AeadAlgorithm)) -> Result<(SymmetricA
 type Encrypted<W> = SeipdWriter<PartialBodyWriter<Sink<W>>>;
 
 /// What the plaintext goes through before the encryption.
-enum Inner<'a, W: Write> {
+enum Inner<W: Write> {
     /// Literal data framing.
     Plain(LiteralWriter<Encrypted<W>>),
     /// One-Pass Signatures, literal data framing and hashing, signatures at the end.
-    Signed(InlineSignWriter<'a, Encrypted<W>>),
+    Signed(InlineSignWriter<Encrypted<W>>),
 }
 
-impl<W: Write> Inner<'_, W> {
+impl<W: Write> Inner<W> {
     fn finish(self) -> Result<Encrypted<W>> {
         match self {
             Self::Plain(l) => l.finish(),
@@ -714,7 +717,7 @@ impl<W: Write> Inner<'_, W> {
     }
 }
 
-impl<W: Write> Write for Inner<'_, W> {
+impl<W: Write> Write for Inner<W> {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         match self {
             Self::Plain(l) => l.write(data),
@@ -738,11 +741,10 @@ impl<W: Write> Write for Inner<'_, W> {
 /// decrypt. `Drop` does no I/O. After any error every call fails.
 ///
 /// With [`signer`](Encryptor::signer)s the plaintext is hashed as it is written and the
-/// signatures are made by `finish`, inside the encryption, before the final tag; `'a` is the
-/// lifetime of the signing keys.
+/// signatures are made by `finish`, inside the encryption, before the final tag.
 #[must_use = "call finish() to complete the message"]
-pub struct EncryptWriter<'a, W: Write> {
-    inner: Inner<'a, W>,
+pub struct EncryptWriter<W: Write> {
+    inner: Inner<W>,
     padding: Option<Vec<u8>>,
     sym: SymmetricAlgorithm,
     aead: AeadAlgorithm,
@@ -750,7 +752,7 @@ pub struct EncryptWriter<'a, W: Write> {
     poisoned: bool,
 }
 
-impl<W: Write> fmt::Debug for EncryptWriter<'_, W> {
+impl<W: Write> fmt::Debug for EncryptWriter<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("EncryptWriter")
             .field("sym", &self.sym)
@@ -760,7 +762,7 @@ impl<W: Write> fmt::Debug for EncryptWriter<'_, W> {
     }
 }
 
-impl<W: Write> EncryptWriter<'_, W> {
+impl<W: Write> EncryptWriter<W> {
     /// The cipher and session key, e.g. for SOP's `--session-key-out`.
     #[must_use]
     pub fn session_key(&self) -> (SymmetricAlgorithm, &SessionKey) {
@@ -829,7 +831,7 @@ impl<W: Write> EncryptWriter<'_, W> {
     }
 }
 
-impl<W: Write> Write for EncryptWriter<'_, W> {
+impl<W: Write> Write for EncryptWriter<W> {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         if self.poisoned {
             return Err(Error::poisoned().into());

@@ -5,6 +5,7 @@
 
 use std::fmt;
 use std::io::{self, Write};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use crate::crypto::HashAlgorithm;
@@ -17,7 +18,6 @@ use crate::message::hashing::{DataHasher, SignatureMode};
 use crate::message::literal::LiteralWriter;
 use crate::packet::Packet;
 use crate::packet::header::{Header, Tag};
-use crate::packet::key::SecretKeyMaterial;
 use crate::packet::literal::{LiteralFormat, LiteralHeader};
 use crate::packet::one_pass::OnePassSignature;
 use crate::packet::signature::{SignatureMaterial, SignaturePacket, SignatureType};
@@ -45,14 +45,14 @@ use crate::packet::subpacket::SubpacketData;
 /// # Ok(()) }
 /// ```
 #[must_use]
-pub struct Signer<'a> {
-    keys: Vec<&'a Tsk>,
+pub struct Signer {
+    keys: Vec<Arc<Tsk>>,
     mode: SignatureMode,
     creation_time: Option<SystemTime>,
     rng: Option<Rng>,
 }
 
-impl fmt::Debug for Signer<'_> {
+impl fmt::Debug for Signer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Signer")
             .field("keys", &self.keys.iter().map(|k| k.fingerprint()).collect::<Vec<_>>())
@@ -62,30 +62,31 @@ impl fmt::Debug for Signer<'_> {
     }
 }
 
-impl Default for Signer<'_> {
+impl Default for Signer {
     fn default() -> Self {
         Self::new()
     }
 }
 
 /// One signature being made.
-struct Pending<'a> {
-    secret: &'a SecretKeyMaterial,
+struct Pending {
+    /// The key that signs, and which of its (sub)keys.
+    tsk: Arc<Tsk>,
     fingerprint: Fingerprint,
     /// Type, algorithms, salt and hashed subpackets; the rest is filled in at the end.
     sig: SignaturePacket,
     hasher: DataHasher,
 }
 
-impl<'a> Signer<'a> {
+impl Signer {
     /// A signer with no keys, binary mode, the current time and the operating system's RNG.
     pub fn new() -> Self {
         Self { keys: Vec::new(), mode: SignatureMode::Binary, creation_time: None, rng: None }
     }
 
-    /// Adds a signing key.
-    pub fn key(mut self, tsk: &'a Tsk) -> Self {
-        self.keys.push(tsk);
+    /// Adds a signing key: owned, an `Arc`, or a reference (which is copied).
+    pub fn key(mut self, tsk: impl Into<Arc<Tsk>>) -> Self {
+        self.keys.push(tsk.into());
         self
     }
 
@@ -112,7 +113,7 @@ impl<'a> Signer<'a> {
     ///
     /// # Errors
     /// As [`Signer::detached`].
-    pub(crate) fn prepare(self, rng: &mut Rng) -> Result<PreparedSignatures<'a>> {
+    pub(crate) fn prepare(self, rng: &mut Rng) -> Result<PreparedSignatures> {
         if self.keys.is_empty() {
             return Err(Error::InvalidArgument("no signing key given"));
         }
@@ -127,15 +128,15 @@ impl<'a> Signer<'a> {
             let mut chosen = None;
             for k in tsk.cert.keys_with_flags(t, flags::SIGN) {
                 match tsk.secret_for(&k.fingerprint) {
-                    Ok(secret) => {
-                        chosen = Some((k.key, k.fingerprint, secret));
+                    Ok(_) => {
+                        chosen = Some((k.key, k.fingerprint));
                         break;
                     }
                     Err(Error::KeyLocked) => locked = true,
                     Err(_) => {}
                 }
             }
-            let Some((key, fingerprint, secret)) = chosen else {
+            let Some((key, fingerprint)) = chosen else {
                 return Err(if locked {
                     Error::KeyLocked
                 } else {
@@ -167,13 +168,13 @@ impl<'a> Signer<'a> {
                 salt,
                 material: SignatureMaterial::Unknown(Vec::new()),
             };
-            pending.push(Pending { secret, fingerprint, sig, hasher });
+            pending.push(Pending { tsk: Arc::clone(&tsk), fingerprint, sig, hasher });
         }
         Ok(PreparedSignatures { pending, mode: self.mode })
     }
 
     /// Prepares the signatures with the signer's RNG (or the operating system's).
-    fn start(mut self) -> Result<SignWriter<'a>> {
+    fn start(mut self) -> Result<SignWriter> {
         let mut rng = self.rng.take().unwrap_or_else(Rng::os);
         Ok(self.prepare(&mut rng)?.writer(rng))
     }
@@ -184,7 +185,7 @@ impl<'a> Signer<'a> {
     /// # Errors
     /// `InvalidArgument` without keys; `KeyLocked` if a key's signing secret is locked;
     /// `KeyUnusable` if a key has no key valid for signing at the creation time; RNG errors.
-    pub fn detached(self) -> Result<SignWriter<'a>> {
+    pub fn detached(self) -> Result<SignWriter> {
         self.start()
     }
 
@@ -195,7 +196,7 @@ impl<'a> Signer<'a> {
     ///
     /// # Errors
     /// As [`Signer::detached`], and I/O errors of `sink`.
-    pub fn inline_writer<W: Write>(self, sink: W) -> Result<InlineSignWriter<'a, W>> {
+    pub fn inline_writer<W: Write>(self, sink: W) -> Result<InlineSignWriter<W>> {
         let format = match self.mode {
             SignatureMode::Binary => LiteralFormat::Binary,
             SignatureMode::Text => LiteralFormat::Utf8,
@@ -207,12 +208,12 @@ impl<'a> Signer<'a> {
 
 /// Signatures whose keys, salts and hashed subpackets are chosen, waiting for the data (see
 /// [`Signer::prepare`]).
-pub(crate) struct PreparedSignatures<'a> {
-    pending: Vec<Pending<'a>>,
+pub(crate) struct PreparedSignatures {
+    pending: Vec<Pending>,
     mode: SignatureMode,
 }
 
-impl fmt::Debug for PreparedSignatures<'_> {
+impl fmt::Debug for PreparedSignatures {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("PreparedSignatures")
             .field("signers", &self.pending.iter().map(|p| p.fingerprint).collect::<Vec<_>>())
@@ -221,9 +222,9 @@ impl fmt::Debug for PreparedSignatures<'_> {
     }
 }
 
-impl<'a> PreparedSignatures<'a> {
+impl PreparedSignatures {
     /// The hashing sink; `rng` supplies the signing randomness (ML-DSA) at the end.
-    pub(crate) fn writer(self, rng: Rng) -> SignWriter<'a> {
+    pub(crate) fn writer(self, rng: Rng) -> SignWriter {
         SignWriter { pending: self.pending, rng, mode: self.mode }
     }
 }
@@ -232,13 +233,13 @@ impl<'a> PreparedSignatures<'a> {
 ///
 /// Call [`finish`](Self::finish) to get the signatures; dropping it makes none.
 #[must_use = "call finish() to get the signatures"]
-pub struct SignWriter<'a> {
-    pending: Vec<Pending<'a>>,
+pub struct SignWriter {
+    pending: Vec<Pending>,
     rng: Rng,
     mode: SignatureMode,
 }
 
-impl fmt::Debug for SignWriter<'_> {
+impl fmt::Debug for SignWriter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("SignWriter")
             .field("signers", &self.pending.iter().map(|p| p.fingerprint).collect::<Vec<_>>())
@@ -247,7 +248,7 @@ impl fmt::Debug for SignWriter<'_> {
     }
 }
 
-impl<'a> SignWriter<'a> {
+impl SignWriter {
     /// The hash algorithm of each signature, in order (for a MIME `micalg` parameter).
     #[must_use]
     pub fn hash_algorithms(&self) -> Vec<HashAlgorithm> {
@@ -265,11 +266,7 @@ impl<'a> SignWriter<'a> {
     ///
     /// # Errors
     /// `InvalidArgument` for a bad literal header; I/O errors of `sink`.
-    pub(crate) fn inline<W: Write>(
-        self,
-        mut sink: W,
-        header: &LiteralHeader,
-    ) -> Result<InlineSignWriter<'a, W>> {
+    pub(crate) fn inline<W: Write>(self, mut sink: W, header: &LiteralHeader) -> Result<InlineSignWriter<W>> {
         // RFC 9580 §10.3: One-Pass Signed Message :- One-Pass Signature Packet,
         // OpenPGP Message, Corresponding Signature Packet. The last One-Pass Signature packet
         // before the data has the flag 1; the others 0 (§5.4).
@@ -295,7 +292,8 @@ impl<'a> SignWriter<'a> {
     fn make(mut self) -> Result<Vec<SignaturePacket>> {
         let mut out = Vec::with_capacity(self.pending.len());
         for p in self.pending {
-            let Pending { secret, mut sig, hasher, .. } = p;
+            let Pending { tsk, fingerprint, mut sig, hasher } = p;
+            let secret = tsk.secret_for(&fingerprint)?;
             sign_hashed(&mut sig, secret, hasher.into_hasher(), &mut self.rng)?;
             out.push(sig);
         }
@@ -315,7 +313,7 @@ impl<'a> SignWriter<'a> {
     }
 }
 
-impl Write for SignWriter<'_> {
+impl Write for SignWriter {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         for p in &mut self.pending {
             p.hasher.update(data);
@@ -333,18 +331,18 @@ impl Write for SignWriter<'_> {
 /// [`finish`](Self::finish) ends the literal data, writes the signatures and returns the sink.
 /// Dropping the writer without it does no I/O and leaves an incomplete message.
 #[must_use = "call finish() to write the signatures"]
-pub struct InlineSignWriter<'a, W: Write> {
-    signer: SignWriter<'a>,
+pub struct InlineSignWriter<W: Write> {
+    signer: SignWriter,
     literal: LiteralWriter<W>,
 }
 
-impl<W: Write> fmt::Debug for InlineSignWriter<'_, W> {
+impl<W: Write> fmt::Debug for InlineSignWriter<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("InlineSignWriter").field("signer", &self.signer).finish_non_exhaustive()
     }
 }
 
-impl<W: Write> InlineSignWriter<'_, W> {
+impl<W: Write> InlineSignWriter<W> {
     /// Ends the literal data, writes the signatures (in the reverse order of the One-Pass
     /// Signature packets, RFC 9580 §10.3) and returns the sink.
     ///
@@ -361,7 +359,7 @@ impl<W: Write> InlineSignWriter<'_, W> {
     }
 }
 
-impl<W: Write> Write for InlineSignWriter<'_, W> {
+impl<W: Write> Write for InlineSignWriter<W> {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         let n = self.literal.write(data)?;
         self.signer.write_all(data.get(..n).unwrap_or_default())?;

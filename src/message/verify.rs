@@ -16,6 +16,7 @@
 
 use std::fmt;
 use std::io::{self, BufRead, Read, Write};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use crate::armor::ArmorReader;
@@ -121,24 +122,20 @@ impl Verification {
 /// signature expiration) are the current time.
 #[derive(Debug, Clone)]
 #[must_use]
-pub struct Verifier<'a> {
-    certs: Vec<&'a Cert>,
+pub struct Verifier {
+    certs: Vec<Arc<Cert>>,
     not_before: Option<u32>,
     not_after: Option<u32>,
     at: Option<u32>,
     limits: Limits,
 }
 
-impl<'a> Verifier<'a> {
-    /// A verifier trusting the signing keys of `certs`.
-    pub fn new(certs: &'a [Cert]) -> Self {
-        Self::from_certs(certs)
-    }
-
-    /// A verifier trusting the signing keys of every certificate in `certs`.
-    pub(crate) fn from_certs(certs: impl IntoIterator<Item = &'a Cert>) -> Self {
+impl Verifier {
+    /// A verifier trusting the signing keys of every certificate in `certs`: owned
+    /// certificates, `Arc`s, or references (which are copied).
+    pub fn new<C: Into<Arc<Cert>>>(certs: impl IntoIterator<Item = C>) -> Self {
         Self {
-            certs: certs.into_iter().collect(),
+            certs: certs.into_iter().map(Into::into).collect(),
             not_before: None,
             not_after: None,
             at: None,
@@ -147,8 +144,8 @@ impl<'a> Verifier<'a> {
     }
 
     /// Trusts the signing keys of `certs` too.
-    pub(crate) fn add_certs(&mut self, certs: impl IntoIterator<Item = &'a Cert>) {
-        self.certs.extend(certs);
+    pub(crate) fn add_certs<C: Into<Arc<Cert>>>(&mut self, certs: impl IntoIterator<Item = C>) {
+        self.certs.extend(certs.into_iter().map(Into::into));
     }
 
     /// Signatures made before `t` are not acceptable.
@@ -187,7 +184,7 @@ impl<'a> Verifier<'a> {
     /// `Malformed`/`Truncated` if the signature packets cannot be framed (a packet that frames
     /// but does not parse is reported as unverifiable instead), or if they hold no signature or
     /// another packet type; `LimitExceeded(Signatures)` for too many.
-    pub fn detached(self, signatures: &[u8]) -> Result<DetachedVerifier<'a>> {
+    pub fn detached(self, signatures: &[u8]) -> Result<DetachedVerifier> {
         let mut bytes = Vec::new();
         let _ = ArmorReader::with_limits(signatures, &self.limits)
             .read_to_end(&mut bytes)
@@ -228,7 +225,7 @@ impl<'a> Verifier<'a> {
     /// # Errors
     /// `Malformed`/`Truncated`/`Unsupported` if the packets before the literal data are not a
     /// signed message (compressed data is not supported); I/O errors.
-    pub fn inline_reader<R: BufRead>(self, source: R) -> Result<InlineVerifyReader<'a, R>> {
+    pub fn inline_reader<R: BufRead>(self, source: R) -> Result<InlineVerifyReader<R>> {
         InlineVerifyReader::new(self, source)
     }
 
@@ -272,7 +269,7 @@ impl<'a> Verifier<'a> {
             return bad(v, VerificationStatus::Bad("signature expired"));
         }
         // Every key of every certificate the issuer fingerprint names (or all, without one).
-        for &cert in &self.certs {
+        for cert in &self.certs {
             let keys = std::iter::once((&cert.primary, cert.fingerprint))
                 .chain(cert.subkeys.iter().map(|s| (&s.key, s.fingerprint)));
             for (key, fingerprint) in keys {
@@ -350,7 +347,7 @@ impl Pending {
         }
     }
 
-    fn finish(self, verifier: &Verifier<'_>) -> Verification {
+    fn finish(self, verifier: &Verifier) -> Verification {
         match self {
             Self::Hashing(sig, h) => verifier.check(&sig, h),
             Self::Done(v) => v,
@@ -362,12 +359,12 @@ impl Pending {
 /// [`Verifier::detached`]).
 #[derive(Debug)]
 #[must_use = "call finish() to get the verifications"]
-pub struct DetachedVerifier<'a> {
-    verifier: Verifier<'a>,
+pub struct DetachedVerifier {
+    verifier: Verifier,
     items: Vec<Pending>,
 }
 
-impl DetachedVerifier<'_> {
+impl DetachedVerifier {
     /// Marks every signature whose hash algorithm is not in `named` as bad: a cleartext
     /// message's `Hash` header must not name other algorithms than its signatures use
     /// (RFC 9580 §7.1), since a reader may show the header to the user.
@@ -394,7 +391,7 @@ impl DetachedVerifier<'_> {
     }
 }
 
-impl Write for DetachedVerifier<'_> {
+impl Write for DetachedVerifier {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         for p in &mut self.items {
             p.update(data);
@@ -564,7 +561,7 @@ impl InlineSignatures {
         &mut self,
         source: &mut impl BufRead,
         limits: &Limits,
-        verifier: Option<&Verifier<'_>>,
+        verifier: Option<&Verifier>,
     ) -> Result<Vec<Verification>> {
         let mut trailing = Vec::new();
         while let Some(raw) = read_raw_packet(source, limits)? {
@@ -634,22 +631,22 @@ enum Stage<R: BufRead> {
 /// signature packets have been read and the message has ended; structural errors (a missing
 /// signature, trailing garbage, truncation) are reported by `read`, never as EOF.
 #[must_use = "call finish() to get the verifications"]
-pub struct InlineVerifyReader<'a, R: BufRead> {
-    verifier: Verifier<'a>,
+pub struct InlineVerifyReader<R: BufRead> {
+    verifier: Verifier,
     stage: Stage<R>,
     signatures: InlineSignatures,
     /// The verdicts, once the message has ended.
     results: Vec<Verification>,
 }
 
-impl<R: BufRead> fmt::Debug for InlineVerifyReader<'_, R> {
+impl<R: BufRead> fmt::Debug for InlineVerifyReader<R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("InlineVerifyReader").field("signatures", &self.signatures).finish_non_exhaustive()
     }
 }
 
-impl<'a, R: BufRead> InlineVerifyReader<'a, R> {
-    fn new(verifier: Verifier<'a>, mut source: R) -> Result<Self> {
+impl<R: BufRead> InlineVerifyReader<R> {
+    fn new(verifier: Verifier, mut source: R) -> Result<Self> {
         let signatures = InlineSignatures::read_prefix(&mut source, &verifier.limits, true)?;
         let literal = LiteralReader::new(source)?;
         Ok(Self { verifier, stage: Stage::Body(literal), signatures, results: Vec::new() })
@@ -702,7 +699,7 @@ fn matches_ops(ops: &OnePassSignature, sig: &SignaturePacket) -> bool {
         && ops.salt == sig.salt
 }
 
-impl<R: BufRead> Read for InlineVerifyReader<'_, R> {
+impl<R: BufRead> Read for InlineVerifyReader<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         if buf.is_empty() {
             return Ok(0);

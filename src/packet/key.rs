@@ -63,7 +63,7 @@ pub(crate) struct SecretKeyPacket {
 }
 
 /// The secret part of a secret key packet.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) enum SecretKeyData {
     /// S2K usage 0: the material in the clear (v6 has no checksum).
     Plain(SecretKeyMaterial),
@@ -86,7 +86,9 @@ pub(crate) struct EncryptedSecret {
     pub(crate) ciphertext: Vec<u8>,
 }
 
-/// Algorithm-specific secret key material.
+/// Algorithm-specific secret key material. `Clone` only so that a [`Tsk`](crate::Tsk) can be
+/// copied; every copy wipes itself on drop.
+#[derive(Clone)]
 pub(crate) enum SecretKeyMaterial {
     X25519(Curve25519Secret),
     Ed25519(Curve25519Secret),
@@ -386,8 +388,7 @@ impl EncryptedSecret {
     }
 }
 
-/// Writes a secret key packet body from its parts, without owning them (secret material is
-/// deliberately not `Clone`).
+/// Writes a secret key packet body from its parts, without owning them.
 ///
 /// # Errors
 /// The writer's errors, or `InvalidInput` if a protection field does not fit its length octet.
