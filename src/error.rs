@@ -4,6 +4,8 @@
 use std::fmt;
 use std::io;
 
+use crate::key::Fingerprint;
+
 /// Everything that can go wrong in this crate.
 ///
 /// Variants say what was wrong and where; [`Error::Decrypt`] is opaque on purpose and never says
@@ -29,15 +31,22 @@ pub enum Error {
     /// A secret key is locked and no given password unlocks it.
     #[error("secret key is locked")]
     KeyLocked,
-    /// A password did not unlock a secret key.
-    #[error("wrong password for secret key")]
+    /// No given password opened what it was given for: a locked secret key
+    /// ([`Tsk::unlock`](crate::Tsk::unlock)), or a message's password-encrypted session keys
+    /// (when no key or session key opened it either).
+    #[error("wrong password")]
     BadPassword,
     /// A signature does not verify.
     #[error("bad signature: {0}")]
     BadSignature(&'static str),
-    /// A key cannot be used for the requested operation (flags, expiry, revocation).
-    #[error("key not usable: {0}")]
-    KeyUnusable(&'static str),
+    /// A certificate or key cannot be used for the requested operation: which one, and why.
+    #[error("key {fingerprint} not usable: {problem}")]
+    KeyUnusable {
+        /// The primary fingerprint of the certificate (or key) concerned.
+        fingerprint: Fingerprint,
+        /// Why it cannot be used.
+        problem: KeyProblem,
+    },
     /// Input asked for more resources than the [`Limits`](crate::Limits) allow.
     #[error("limit exceeded: {0}")]
     LimitExceeded(Limit),
@@ -46,7 +55,50 @@ pub enum Error {
     InvalidArgument(&'static str),
     /// The underlying reader or writer failed.
     #[error("I/O error: {0}")]
-    Io(io::Error),
+    Io(#[source] io::Error),
+}
+
+/// Why a certificate or key cannot be used (see [`Error::KeyUnusable`]), evaluated at the
+/// time of the operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum KeyProblem {
+    /// The key was created after the evaluation time.
+    NotYetValid,
+    /// The certificate (or the key) is revoked.
+    Revoked,
+    /// The certificate (or the key) is expired.
+    Expired,
+    /// No self-signature binds the key at that time (none verifies, or all are expired).
+    NoValidSelfSignature,
+    /// The certificate is valid but has no valid key for encryption (for the purpose asked):
+    /// none exists, or every such subkey is revoked or expired, as the reason of the
+    /// certificate's subkeys would say (see [`Cert::encryption_keys_at`](crate::Cert::encryption_keys_at)).
+    NoEncryptionKey,
+    /// The certificate is valid but has no valid key for signing.
+    NoSigningKey,
+    /// The key is valid but not flagged for what was asked (signing, certifying).
+    WrongKeyFlags,
+    /// The key's secret material is absent (a stub, or a public subkey in a secret key).
+    NoSecret,
+    /// The key's algorithm cannot be used for the operation by this crate.
+    UnsupportedAlgorithm,
+}
+
+impl fmt::Display for KeyProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::NotYetValid => "created after the evaluation time",
+            Self::Revoked => "revoked",
+            Self::Expired => "expired",
+            Self::NoValidSelfSignature => "no valid self-signature",
+            Self::NoEncryptionKey => "no valid encryption-capable key",
+            Self::NoSigningKey => "no valid signing-capable key",
+            Self::WrongKeyFlags => "key not flagged for this use",
+            Self::NoSecret => "no secret key material",
+            Self::UnsupportedAlgorithm => "unsupported key algorithm for this use",
+        })
+    }
 }
 
 /// Where input was malformed.
@@ -112,6 +164,9 @@ impl fmt::Display for Unsupported {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::LegacyPacketFormat => f.write_str("legacy packet format"),
+            Self::PacketVersion { packet: "public key", version } => {
+                write!(f, "version {version} key (only version 6 keys are supported)")
+            }
             Self::PacketVersion { packet, version } => {
                 write!(f, "{packet} version {version}")
             }

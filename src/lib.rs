@@ -47,14 +47,15 @@ mod packet;
 pub use crate::armor::{ArmorKind, ArmorReader, ArmorWriter};
 pub use crate::crypto::secret::{Password, SessionKey};
 pub use crate::crypto::{AeadAlgorithm, HashAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm};
-pub use crate::error::{Error, Limit, Malformed, Result, Unsupported};
+pub use crate::error::{Error, KeyProblem, Limit, Malformed, Result, Unsupported};
 pub use crate::key::{Cert, Fingerprint, KeyBuilder, KeyId, KeyUpdate, Profile, ReasonForRevocation, Tsk};
 pub use crate::limits::Limits;
 pub use crate::message::cleartext::{CleartextMessage, CleartextSignWriter, is_cleartext_signed};
 pub use crate::message::hashing::SignatureMode;
 pub use crate::message::sign::{InlineSignWriter, SignWriter, Signer};
 pub use crate::message::verify::{
-    DetachedVerifier, InlineVerifyReader, Verification, VerificationStatus, Verifier,
+    BadReason, DetachedVerifier, InlineVerifyReader, UnverifiableReason, Verification, VerificationStatus,
+    Verifier,
 };
 pub use crate::message::{
     DataFormat, DecryptReader, DecryptSummary, DecryptedWith, Decryptor, EncryptWriter, Encryptor,

@@ -40,7 +40,7 @@ fn a03_certificate_parses_verifies_and_round_trips() {
 #[test]
 fn a03_is_not_valid_before_its_creation() {
     let cert = Cert::from_bytes(&data("a03-v6-certificate.asc")).unwrap();
-    assert!(matches!(cert.check_valid_at(at(1_600_000_000)), Err(Error::KeyUnusable(_))));
+    assert!(matches!(cert.check_valid_at(at(1_600_000_000)), Err(Error::KeyUnusable { .. })));
     assert!(!cert.can_encrypt_at(at(1_600_000_000)));
 }
 
@@ -202,7 +202,7 @@ fn signing_only_and_expiring_keys() {
     assert!(!tsk.cert().can_encrypt_at(created + Duration::from_secs(86_400 * 2)));
     assert!(matches!(
         tsk.cert().check_valid_at(created + Duration::from_secs(86_400 * 2)),
-        Err(Error::KeyUnusable(_))
+        Err(Error::KeyUnusable { .. })
     ));
 }
 

@@ -1,4 +1,5 @@
 //! The builders own what they use: built from owned keys and certificates they are `'static`,
+#![allow(clippy::unwrap_used, clippy::panic, reason = "test helpers fail loudly")]
 //! and a decryptor is shared by threads behind an `Arc`.
 
 use std::io::{Read, Write};

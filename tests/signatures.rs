@@ -251,7 +251,7 @@ fn time_windows_and_expired_keys() {
     // Signing after expiry is refused.
     assert!(matches!(
         Signer::new().key(&expiring).creation_time(at(T0 + 2000)).detached(),
-        Err(sixpgp::Error::KeyUnusable(_))
+        Err(sixpgp::Error::KeyUnusable { .. })
     ));
     // A signature claiming a time after expiry does not verify (made with a forged clock: the
     // key is used at a time it is valid, then the certificate's expiry is what is checked).

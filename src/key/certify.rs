@@ -14,7 +14,7 @@ use std::borrow::Borrow;
 use std::time::SystemTime;
 
 use crate::crypto::rng::Rng;
-use crate::error::{Error, Result};
+use crate::error::{Error, KeyProblem, Result};
 use crate::key::cert::{Cert, UserIdBinding};
 use crate::key::select::{CERTIFICATIONS, alive_at};
 use crate::key::sig::{self, Signed};
@@ -145,7 +145,11 @@ impl Tsk {
         at: SystemTime,
     ) -> Result<Cert> {
         if !self.cert.can_certify_at(at) {
-            return Err(Error::KeyUnusable("key cannot make certifications"));
+            let _ = self.cert.primary_at(to_timestamp(at))?;
+            return Err(Error::KeyUnusable {
+                fingerprint: self.fingerprint(),
+                problem: KeyProblem::WrongKeyFlags,
+            });
         }
         if require_self_sig && !cert.valid_user_ids_at(at).contains(&user_id) {
             return Err(Error::InvalidArgument("certificate has no self-signed user ID matching"));

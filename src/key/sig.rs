@@ -308,7 +308,7 @@ pub(crate) fn sign_hashed(
             let (ed_sig, ml_sig) = mldsa_ed25519::sign(ed, mldsa_seed, &digest, rng)?;
             SignatureMaterial::MlDsa65Ed25519 { ed25519: ed_sig, mldsa: ml_sig }
         }
-        _ => return Err(Error::KeyUnusable("key cannot make signatures")),
+        _ => return Err(Error::InvalidArgument("key algorithm cannot make signatures")),
     };
     Ok(())
 }

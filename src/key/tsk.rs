@@ -12,7 +12,7 @@ use crate::crypto::aead::AeadCipher;
 use crate::crypto::rng::Rng;
 use crate::crypto::secret::{Password, SecretVec};
 use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm, hkdf, s2k};
-use crate::error::{Error, Result, Unsupported};
+use crate::error::{Error, KeyProblem, Result, Unsupported};
 use crate::key::cert::{Cert, armored, write_packet};
 use crate::key::fingerprint::Fingerprint;
 use crate::key::parse::{self, Secrets};
@@ -195,7 +195,7 @@ impl Tsk {
         match data {
             Some(SecretKeyData::Plain(m)) => Ok(m),
             Some(SecretKeyData::Encrypted(_)) => Err(Error::KeyLocked),
-            None => Err(Error::KeyUnusable("no secret material for this key")),
+            None => Err(Error::KeyUnusable { fingerprint: *fingerprint, problem: KeyProblem::NoSecret }),
         }
     }
 

@@ -192,8 +192,8 @@ impl Decryptor {
 
     /// Verifies the signatures inside the message against the signing keys of `certs`
     /// (repeatable; the certificates add up). The verdicts are in
-    /// [`DecryptSummary::verifications`], one per signature; without this call no signature is
-    /// verified and that list is empty.
+    /// [`DecryptSummary::verifications`], one per signature; without this call the signatures are
+    /// listed there unchecked, as [`UnverifiableReason::NotRequested`](crate::UnverifiableReason).
     ///
     /// Signatures count as good under the rules of [`Verifier`], with the time window set by
     /// [`not_before`](Decryptor::not_before), [`not_after`](Decryptor::not_after) and
@@ -241,6 +241,8 @@ impl Decryptor {
     /// # Errors
     /// - `Unsupported(Seipdv1)` for a v1 SEIPD (RFC 4880 MDC) message, `Unsupported(...)` for
     ///   compressed data or other unsupported content;
+    /// - `BadPassword` if passwords were tried on the message's SKESKs and none opened it (and
+    ///   no key or session key did);
     /// - `NoDecryptionKey` if no key, password or session key opens it; `KeyLocked` if only a
     ///   locked key would have;
     /// - `Decrypt` if the first chunk does not authenticate (e.g. a wrong session key);
@@ -487,6 +489,9 @@ impl Decryptor {
             Error::KeyLocked
         } else if let Some(e) = limit_error {
             e
+        } else if derivations > 0 {
+            // Passwords were tried on the message's SKESKs: say so, rather than "not for you".
+            Error::BadPassword
         } else {
             Error::NoDecryptionKey
         })
@@ -677,10 +682,12 @@ pub struct DecryptSummary {
     pub session_key: SessionKey,
     /// What opened the message.
     pub decrypted_with: DecryptedWith,
-    /// One verdict per signature in the message, if [`Decryptor::verify_with`] was used
-    /// (else empty): first the signatures placed before the literal data, then those announced
-    /// by One-Pass Signatures, outermost first. Only [`Verification::is_good`] ones vouch for
-    /// the plaintext.
+    /// One verdict per signature in the message (unchecked, as
+    /// [`UnverifiableReason::NotRequested`](crate::UnverifiableReason), unless
+    /// [`Decryptor::verify_with`] was used): first the signatures placed before the literal
+    /// data, then those announced by One-Pass Signatures, outermost first. Only
+    /// [`Verification::is_good`] ones vouch for the plaintext; an empty list means the message
+    /// is not signed.
     pub verifications: Vec<Verification>,
 }
 

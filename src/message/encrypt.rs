@@ -438,7 +438,7 @@ impl Encryptor {
     ) -> Result<RecipientPlan> {
         let valid = cert.keys_with_flags(t, purpose.flags());
         if valid.is_empty() {
-            return Err(Error::KeyUnusable("certificate has no valid encryption-capable key"));
+            return Err(cert.no_key_error(t, purpose.flags()));
         }
         let mut unknown = None;
         let mut keys = Vec::new();

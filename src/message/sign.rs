@@ -137,11 +137,7 @@ impl Signer {
                 }
             }
             let Some((key, fingerprint)) = chosen else {
-                return Err(if locked {
-                    Error::KeyLocked
-                } else {
-                    Error::KeyUnusable("no key valid for signing at the signature creation time")
-                });
+                return Err(if locked { Error::KeyLocked } else { tsk.cert.no_key_error(t, flags::SIGN) });
             };
             let hash = default_hash(key.algorithm);
             let salt_len =

@@ -21,6 +21,7 @@ use std::time::SystemTime;
 
 use crate::armor::ArmorReader;
 use crate::crypto::HashAlgorithm;
+use crate::error::KeyProblem;
 use crate::error::{Error, Limit, Result, Unsupported};
 use crate::key::Fingerprint;
 use crate::key::sig::{finish_hash, verify_digest};
@@ -39,12 +40,58 @@ use crate::packet::{RawPacket, read_raw_packet};
 pub enum VerificationStatus {
     /// The signature verifies and every check passed.
     Good,
-    /// The signature was checked and is not acceptable (wrong data, invalid key, outside the
-    /// time window, expired); the reason is given.
-    Bad(&'static str),
-    /// The signature cannot be checked (no matching certificate, unsupported algorithm or
-    /// version, unknown critical subpacket, malformed packet); the reason is given.
-    Unverifiable(&'static str),
+    /// The signature was checked and is not acceptable.
+    Bad(BadReason),
+    /// The signature could not be checked.
+    Unverifiable(UnverifiableReason),
+}
+
+/// Why a signature that was checked is not acceptable ([`VerificationStatus::Bad`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BadReason {
+    /// The signature does not verify over the data with the signing key: the data or the
+    /// signature was changed, or another key made it.
+    Invalid,
+    /// The signature has no creation time.
+    NoCreationTime,
+    /// The signature was made before the not-before bound.
+    BeforeNotBefore,
+    /// The signature was made after the not-after bound (by default, the evaluation time).
+    AfterNotAfter,
+    /// The signature had expired at the evaluation time.
+    Expired,
+    /// The signing key was not valid for signing when the signature was made.
+    SigningKey(KeyProblem),
+    /// An inline signature differs from what its One-Pass Signature announced.
+    OnePassMismatch,
+    /// A cleartext signature's hash algorithm is not named in the `Hash` armor header.
+    HashNotInHeader,
+}
+
+/// Why a signature could not be checked ([`VerificationStatus::Unverifiable`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum UnverifiableReason {
+    /// No given certificate has the key that made it.
+    NoMatchingCert,
+    /// The signature or key algorithm is not implemented.
+    UnsupportedAlgorithm,
+    /// The hash algorithm is not implemented.
+    UnsupportedHash,
+    /// The signature packet version is not 6.
+    UnsupportedVersion,
+    /// The signature has a critical subpacket this crate does not know.
+    UnknownCriticalSubpacket,
+    /// The signature packet does not parse.
+    Malformed,
+    /// The signature is not over a document (binary or text).
+    NotDocumentSignature,
+    /// The message carries more signatures than are hashed over its data.
+    TooManySignatures,
+    /// No certificates were given to verify with (decryption without
+    /// [`Decryptor::verify_with`](crate::Decryptor::verify_with)).
+    NotRequested,
 }
 
 impl fmt::Display for VerificationStatus {
@@ -54,6 +101,37 @@ impl fmt::Display for VerificationStatus {
             Self::Bad(why) => write!(f, "bad: {why}"),
             Self::Unverifiable(why) => write!(f, "not verifiable: {why}"),
         }
+    }
+}
+
+impl fmt::Display for BadReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Invalid => f.write_str("does not verify"),
+            Self::NoCreationTime => f.write_str("no signature creation time"),
+            Self::BeforeNotBefore => f.write_str("made before the not-before time"),
+            Self::AfterNotAfter => f.write_str("made after the not-after time"),
+            Self::Expired => f.write_str("signature expired"),
+            Self::SigningKey(p) => write!(f, "signing key not valid at the signature creation time: {p}"),
+            Self::OnePassMismatch => f.write_str("signature does not match its one-pass signature"),
+            Self::HashNotInHeader => f.write_str("hash algorithm not named in the Hash header"),
+        }
+    }
+}
+
+impl fmt::Display for UnverifiableReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::NoMatchingCert => "no matching certificate",
+            Self::UnsupportedAlgorithm => "unsupported algorithm",
+            Self::UnsupportedHash => "unsupported hash algorithm",
+            Self::UnsupportedVersion => "unsupported signature version",
+            Self::UnknownCriticalSubpacket => "unknown critical subpacket",
+            Self::Malformed => "malformed signature packet",
+            Self::NotDocumentSignature => "not a document signature",
+            Self::TooManySignatures => "more signatures on the message than are hashed (16)",
+            Self::NotRequested => "not verified: no certificates given",
+        })
     }
 }
 
@@ -68,13 +146,24 @@ pub struct Verification {
 }
 
 impl Verification {
-    fn unverifiable(reason: &'static str) -> Self {
+    fn unverifiable(reason: UnverifiableReason) -> Self {
         Self {
             status: VerificationStatus::Unverifiable(reason),
             signing_key: None,
             cert: None,
             mode: None,
             creation_time: None,
+        }
+    }
+
+    /// A signature found but not checked: its issuer, mode and creation time as it states them.
+    fn not_requested(sig: &SignaturePacket) -> Self {
+        Self {
+            status: VerificationStatus::Unverifiable(UnverifiableReason::NotRequested),
+            signing_key: issuer_of(sig),
+            cert: None,
+            mode: mode_of(sig),
+            creation_time: sig.creation_time().map(from_timestamp),
         }
     }
 
@@ -231,15 +320,11 @@ impl Verifier {
 
     /// Checks one signature over the finished hash.
     fn check(&self, sig: &SignaturePacket, hasher: DataHasher) -> Verification {
-        let mode = match sig.sig_type {
-            SignatureType::Text => Some(SignatureMode::Text),
-            _ => Some(SignatureMode::Binary),
-        };
-        let issuer =
-            sig.issuer_fingerprint().and_then(|f| <[u8; 32]>::try_from(f).ok()).map(Fingerprint::from_bytes);
+        let mode = mode_of(sig);
+        let issuer = issuer_of(sig);
         let created = sig.creation_time();
         let mut v = Verification {
-            status: VerificationStatus::Unverifiable("no matching certificate"),
+            status: VerificationStatus::Unverifiable(UnverifiableReason::NoMatchingCert),
             signing_key: issuer,
             cert: None,
             mode,
@@ -251,22 +336,22 @@ impl Verifier {
             v
         };
         if sig.has_unknown_critical() {
-            return bad(v, VerificationStatus::Unverifiable("unknown critical subpacket"));
+            return bad(v, VerificationStatus::Unverifiable(UnverifiableReason::UnknownCriticalSubpacket));
         }
         let Some(created) = created else {
-            return bad(v, VerificationStatus::Bad("no signature creation time"));
+            return bad(v, VerificationStatus::Bad(BadReason::NoCreationTime));
         };
         let now = self.now();
         if self.not_before.is_some_and(|nb| created < nb) {
-            return bad(v, VerificationStatus::Bad("made before the not-before time"));
+            return bad(v, VerificationStatus::Bad(BadReason::BeforeNotBefore));
         }
         if created > self.not_after.unwrap_or(now) {
-            return bad(v, VerificationStatus::Bad("made after the not-after time"));
+            return bad(v, VerificationStatus::Bad(BadReason::AfterNotAfter));
         }
         if let Some(exp) = sig.signature_expiration().filter(|&e| e != 0)
             && u64::from(now) >= u64::from(created).saturating_add(u64::from(exp))
         {
-            return bad(v, VerificationStatus::Bad("signature expired"));
+            return bad(v, VerificationStatus::Bad(BadReason::Expired));
         }
         // Every key of every certificate the issuer fingerprint names (or all, without one).
         for cert in &self.certs {
@@ -283,14 +368,14 @@ impl Verifier {
                         if valid {
                             VerificationStatus::Good
                         } else {
-                            VerificationStatus::Bad(
-                                "signing key not valid for signing at the signature creation time",
-                            )
+                            let problem = cert.key_problem(&fingerprint, created, flags::SIGN);
+                            VerificationStatus::Bad(BadReason::SigningKey(problem))
                         }
                     }
-                    Err(Error::Unsupported(_)) => VerificationStatus::Unverifiable("unsupported algorithm"),
-                    Err(Error::BadSignature(why)) => VerificationStatus::Bad(why),
-                    Err(_) => VerificationStatus::Bad("signature does not verify"),
+                    Err(Error::Unsupported(_)) => {
+                        VerificationStatus::Unverifiable(UnverifiableReason::UnsupportedAlgorithm)
+                    }
+                    Err(_) => VerificationStatus::Bad(BadReason::Invalid),
                 };
                 // Keep the most favourable outcome: good, then bad, then unverifiable.
                 let better = match (status, v.status) {
@@ -310,6 +395,19 @@ impl Verifier {
     }
 }
 
+/// The issuer fingerprint a signature names, if it names a v6 one.
+fn issuer_of(sig: &SignaturePacket) -> Option<Fingerprint> {
+    sig.issuer_fingerprint().and_then(|f| <[u8; 32]>::try_from(f).ok()).map(Fingerprint::from_bytes)
+}
+
+/// Binary or text, as the signature type says.
+fn mode_of(sig: &SignaturePacket) -> Option<SignatureMode> {
+    match sig.sig_type {
+        SignatureType::Text => Some(SignatureMode::Text),
+        _ => Some(SignatureMode::Binary),
+    }
+}
+
 /// One signature awaiting the end of the data.
 #[derive(Debug)]
 enum Pending {
@@ -323,9 +421,9 @@ impl Pending {
         match SignaturePacket::parse(body) {
             Ok(sig) => Self::start(sig),
             Err(Error::Unsupported(Unsupported::PacketVersion { .. })) => {
-                Self::Done(Verification::unverifiable("unsupported signature version"))
+                Self::Done(Verification::unverifiable(UnverifiableReason::UnsupportedVersion))
             }
-            Err(_) => Self::Done(Verification::unverifiable("malformed signature packet")),
+            Err(_) => Self::Done(Verification::unverifiable(UnverifiableReason::Malformed)),
         }
     }
 
@@ -333,11 +431,11 @@ impl Pending {
         let mode = match sig.sig_type {
             SignatureType::Binary => SignatureMode::Binary,
             SignatureType::Text => SignatureMode::Text,
-            _ => return Self::Done(Verification::unverifiable("not a document signature")),
+            _ => return Self::Done(Verification::unverifiable(UnverifiableReason::NotDocumentSignature)),
         };
         match DataHasher::new(sig.hash_algorithm, &sig.salt, mode) {
             Ok(h) => Self::Hashing(Box::new(sig), h),
-            Err(_) => Self::Done(Verification::unverifiable("unsupported hash algorithm")),
+            Err(_) => Self::Done(Verification::unverifiable(UnverifiableReason::UnsupportedHash)),
         }
     }
 
@@ -374,7 +472,7 @@ impl DetachedVerifier {
                 && !named.contains(&sig.hash_algorithm)
             {
                 *item = Pending::Done(Verification {
-                    status: VerificationStatus::Bad("hash algorithm not named in the Hash header"),
+                    status: VerificationStatus::Bad(BadReason::HashNotInHeader),
                     signing_key: None,
                     cert: None,
                     mode: None,
@@ -451,9 +549,9 @@ const MAX_HASHED_SIGNATURES: usize = 16;
 /// The verdict on a signature whose hash was not started.
 fn not_hashed(hashing: bool) -> Verification {
     Verification::unverifiable(if hashing {
-        "not checked: more signatures on the message than are hashed (16)"
+        UnverifiableReason::TooManySignatures
     } else {
-        "not verified"
+        UnverifiableReason::NotRequested
     })
 }
 
@@ -587,7 +685,17 @@ impl InlineSignatures {
         let prefixed = std::mem::take(&mut self.prefixed);
         let one_pass = std::mem::take(&mut self.one_pass);
         let Some(verifier) = verifier else {
-            return Ok(Vec::new());
+            // Not verified, but listed: the caller learns that the message is signed, and by
+            // whom it says.
+            let prefixed = prefixed.into_iter().map(|p| match p {
+                Pending::Hashing(sig, _) => Verification::not_requested(&sig),
+                Pending::Done(v) => v,
+            });
+            let announced = trailing.iter().rev().map(|body| match SignaturePacket::parse(body) {
+                Ok(sig) => Verification::not_requested(&sig),
+                Err(_) => Verification::unverifiable(UnverifiableReason::Malformed),
+            });
+            return Ok(prefixed.chain(announced.collect::<Vec<_>>().into_iter().rev()).collect());
         };
         let mut results: Vec<Verification> = prefixed.into_iter().map(|p| p.finish(verifier)).collect();
         // The first trailing signature belongs to the last One-Pass Signature (§10.3).
@@ -596,14 +704,14 @@ impl InlineSignatures {
             .map(|((ops, hasher), body)| match (SignaturePacket::parse(&body), hasher) {
                 (Ok(sig), Ok(h)) if matches_ops(&ops, &sig) => verifier.check(&sig, h),
                 (Ok(_), Ok(_)) => Verification {
-                    status: VerificationStatus::Bad("signature does not match its one-pass signature"),
-                    ..Verification::unverifiable("")
+                    status: VerificationStatus::Bad(BadReason::OnePassMismatch),
+                    ..Verification::unverifiable(UnverifiableReason::Malformed)
                 },
                 (Ok(_), Err(v)) => v,
                 (Err(Error::Unsupported(Unsupported::PacketVersion { .. })), _) => {
-                    Verification::unverifiable("unsupported signature version")
+                    Verification::unverifiable(UnverifiableReason::UnsupportedVersion)
                 }
-                (Err(_), _) => Verification::unverifiable("malformed signature packet"),
+                (Err(_), _) => Verification::unverifiable(UnverifiableReason::Malformed),
             })
             .collect();
         announced.reverse();
@@ -685,10 +793,10 @@ fn start_for(ops: &OnePassSignature) -> OpsHash {
     let mode = match ops.sig_type {
         SignatureType::Binary => SignatureMode::Binary,
         SignatureType::Text => SignatureMode::Text,
-        _ => return Err(Verification::unverifiable("not a document signature")),
+        _ => return Err(Verification::unverifiable(UnverifiableReason::NotDocumentSignature)),
     };
     DataHasher::new(ops.hash_algorithm, &ops.salt, mode)
-        .map_err(|_| Verification::unverifiable("unsupported hash algorithm"))
+        .map_err(|_| Verification::unverifiable(UnverifiableReason::UnsupportedHash))
 }
 
 /// A v6 signature must repeat what its One-Pass Signature announced (RFC 9580 §5.4).
