@@ -342,6 +342,12 @@ pub(crate) mod tests {
             ("legacy header", &[0x99, 0, 1, 0], |e| {
                 matches!(e, Error::Unsupported(Unsupported::LegacyPacketFormat))
             }),
+            ("v4 key in a legacy header", &[0x99, 0, 1, 4], |e| {
+                matches!(
+                    e,
+                    Error::Unsupported(Unsupported::PacketVersion { packet: "public key", version: 4 })
+                )
+            }),
             ("bad marker", &[0xca, 3, b'P', b'G', b'Q'], |e| matches!(e, Error::Malformed(_))),
             ("empty public key", &[0xc6, 0], |e| matches!(e, Error::Truncated(_))),
             (

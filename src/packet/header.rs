@@ -199,7 +199,7 @@ fn legacy_header_error(ctb: u8, r: &mut impl BufRead) -> Error {
     if is_key
         && let Ok(buf) = r.fill_buf()
         && let Some(&version) = buf.get(length_octets)
-        && version != 6
+        && (2..=5).contains(&version)
     {
         return Error::Unsupported(Unsupported::PacketVersion { packet: "public key", version });
     }
