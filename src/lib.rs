@@ -48,7 +48,9 @@ pub use crate::armor::{ArmorKind, ArmorReader, ArmorWriter};
 pub use crate::crypto::secret::{Password, SessionKey};
 pub use crate::crypto::{AeadAlgorithm, HashAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm};
 pub use crate::error::{Error, KeyProblem, Limit, Malformed, Result, Unsupported};
-pub use crate::key::{Cert, Fingerprint, KeyBuilder, KeyId, KeyUpdate, Profile, ReasonForRevocation, Tsk};
+pub use crate::key::{
+    Cert, Fingerprint, KeyBuilder, KeyFlags, KeyId, KeyInfo, KeyUpdate, Profile, ReasonForRevocation, Tsk,
+};
 pub use crate::limits::Limits;
 pub use crate::message::cleartext::{CleartextMessage, CleartextSignWriter, is_cleartext_signed};
 pub use crate::message::hashing::SignatureMode;
@@ -58,8 +60,8 @@ pub use crate::message::verify::{
     Verifier,
 };
 pub use crate::message::{
-    DataFormat, DecryptReader, DecryptSummary, DecryptedWith, Decryptor, EncryptWriter, Encryptor,
-    LiteralInfo, Purpose,
+    DataFormat, DecryptReader, DecryptSummary, DecryptedWith, Decryptor, EncryptWriter, Encryptor, KeyStore,
+    LiteralInfo, MessageInfo, Purpose, Recipient,
 };
 pub use crate::packet::signature::SignatureType;
 

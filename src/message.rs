@@ -11,16 +11,25 @@ mod decrypt;
 mod encrypt;
 pub(crate) mod hashing;
 mod info;
+mod inspect;
 pub(crate) mod literal;
+mod lookup;
 pub(crate) mod parallel;
 pub(crate) mod seipd;
 pub(crate) mod sign;
 pub(crate) mod skesk;
 pub(crate) mod verify;
 
+use std::io::{self, Write};
+
+use crate::armor::ArmorWriter;
+use crate::error::Result;
+
 pub use decrypt::{DecryptReader, DecryptSummary, DecryptedWith, Decryptor};
 pub use encrypt::{EncryptWriter, Encryptor, Purpose};
 pub use info::{DataFormat, LiteralInfo};
+pub use inspect::MessageInfo;
+pub use lookup::{KeyStore, Recipient};
 
 /// `Read::read` for a reader whose `BufRead` side is the real one: copies what `fill_buf`
 /// has (reading more only when it is empty) and consumes it.
@@ -38,4 +47,54 @@ pub(crate) fn read_via_fill_buf(r: &mut impl std::io::BufRead, out: &mut [u8]) -
     }
     r.consume(n);
     Ok(n)
+}
+
+/// The output, armored or not.
+#[derive(Debug)]
+pub(crate) enum Sink<W: Write> {
+    Binary(W),
+    Armored(ArmorWriter<W>),
+}
+
+impl<W: Write> Sink<W> {
+    /// Ends the armor, if any, flushes and returns the writer.
+    pub(crate) fn finish(self) -> Result<W> {
+        match self {
+            Self::Binary(mut w) => {
+                w.flush()?;
+                Ok(w)
+            }
+            Self::Armored(a) => a.finish(),
+        }
+    }
+}
+
+impl<W: Write> Write for Sink<W> {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        match self {
+            Self::Binary(w) => w.write(data),
+            Self::Armored(a) => a.write(data),
+        }
+    }
+
+    fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
+        match self {
+            Self::Binary(w) => w.write_vectored(bufs),
+            Self::Armored(a) => a.write_vectored(bufs),
+        }
+    }
+
+    fn write_all(&mut self, data: &[u8]) -> io::Result<()> {
+        match self {
+            Self::Binary(w) => w.write_all(data),
+            Self::Armored(a) => a.write_all(data),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Self::Binary(w) => w.flush(),
+            Self::Armored(a) => a.flush(),
+        }
+    }
 }

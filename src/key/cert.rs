@@ -1,5 +1,6 @@
 //! Certificates (transferable public keys, RFC 9580 §10.1).
 
+use std::fmt;
 use std::io::{self, BufRead, Write};
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -31,7 +32,7 @@ use crate::packet::user_id::UserId;
 /// );
 /// # Ok(()) }
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct Cert {
     pub(crate) primary: PublicKeyPacket,
     pub(crate) fingerprint: Fingerprint,
@@ -57,6 +58,17 @@ pub(crate) struct SubkeyBinding {
     pub(crate) key: PublicKeyPacket,
     pub(crate) fingerprint: Fingerprint,
     pub(crate) sigs: Vec<SignaturePacket>,
+}
+
+impl fmt::Debug for Cert {
+    /// The fingerprint, user IDs and keys: what identifies the certificate, not its octets.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Cert")
+            .field("fingerprint", &self.fingerprint)
+            .field("user_ids", &self.user_id_strings().collect::<Vec<_>>())
+            .field("keys", &self.keys().map(|k| (k.fingerprint(), k.algorithm())).collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
 }
 
 impl From<&Cert> for Arc<Cert> {

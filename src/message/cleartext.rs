@@ -222,7 +222,7 @@ impl Signer {
     /// # Errors
     /// As [`Signer::detached`], and I/O errors of `sink`.
     pub fn cleartext_writer<W: Write>(self, mut sink: W) -> Result<CleartextSignWriter<W>> {
-        let signer = self.mode(SignatureMode::Text).detached()?;
+        let signer = self.mode(SignatureMode::Text).armor(false).detached()?;
         // No Hash header for v6 signatures: the header line, then the empty line.
         sink.write_all(CLEARTEXT_BEGIN)?;
         sink.write_all(b"\n\n")?;

@@ -29,6 +29,7 @@ use crate::key::{Cert, Fingerprint, Tsk};
 use crate::limits::Limits;
 use crate::message::info::LiteralInfo;
 use crate::message::literal::LiteralReader;
+use crate::message::lookup::{self, KeyStore, SharedStore};
 use crate::message::parallel;
 use crate::message::seipd::SeipdReader;
 use crate::message::skesk::decrypt_session_key;
@@ -100,6 +101,8 @@ pub struct Decryptor {
     verify: bool,
     verifier: Verifier,
     threads: Option<usize>,
+    /// Where to look up keys and certificates the message names.
+    store: Option<SharedStore>,
     /// The ML-KEM decapsulation keys of `keys`, expanded from their seeds at the first
     /// ML-KEM-768+X25519 PKESK and kept for every later message.
     expanded: OnceLock<Vec<ExpandedKey>>,
@@ -148,6 +151,7 @@ impl Decryptor {
             verify: false,
             verifier: Verifier::new(Vec::<Cert>::new()),
             threads: None,
+            store: None,
             expanded: OnceLock::new(),
         }
     }
@@ -202,6 +206,16 @@ impl Decryptor {
     pub fn verify_with<C: Into<Arc<Cert>>>(mut self, certs: impl IntoIterator<Item = C>) -> Self {
         self.verify = true;
         self.verifier.add_certs(certs);
+        self
+    }
+
+    /// Looks up secret keys for the message's recipients, and certificates for its signers, in
+    /// `store` as the message names them (see [`KeyStore`]), besides the keys and certificates
+    /// given to the builder. With a store, signatures are verified as with
+    /// [`verify_with`](Decryptor::verify_with).
+    #[must_use]
+    pub fn key_store(mut self, store: impl KeyStore + 'static) -> Self {
+        self.store = Some(SharedStore(Arc::new(store)));
         self
     }
 
@@ -389,15 +403,32 @@ impl Decryptor {
             return Err(Error::Unsupported(Unsupported::AeadAlgorithm(header.aead.into())));
         }
 
-        // 3. The session key.
-        let (session_key, decrypted_with) = self.session_key_for(&header, key_len, &pkesks, &skesks)?;
+        // 3. The session key, with the keys the store has for the named recipients.
+        let looked_up = match &self.store {
+            Some(store) if !pkesks.is_empty() => {
+                let recipients: Vec<lookup::Recipient> =
+                    pkesks.iter().map(|p| (&p.recipient).into()).collect();
+                store.0.secret_keys(&recipients)
+            }
+            _ => Vec::new(),
+        };
+        let (session_key, decrypted_with) =
+            self.session_key_for(&header, key_len, &pkesks, &skesks, &looked_up)?;
 
         // 4. The chunk engine and the packets before the literal data.
         let mut seipd = SeipdReader::new(body, &session_key, &header)?;
         if let Some(n) = threads {
             seipd.set_threads(n);
         }
-        let signatures = InlineSignatures::read_prefix(&mut seipd, &self.limits, self.verify)?;
+        let verify = self.verify || self.store.is_some();
+        let signatures = InlineSignatures::read_prefix(&mut seipd, &self.limits, verify)?;
+        let verifier = verify.then(|| {
+            let mut verifier = self.verifier.clone().limits(self.limits);
+            if let Some(store) = &self.store {
+                verifier.add_certs(store.0.certs(&signatures.issuers()));
+            }
+            verifier
+        });
         let literal = LiteralReader::new(seipd)?;
         let info = LiteralInfo::from_header(literal.header());
         Ok(DecryptReader {
@@ -408,7 +439,7 @@ impl Decryptor {
             session_key,
             decrypted_with,
             signatures,
-            verifier: self.verify.then(|| self.verifier.clone().limits(self.limits)),
+            verifier,
             verifications: Vec::new(),
             limits: self.limits,
         })
@@ -421,6 +452,7 @@ impl Decryptor {
         key_len: usize,
         pkesks: &[Pkesk],
         skesks: &[Skesk],
+        looked_up: &[Arc<Tsk>],
     ) -> Result<(SessionKey, DecryptedWith)> {
         // Given session keys: the first that fits the cipher.
         for (i, (key, alg)) in self.session_keys.iter().enumerate() {
@@ -431,7 +463,7 @@ impl Decryptor {
         let mut locked = false;
         // PKESKs: named recipients, then anonymous ones with every key of the algorithm.
         for pkesk in pkesks {
-            for tsk in &self.keys {
+            for tsk in self.keys.iter().chain(looked_up) {
                 for (fingerprint, public) in keys_of(tsk) {
                     let matches = match &pkesk.recipient {
                         Recipient::V6(fp) => fp == fingerprint.as_bytes(),

@@ -22,6 +22,7 @@ use crate::crypto::{AeadAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm, mlkem
 use crate::error::{Error, Result, Unsupported};
 use crate::key::{Cert, Profile, Tsk, flags, to_timestamp};
 use crate::limits::Limits;
+use crate::message::Sink;
 use crate::message::hashing::SignatureMode;
 use crate::message::info::DataFormat;
 use crate::message::literal::LiteralWriter;
@@ -526,6 +527,17 @@ impl Encryptor {
         chosen.unwrap_or(if need_256 { (Aes256, Ocb) } else { (Aes128, Ocb) })
     }
 
+    /// Encrypts `plaintext` held in memory and returns the message (armored with
+    /// [`armor`](Encryptor::armor)): [`writer`](Encryptor::writer) into a `Vec`.
+    ///
+    /// # Errors
+    /// As [`Encryptor::writer`] and [`EncryptWriter::finish`].
+    pub fn encrypt_bytes(self, plaintext: &[u8]) -> Result<Vec<u8>> {
+        let mut w = self.writer(Vec::new())?;
+        w.write_all(plaintext)?;
+        w.finish()
+    }
+
     /// Writes the session-key packets and starts the encrypted stream into `sink`.
     ///
     /// # Errors
@@ -631,58 +643,9 @@ impl Encryptor {
         let inner = match signatures {
             None => Inner::Plain(LiteralWriter::new(seipd, &literal)?),
             // The signing randomness (ML-DSA) comes from the same RNG, after everything else.
-            Some(prepared) => Inner::Signed(prepared.writer(rng).inline(seipd, &literal)?),
+            Some(prepared) => Inner::Signed(prepared.writer(rng).inline(Sink::Binary(seipd), &literal)?),
         };
         Ok(EncryptWriter { inner, padding, sym, aead, session_key, poisoned: false })
-    }
-}
-
-/// The output, armored or not.
-#[derive(Debug)]
-enum Sink<W: Write> {
-    Binary(W),
-    Armored(ArmorWriter<W>),
-}
-
-impl<W: Write> Sink<W> {
-    fn finish(self) -> Result<W> {
-        match self {
-            Self::Binary(mut w) => {
-                w.flush()?;
-                Ok(w)
-            }
-            Self::Armored(a) => a.finish(),
-        }
-    }
-}
-
-impl<W: Write> Write for Sink<W> {
-    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        match self {
-            Self::Binary(w) => w.write(data),
-            Self::Armored(a) => a.write(data),
-        }
-    }
-
-    fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
-        match self {
-            Self::Binary(w) => w.write_vectored(bufs),
-            Self::Armored(a) => a.write_vectored(bufs),
-        }
-    }
-
-    fn write_all(&mut self, data: &[u8]) -> io::Result<()> {
-        match self {
-            Self::Binary(w) => w.write_all(data),
-            Self::Armored(a) => a.write_all(data),
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        match self {
-            Self::Binary(w) => w.flush(),
-            Self::Armored(a) => a.flush(),
-        }
     }
 }
 

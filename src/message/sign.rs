@@ -8,12 +8,14 @@ use std::io::{self, Write};
 use std::sync::Arc;
 use std::time::SystemTime;
 
+use crate::armor::{ArmorKind, ArmorWriter};
 use crate::crypto::HashAlgorithm;
 use crate::crypto::rng::Rng;
 use crate::error::{Error, Result};
 use crate::key::Fingerprint;
 use crate::key::sig::{critical, default_hash, sign_hashed, sub};
 use crate::key::{Tsk, flags, to_timestamp};
+use crate::message::Sink;
 use crate::message::hashing::{DataHasher, SignatureMode};
 use crate::message::literal::LiteralWriter;
 use crate::packet::Packet;
@@ -47,6 +49,7 @@ use crate::packet::subpacket::SubpacketData;
 #[must_use]
 pub struct Signer {
     keys: Vec<Arc<Tsk>>,
+    armor: bool,
     mode: SignatureMode,
     creation_time: Option<SystemTime>,
     rng: Option<Rng>,
@@ -81,12 +84,20 @@ struct Pending {
 impl Signer {
     /// A signer with no keys, binary mode, the current time and the operating system's RNG.
     pub fn new() -> Self {
-        Self { keys: Vec::new(), mode: SignatureMode::Binary, creation_time: None, rng: None }
+        Self { keys: Vec::new(), armor: false, mode: SignatureMode::Binary, creation_time: None, rng: None }
     }
 
     /// Adds a signing key: owned, an `Arc`, or a reference (which is copied).
     pub fn key(mut self, tsk: impl Into<Arc<Tsk>>) -> Self {
         self.keys.push(tsk.into());
+        self
+    }
+
+    /// ASCII-armors the output (default: binary): the detached signatures as a `PGP SIGNATURE`
+    /// block, an inline-signed message as a `PGP MESSAGE` block. (The cleartext signature
+    /// framework is always text.)
+    pub fn armor(mut self, yes: bool) -> Self {
+        self.armor = yes;
         self
     }
 
@@ -172,7 +183,21 @@ impl Signer {
     /// Prepares the signatures with the signer's RNG (or the operating system's).
     fn start(mut self) -> Result<SignWriter> {
         let mut rng = self.rng.take().unwrap_or_else(Rng::os);
-        Ok(self.prepare(&mut rng)?.writer(rng))
+        let armor = self.armor;
+        let mut writer = self.prepare(&mut rng)?.writer(rng);
+        writer.armor = armor;
+        Ok(writer)
+    }
+
+    /// Signs `data` and returns the detached signatures (armored with
+    /// [`armor`](Signer::armor)): [`detached`](Signer::detached) for data held in memory.
+    ///
+    /// # Errors
+    /// As [`Signer::detached`] and [`SignWriter::finish`].
+    pub fn sign_bytes(self, data: &[u8]) -> Result<Vec<u8>> {
+        let mut w = self.detached()?;
+        w.write_all(data)?;
+        w.finish()
     }
 
     /// A hashing sink for detached signatures: write the document, then
@@ -187,8 +212,8 @@ impl Signer {
 
     /// An inline-signing stream into `sink`: One-Pass Signature packets, then a Literal Data
     /// packet holding what is written (format `b`, or `u` in text mode), then, at
-    /// [`finish`](InlineSignWriter::finish), the signatures. The output is binary; wrap `sink`
-    /// in an [`ArmorWriter`](crate::ArmorWriter) to armor it.
+    /// [`finish`](InlineSignWriter::finish), the signatures; armored with
+    /// [`armor`](Signer::armor).
     ///
     /// # Errors
     /// As [`Signer::detached`], and I/O errors of `sink`.
@@ -198,6 +223,11 @@ impl Signer {
             SignatureMode::Text => LiteralFormat::Utf8,
         };
         let header = LiteralHeader { format, filename: Vec::new(), date: 0 };
+        let sink = if self.armor {
+            Sink::Armored(ArmorWriter::new(sink, ArmorKind::Message)?)
+        } else {
+            Sink::Binary(sink)
+        };
         self.start()?.inline(sink, &header)
     }
 }
@@ -221,7 +251,7 @@ impl fmt::Debug for PreparedSignatures {
 impl PreparedSignatures {
     /// The hashing sink; `rng` supplies the signing randomness (ML-DSA) at the end.
     pub(crate) fn writer(self, rng: Rng) -> SignWriter {
-        SignWriter { pending: self.pending, rng, mode: self.mode }
+        SignWriter { pending: self.pending, rng, mode: self.mode, armor: false }
     }
 }
 
@@ -233,6 +263,8 @@ pub struct SignWriter {
     pending: Vec<Pending>,
     rng: Rng,
     mode: SignatureMode,
+    /// Whether `finish` armors the signatures.
+    armor: bool,
 }
 
 impl fmt::Debug for SignWriter {
@@ -262,7 +294,11 @@ impl SignWriter {
     ///
     /// # Errors
     /// `InvalidArgument` for a bad literal header; I/O errors of `sink`.
-    pub(crate) fn inline<W: Write>(self, mut sink: W, header: &LiteralHeader) -> Result<InlineSignWriter<W>> {
+    pub(crate) fn inline<W: Write>(
+        self,
+        mut sink: Sink<W>,
+        header: &LiteralHeader,
+    ) -> Result<InlineSignWriter<W>> {
         // RFC 9580 §10.3: One-Pass Signed Message :- One-Pass Signature Packet,
         // OpenPGP Message, Corresponding Signature Packet. The last One-Pass Signature packet
         // before the data has the flag 1; the others 0 (§5.4).
@@ -296,14 +332,22 @@ impl SignWriter {
         Ok(out)
     }
 
-    /// Makes the signatures and returns them as binary Signature packets, one per key.
+    /// Makes the signatures and returns them as Signature packets, one per key: binary, or a
+    /// `PGP SIGNATURE` block with [`Signer::armor`].
     ///
     /// # Errors
     /// `KeyUnusable` if a secret cannot sign; RNG errors.
     pub fn finish(self) -> Result<Vec<u8>> {
+        let armor = self.armor;
         let mut out = Vec::new();
         for sig in self.make()? {
             out.extend(Packet::Signature(sig).to_vec());
+        }
+        if armor {
+            let mut w =
+                ArmorWriter::new(Vec::with_capacity(out.len().saturating_mul(2)), ArmorKind::Signature)?;
+            w.write_all(&out)?;
+            out = w.finish()?;
         }
         Ok(out)
     }
@@ -329,7 +373,7 @@ impl Write for SignWriter {
 #[must_use = "call finish() to write the signatures"]
 pub struct InlineSignWriter<W: Write> {
     signer: SignWriter,
-    literal: LiteralWriter<W>,
+    literal: LiteralWriter<Sink<W>>,
 }
 
 impl<W: Write> fmt::Debug for InlineSignWriter<W> {
@@ -350,8 +394,7 @@ impl<W: Write> InlineSignWriter<W> {
         for sig in sigs.into_iter().rev() {
             Packet::Signature(sig).write_to(&mut sink)?;
         }
-        sink.flush()?;
-        Ok(sink)
+        sink.finish()
     }
 }
 

@@ -29,6 +29,7 @@ use crate::key::{Cert, flags, from_timestamp, to_timestamp};
 use crate::limits::Limits;
 use crate::message::hashing::{DataHasher, SignatureMode};
 use crate::message::literal::LiteralReader;
+use crate::message::lookup::{KeyStore, SharedStore};
 use crate::packet::header::Tag;
 use crate::packet::one_pass::OnePassSignature;
 use crate::packet::signature::{SignaturePacket, SignatureType};
@@ -213,6 +214,7 @@ impl Verification {
 #[must_use]
 pub struct Verifier {
     certs: Vec<Arc<Cert>>,
+    store: Option<SharedStore>,
     not_before: Option<u32>,
     not_after: Option<u32>,
     at: Option<u32>,
@@ -225,6 +227,7 @@ impl Verifier {
     pub fn new<C: Into<Arc<Cert>>>(certs: impl IntoIterator<Item = C>) -> Self {
         Self {
             certs: certs.into_iter().map(Into::into).collect(),
+            store: None,
             not_before: None,
             not_after: None,
             at: None,
@@ -235,6 +238,23 @@ impl Verifier {
     /// Trusts the signing keys of `certs` too.
     pub(crate) fn add_certs<C: Into<Arc<Cert>>>(&mut self, certs: impl IntoIterator<Item = C>) {
         self.certs.extend(certs.into_iter().map(Into::into));
+    }
+
+    /// Looks up the certificates of the signers the signatures name in `store` (see
+    /// [`KeyStore`]), besides the certificates given.
+    pub fn key_store(mut self, store: impl KeyStore + 'static) -> Self {
+        self.store = Some(SharedStore(Arc::new(store)));
+        self
+    }
+
+    /// Adds the certificates `store` has for `issuers`.
+    fn look_up(&mut self, issuers: &[Fingerprint]) {
+        if let Some(store) = &self.store
+            && !issuers.is_empty()
+        {
+            let found = store.0.certs(issuers);
+            self.certs.extend(found);
+        }
     }
 
     /// Signatures made before `t` are not acceptable.
@@ -294,7 +314,37 @@ impl Verifier {
         if items.is_empty() {
             return Err(Error::malformed("detached signatures: no signature packet"));
         }
-        Ok(DetachedVerifier { verifier: self, items })
+        let issuers: Vec<Fingerprint> = items
+            .iter()
+            .filter_map(|p| match p {
+                Pending::Hashing(sig, _) => issuer_of(sig),
+                Pending::Done(_) => None,
+            })
+            .collect();
+        let mut verifier = self;
+        verifier.look_up(&issuers);
+        Ok(DetachedVerifier { verifier, items })
+    }
+
+    /// Verifies detached `signatures` over `data` held in memory.
+    ///
+    /// # Errors
+    /// As [`Verifier::detached`]. Bad or unverifiable signatures are not errors: they are in the
+    /// result.
+    pub fn verify_bytes(self, signatures: &[u8], data: &[u8]) -> Result<Vec<Verification>> {
+        self.verify_detached(signatures, data)
+    }
+
+    /// Reads a whole inline-signed message held in memory (armored or binary) and returns its
+    /// data and one [`Verification`] per signature.
+    ///
+    /// # Errors
+    /// As [`Verifier::inline_reader`] and [`InlineVerifyReader::finish`].
+    pub fn verify_inline_bytes(self, message: &[u8]) -> Result<(Vec<u8>, Vec<Verification>)> {
+        let mut r = self.inline_reader(message)?;
+        let mut data = Vec::new();
+        let _ = r.read_to_end(&mut data).map_err(Error::from_io)?;
+        Ok((data, r.finish()?))
     }
 
     /// Verifies detached `signatures` over `data`, streaming it.
@@ -308,8 +358,9 @@ impl Verifier {
         Ok(sink.finish())
     }
 
-    /// A reader over an inline-signed message (binary; unwrap armor with an
-    /// [`ArmorReader`]): it yields the literal data and verifies the signatures as it goes.
+    /// A reader over an inline-signed message, armored or binary (detected as by
+    /// [`Decryptor::reader`](crate::Decryptor::reader)): it yields the literal data and
+    /// verifies the signatures as it goes.
     ///
     /// # Errors
     /// `Malformed`/`Truncated`/`Unsupported` if the packets before the literal data are not a
@@ -527,7 +578,7 @@ impl fmt::Debug for InlineSignatures {
 }
 
 /// The packet type of the header at the start of `r`, without consuming it.
-fn peek_tag(r: &mut impl BufRead) -> Result<Option<Tag>> {
+pub(crate) fn peek_tag(r: &mut impl BufRead) -> Result<Option<Tag>> {
     loop {
         match r.fill_buf() {
             Ok(buf) => {
@@ -576,6 +627,17 @@ impl InlineSignatures {
     /// `Truncated` if the input ends before the literal data; `Unsupported(CompressedData)`;
     /// `Malformed` for another packet, or a signature between One-Pass Signatures;
     /// `LimitExceeded(Signatures)`; framing and I/O errors.
+    /// The signing keys the signatures before the literal data name (One-Pass Signatures and
+    /// prefixed signatures that parse), in order.
+    pub(crate) fn issuers(&self) -> Vec<Fingerprint> {
+        let prefixed = self.prefixed.iter().filter_map(|p| match p {
+            Pending::Hashing(sig, _) => issuer_of(sig),
+            Pending::Done(v) => v.signing_key,
+        });
+        let announced = self.one_pass.iter().map(|(ops, _)| Fingerprint::from_bytes(ops.fingerprint));
+        prefixed.chain(announced).collect()
+    }
+
     pub(crate) fn read_prefix(source: &mut impl BufRead, limits: &Limits, hashing: bool) -> Result<Self> {
         let mut this =
             Self { hashing, prefixed: Vec::new(), one_pass: Vec::new(), signature_packets: Vec::new() };
@@ -741,7 +803,7 @@ enum Stage<R: BufRead> {
 #[must_use = "call finish() to get the verifications"]
 pub struct InlineVerifyReader<R: BufRead> {
     verifier: Verifier,
-    stage: Stage<R>,
+    stage: Stage<ArmorReader<R>>,
     signatures: InlineSignatures,
     /// The verdicts, once the message has ended.
     results: Vec<Verification>,
@@ -754,8 +816,11 @@ impl<R: BufRead> fmt::Debug for InlineVerifyReader<R> {
 }
 
 impl<R: BufRead> InlineVerifyReader<R> {
-    fn new(verifier: Verifier, mut source: R) -> Result<Self> {
+    fn new(mut verifier: Verifier, source: R) -> Result<Self> {
+        let mut source = ArmorReader::with_limits(source, &verifier.limits);
+        let _ = source.detect()?;
         let signatures = InlineSignatures::read_prefix(&mut source, &verifier.limits, true)?;
+        verifier.look_up(&signatures.issuers());
         let literal = LiteralReader::new(source)?;
         Ok(Self { verifier, stage: Stage::Body(literal), signatures, results: Vec::new() })
     }
