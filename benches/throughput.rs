@@ -84,8 +84,8 @@ fn encrypt_and_decrypt(
     });
 }
 
-/// A group of a few samples of about 2 s each (the messages are large; the machine has two
-/// cores).
+/// A group of a few samples of about 2 s each (the messages are large, and the run should stay
+/// short on a small machine).
 fn short_group<'a>(c: &'a mut Criterion, name: &str) -> BenchmarkGroup<'a, WallTime> {
     let mut group = c.benchmark_group(name);
     let _ = group

@@ -103,7 +103,7 @@ limit_accessors! {
     /// Largest Argon2 work: memory in KiB times passes (default 2^21, 2 GiB and one pass). The
     /// time of one derivation grows with this product: both options RFC 9106 recommends fit (2
     /// GiB and one pass; 64 MiB and three), while the memory and pass limits alone would let one
-    /// SKESK ask for 2 GiB and 16 passes, about 30 s of CPU here.
+    /// SKESK ask for 2 GiB and 16 passes, tens of seconds of CPU.
     argon2_work: u64, argon2_max_work, max_argon2_work;
     /// Largest iterated+salted S2K octet count (default: the largest encodable, 65011712).
     s2k_iterations: u64, s2k_max_iterations, max_s2k_iterations;

@@ -497,9 +497,9 @@ fn fuzz_corpus_replays() {
     assert!(count >= 5);
 }
 
-/// A valid body whose one line of 2 MiB has a blank after every quad. The scanner used to look
-/// for the line's end again after each run of characters: quadratic in the line's length
-/// (seconds for 256 KiB, hours for this), whatever the thread count or source buffer.
+/// A valid body whose one line of 2 MiB has a blank after every quad. A scanner that looks for
+/// the line's end again after each run of characters is quadratic in the line's length (hours
+/// for this), whatever the thread count or source buffer.
 #[test]
 fn long_lines_with_blanks_read_in_linear_time() {
     let data: Vec<u8> = (0..1_500_000_u32).map(|i| (i % 251) as u8).collect();

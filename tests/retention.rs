@@ -1,6 +1,6 @@
 //! Memory held before the encrypted data: session-key packets this crate cannot use are not
-//! kept. (A review found that 1000 PKESKs of an unknown algorithm, each just under the 1 MiB
-//! packet limit, held about 1 GiB.) A test binary of its own, so that the process's peak memory
+//! kept. (Otherwise 1000 PKESKs of an unknown algorithm, each just under the 1 MiB packet
+//! limit, would hold about 1 GiB.) A test binary of its own, so that the process's peak memory
 //! is this test's alone.
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used, reason = "a test fails by panicking")]

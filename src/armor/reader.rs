@@ -74,8 +74,8 @@ const PLAIN: GeneralPurpose = GeneralPurpose::new(
 ///
 /// # Threads
 ///
-/// With [`threads`](Self::threads) above 1, the base64 body is read in blocks of 260 KiB (the
-/// first one 16 KiB), cut after their last line break, and the blocks' lines are decoded on
+/// With [`threads`](Self::threads) above 1, the base64 body is read in blocks, cut after their
+/// last line break, and the blocks' lines are decoded on
 /// worker threads while the calling thread reads the next ones. Only the plain part of a block
 /// goes this way: lines of base64 characters whose length is a multiple of 4, without padding
 /// or whitespace, each ending in LF or CRLF. From the first other line on (the last line of the
@@ -395,12 +395,10 @@ impl<R: BufRead> ArmorReader<R> {
     }
 
     /// Decodes the base64 body on `threads` worker threads (1, the default, or 0: on the calling
-    /// thread only) while the calling thread reads, which is mostly I/O (and decodes a queued
-    /// block itself rather than wait for a worker); at most the available
-    /// parallelism less one, or 3 if that is more. See [Threads](Self#threads): the output and the
-    /// kinds of error are the same, but the source may be read beyond the END line. The first block is
-    /// decoded on the calling thread, so input shorter than one block starts no thread. Takes
-    /// effect only if set before the body is reached.
+    /// thread only) while the calling thread reads; at most the available parallelism less one,
+    /// or 3 if that is more. See [Threads](Self#threads): the output and the kinds of error are
+    /// the same, but the source may be read beyond the END line. A short body starts no thread.
+    /// Takes effect only if set before the body is reached.
     #[must_use]
     pub fn threads(mut self, threads: usize) -> Self {
         self.threads = threads.max(1);
@@ -1004,8 +1002,8 @@ fn line_end(text: &[u8], limit: usize) -> Option<usize> {
 }
 
 /// Whether `s` holds `byte`: 4 KiB at a time with no early exit inside, which the compiler
-/// vectorizes (`contains` calls a word-at-a-time `memchr`: 4 % of armored decryption for the
-/// `-` check of every read, and as much again for the LF check of every line).
+/// vectorizes (`contains` calls a word-at-a-time `memchr`, which shows in armored decryption:
+/// the `-` check runs on every read and the LF check on every line).
 fn holds(s: &[u8], byte: u8) -> bool {
     s.chunks(4096).any(|chunk| chunk.iter().fold(0u8, |acc, &b| acc | u8::from(b == byte)) != 0)
 }

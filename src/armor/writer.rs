@@ -41,7 +41,7 @@ const FIRST_BLOCK_INPUT_LEN: usize = 341 * LINE_INPUT_LEN;
 /// writer without it does no I/O and leaves an incomplete block. Any error poisons the writer:
 /// later calls fail.
 ///
-/// With [`threads`](Self::threads) above 1, the input is collected in blocks of 192 KiB whose
+/// With [`threads`](Self::threads) above 1, the input is collected in blocks whose
 /// base64 is computed on worker threads while the calling thread goes on; the output is the
 /// same. Memory is then bounded by the blocks in flight: about 2 × `threads` + 4 blocks of
 /// 450 KiB.
@@ -191,12 +191,10 @@ impl<W: Write> ArmorWriter<W> {
         })
     }
 
-    /// Encodes on `threads` worker threads (1, the default, or 0: on the calling thread only):
-    /// blocks of 192 KiB of input are encoded on the workers while the calling thread collects
-    /// the next block and writes the finished ones, which is mostly I/O (and encodes a queued
-    /// block itself rather than wait for a worker). At most the available
-    /// parallelism less one, or 3 if that is more. The first block is encoded on the calling thread, so
-    /// output shorter than one block starts no thread. The output is identical for every value.
+    /// Encodes on `threads` worker threads (1, the default, or 0: on the calling thread only)
+    /// while the calling thread collects the input and writes the output. At most the available
+    /// parallelism less one, or 3 if that is more. Short output starts no thread. The output is
+    /// identical for every value.
     /// Takes effect only while nothing is buffered: before the first write, or after a flush
     /// that left no partial line; otherwise the call changes nothing.
     pub fn threads(mut self, threads: usize) -> Self {
@@ -297,8 +295,8 @@ impl<W: Write> ArmorWriter<W> {
             self.push_line(&line)?;
         }
         // Whole lines straight from the input, encoded many lines per call (the base64
-        // encoder's fast loop only runs on long inputs; line by line it spent most of its time
-        // in its scalar tail).
+        // encoder's fast loop only runs on long inputs; line by line most of the time would go to
+        // its scalar tail).
         let (lines, rest) = data.as_chunks::<LINE_INPUT_LEN>();
         for group in lines.chunks(BATCH_LINES) {
             self.push_lines(group)?;
@@ -316,7 +314,7 @@ impl<W: Write> ArmorWriter<W> {
 fn encode_lines(input: &[u8], out: &mut Vec<u8>) {
     out.reserve(input.len().div_ceil(LINE_INPUT_LEN).saturating_mul(LINE_LEN + 1));
     // Many lines per call: the base64 encoder's fast loop only runs on long inputs; line by
-    // line it spent most of its time in its scalar tail.
+    // line most of the time would go to its scalar tail.
     let mut encoded = [0_u8; BATCH_LINES * LINE_LEN];
     for batch in input.chunks(BATCH_LINES * LINE_INPUT_LEN) {
         // Cannot fail: `encoded` holds the base64 of a whole batch.

@@ -5,9 +5,9 @@
 //! schedule runs once.
 //!
 //! OCB is our own [`crate::crypto::ocb::Ocb`] (RFC 7253 on the `aes` crate's multi-block API,
-//! about twice as fast as `ocb3` 0.2, which feeds AES one block at a time). AES-128-GCM and
-//! AES-256-GCM run on `graviola` where the CPU allows ([`crate::crypto::accel`], 3.5 times as
-//! fast); otherwise, and for AES-192, on our own [`crate::crypto::gcm::Gcm`] (CTR and GHASH in
+//! faster than `ocb3` 0.2, which feeds AES one block at a time). AES-128-GCM and
+//! AES-256-GCM run on `graviola` where the CPU allows ([`crate::crypto::accel`], faster);
+//! otherwise, and for AES-192, on our own [`crate::crypto::gcm::Gcm`] (CTR and GHASH in
 //! one pass, where `aes-gcm` makes two). EAX comes from RustCrypto.
 //!
 //! Zeroization: the AES key schedules are wiped on drop (the `aes` crate's `zeroize` feature,

@@ -107,9 +107,8 @@ secret_array!(
 ///
 /// This replaces `Zeroizing<Vec<u8>>` inside the crate: `zeroize` 1.9 wipes the spare
 /// capacity of a `Vec` in bulk (memset and an optimization barrier) but its initialized
-/// octets one volatile store at a time, 10 times slower (53 against 5.6 µs for a 256 KiB
-/// chunk buffer), which was a sixth of encrypting a 256 KiB message. Here both parts go
-/// through the slice and `MaybeUninit` impls, which are bulk.
+/// octets one volatile store at a time, which is slow enough to show in the cost of a chunk.
+/// Here both parts go through the slice and `MaybeUninit` impls, which are bulk.
 #[derive(Default, Clone, PartialEq, Eq)]
 pub(crate) struct SecretVec(Vec<u8>);
 

@@ -243,9 +243,9 @@ pub(crate) fn verifies_cached(
 /// The hash algorithm this crate uses for its own signatures with a key of `algorithm`.
 ///
 /// Ed25519: SHA2-256. Its 128-bit collision resistance matches Ed25519's security level (RFC
-/// 9580 asks for a digest of at least 256 bits with Ed25519), and CPUs with SHA extensions (most x86-64 of the last years, ARMv8) hash it about three times faster than
-/// SHA2-512: 1.39 against 0.46-0.50 GB/s here (`sha2` 0.11, 64 MiB), which is most of the
-/// cost of signing or verifying a large message. ML-DSA-65+Ed25519 (NIST category 3) keeps
+/// 9580 asks for a digest of at least 256 bits with Ed25519), and CPUs with SHA extensions
+/// (most recent x86-64, ARMv8) hash it several times faster than SHA2-512; hashing is most of
+/// the cost of signing or verifying a large message. ML-DSA-65+Ed25519 (NIST category 3) keeps
 /// SHA2-512, whose collision resistance is not below the composite's level. Verification
 /// accepts any hash of at least 256 bits either way.
 pub(crate) fn default_hash(algorithm: PublicKeyAlgorithm) -> HashAlgorithm {

@@ -156,13 +156,10 @@ impl Decryptor {
         }
     }
 
-    /// Uses this many threads in all (1 = the calling thread only): the calling thread reads
-    /// while `threads − 1` workers decrypt chunks, and decrypts queued chunks itself rather
-    /// than wait for a worker. The default is the machine's available
-    /// parallelism, at most 4; more than the available parallelism (or 4, if that is more)
-    /// counts as that many. The first 4 MiB of a message (16 chunks of the default size) are
-    /// decrypted on the calling thread; workers start after them. Armored input is decoded by
-    /// `threads` more workers (see
+    /// Uses this many threads in all to decrypt chunks (1 = the calling thread only). The
+    /// default is the machine's available parallelism, at most 4; more than the available
+    /// parallelism (or 4, if that is more) counts as that many. A short message starts no
+    /// thread. Armored input is decoded by `threads` more workers (see
     /// [`ArmorReader::threads`]). Plaintext is still released in order, each chunk only after
     /// its own tag verified.
     #[must_use]

@@ -267,17 +267,12 @@ impl Encryptor {
         }
     }
 
-    /// Uses this many threads in all (1 = the calling thread only): the calling thread frames
-    /// and writes while `threads − 1` workers encrypt chunks, and encrypts queued chunks itself
-    /// rather than wait for a worker. The default is the machine's
-    /// available parallelism, at most 4; more than the available parallelism (or 4, if that is
-    /// more) counts as that many. Messages up to about 4 MiB (16 chunks of the default size and
-    /// one more) never start a thread: their chunks are encrypted on the calling thread, which
-    /// is faster than starting workers for so little.
-    /// With 8 or more recipient certificates, checking them and the key agreements with their
-    /// keys are spread over this many threads too, certificate by certificate (at most the
-    /// available parallelism; by default all of it); the session key is then wrapped under each
-    /// agreed key on the calling thread. Armored output is encoded by `threads` more workers
+    /// Uses this many threads in all to encrypt chunks (1 = the calling thread only). The
+    /// default is the machine's available parallelism, at most 4; more than the available
+    /// parallelism (or 4, if that is more) counts as that many. A short message starts no
+    /// thread. With many recipient certificates, checking them and the key agreements with
+    /// their keys are spread over this many threads too (at most the available parallelism).
+    /// Armored output is encoded by `threads` more workers
     /// (see [`ArmorWriter::threads`]). The output is identical for every value.
     #[must_use]
     pub fn threads(mut self, threads: usize) -> Self {

@@ -8,16 +8,12 @@
 //! processes a queued job itself: n threads in all for a binary stream, so n cores are not
 //! oversubscribed, and all n do the work when the I/O is cheap. Each worker holds at most
 //! [`PER_WORKER`] jobs (the one it works on and the next); later ones wait in the queue of
-//! slots for the first worker with room or for the calling thread. Measured on 2 cores: 16 MiB
-//! from memory into a sink took 2.9 ms to encrypt and 2.7 ms to decrypt, against 5.4 and
-//! 4.8 ms with one worker and a calling thread that only waited (3.3-3.5 ms on one thread);
-//! whole process, 1 GiB from tmpfs, within noise of
-//! before (the calling thread is busy with the kernel's copies there), and 256 MiB armored
-//! about 10 % faster. (An earlier rule, the calling thread taking a job whenever the worker had
-//! a backlog, was slower: it starved the worker while the calling thread had I/O to do.)
+//! slots for the first worker with room or for the calling thread. A calling thread that only
+//! waited would leave a core idle; one that took a job whenever a worker had a backlog would
+//! starve the worker while it had I/O to do, so it helps only when it would otherwise wait.
 //! An armored stream has a second pipeline for base64, with n workers of its own (see
-//! `ArmorReader::threads`): 2n threads in all, which measured faster on 2 cores (armored
-//! decryption of 256 MiB, whole process) than n − 1 base64 workers.
+//! `ArmorReader::threads`): 2n threads in all, because the calling thread is mostly busy with
+//! I/O there and base64 costs more than the AEAD.
 //! Each worker has its own job and result channel; the order of submission is kept in the
 //! queue of slots (done here, with worker i, or not started), so results come back in order.
 //! Workers are started only when a stream turns out to be long: after its solo jobs (one by
@@ -215,9 +211,9 @@ impl<J: Send + 'static> Pipeline<J> {
     /// Runs the first jobs, up to `octets` of buffers (at least one job, at most
     /// [`MAX_SOLO_JOBS`]), on the calling thread before any worker starts (by default only the
     /// first). A stream shorter than that starts no thread and keeps one buffer in flight,
-    /// reused from chunk to chunk: for a 1 MiB message from memory, two threads cost 1.0-1.2 ms
-    /// against 0.34 ms on one (thread start, and page faults and zeroing for the buffers in
-    /// flight), while a long stream loses little by starting a few chunks later.
+    /// reused from chunk to chunk: for a short message, starting threads (and the page faults
+    /// and zeroing for the buffers in flight) costs more than they save, while a long stream
+    /// loses little by starting a few chunks later.
     pub(crate) fn solo_for(&mut self, octets: usize) {
         // Rounded up: 4 MiB of 256 KiB chunks is 16 jobs, although each buffer also holds a tag.
         let jobs = octets.div_ceil(self.buf_len.max(1)).clamp(1, MAX_SOLO_JOBS);
@@ -501,10 +497,9 @@ impl<J> Drop for Pipeline<J> {
 }
 
 /// Whole chunk buffers that finished streams left behind, wiped, for the next streams of the
-/// process (at most [`POOL_OCTETS`] in all). Freeing and allocating a 256 KiB buffer per
-/// message made glibc hand the memory back to the kernel and fault it in again, zeroed: a
-/// third to a half of the time of a 1 MiB message from memory (0.40 against 0.20-0.30 ms on
-/// one thread, 1.1 against 0.5 ms on two, with glibc's trimming turned off for comparison).
+/// process (at most [`POOL_OCTETS`] in all). Freeing and allocating a whole chunk buffer per
+/// message lets the allocator hand the memory back to the kernel and fault it in again,
+/// zeroed, which is a large part of the cost of a short message.
 static POOL: std::sync::Mutex<Vec<SecretVec>> = std::sync::Mutex::new(Vec::new());
 
 /// Octets of buffers [`POOL`] keeps at most: a few chunks of the default size.

@@ -3,7 +3,7 @@
 //!
 //! <https://www.rfc-editor.org/rfc/rfc9580#section-5.13.2>
 //!
-//! [`ChunkCipher`] is pure (no I/O, `&self` only), so several chunks can later be processed in
+//! [`ChunkCipher`] is pure (no I/O, `&self` only), so several chunks can be processed in
 //! parallel; the adapters only move bytes and keep the chunk index and total length.
 
 use std::io::{self, BufRead, Read, Write};
@@ -13,7 +13,7 @@ use crate::crypto::aead::{AeadCipher, TAG_LEN};
 
 /// What the reader must see after a batch of chunks before it releases them: more than a final
 /// tag alone, so that the last chunk is only ever decrypted together with the final tag
-/// (STYLE §7: look ahead chunk + 2 × tag).
+/// (the reader looks ahead one chunk slot and two tags).
 const LOOKAHEAD: usize = 2 * TAG_LEN;
 use crate::crypto::hkdf;
 use crate::crypto::secret::SecretVec;
@@ -565,17 +565,16 @@ enum State {
 /// decrypts it in place on a worker while the next ones are read; the look-ahead moves to the
 /// front of the next buffer. The buffer that meets EOF holds the rest: at most one chunk and
 /// the final tag, decrypted here, and its plaintext is released only after the final tag
-/// verified too (STYLE §7). Plaintext is released only after its chunk's tag verified, in
+/// verified too. Plaintext is released only after its chunk's tag verified, in
 /// order, and only up to the first chunk that failed (the error comes when that plaintext has
 /// been read). `Ok(0)` means the whole packet body was authenticated; truncation anywhere is an
 /// error. The first buffer is 4 KiB (or less) and grows to a slot only if the stream is longer.
 ///
 /// Buffers are reused: once a chunk's plaintext has been read, its buffer becomes the
 /// destination of a later `inner.read` without being wiped first (`std::io::Read` leaves a
-/// destination's contents unspecified, and a source is expected only to write to it). Wiping
-/// each chunk there cost 17 % of the decryption time of a 1 GiB message (0.30 → 0.35 s, 15
-/// interleaved runs), and still 15 % with a bulk wipe (memset; 0.288 → 0.333 s). Every buffer
-/// is wiped when the reader is dropped.
+/// destination's contents unspecified, and a source is expected only to write to it): a wipe
+/// per chunk would be a noticeable share of the decryption time and protect only against a source
+/// that reads its destination. Every buffer is wiped when the reader is dropped.
 #[derive(Debug)]
 pub(crate) struct SeipdReader<R: Read> {
     inner: R,
@@ -752,7 +751,7 @@ impl<R: Read> SeipdReader<R> {
         Ok(())
     }
 
-    /// At EOF with `n` octets in `buf` (STYLE §7): at most one chunk ‖ its tag, then the final
+    /// At EOF with `n` octets in `buf`: at most one chunk ‖ its tag, then the final
     /// tag. On success the chunk is the window.
     fn finish_tail(&mut self, buf: &mut SecretVec, n: usize) -> Result<()> {
         if n < TAG_LEN {

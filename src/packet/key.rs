@@ -243,7 +243,7 @@ impl PublicKeyPacket {
         self.material.encoded_len().saturating_add(10)
     }
 
-    #[allow(dead_code, reason = "uniform serialization interface (STYLE §2); used by the round-trip tests")]
+    #[allow(dead_code, reason = "uniform serialization interface; used by the round-trip tests")]
     /// The serialized body.
     pub(crate) fn to_vec(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.encoded_len());
@@ -451,7 +451,7 @@ impl SecretKeyPacket {
         secret_key_len(&self.public, &self.secret)
     }
 
-    #[allow(dead_code, reason = "uniform serialization interface (STYLE §2); used by the round-trip tests")]
+    #[allow(dead_code, reason = "uniform serialization interface; used by the round-trip tests")]
     /// The serialized body. Holds secret octets: the buffer is wiped on drop.
     pub(crate) fn to_vec(&self) -> SecretVec {
         let mut out = SecretVec::with_capacity(self.encoded_len());

@@ -83,7 +83,7 @@ impl LiteralHeader {
         w.write_all(&self.date.to_be_bytes())
     }
 
-    #[allow(dead_code, reason = "uniform serialization interface (STYLE §2); used by the round-trip tests")]
+    #[allow(dead_code, reason = "uniform serialization interface; used by the round-trip tests")]
     /// Octets [`LiteralHeader::write_to`] writes.
     pub(crate) fn encoded_len(&self) -> usize {
         self.filename.len().saturating_add(6)

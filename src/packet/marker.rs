@@ -40,7 +40,7 @@ impl Marker {
     }
 
     /// The serialized body.
-    #[allow(dead_code, reason = "uniform serialization interface (STYLE §2); used by the round-trip tests")]
+    #[allow(dead_code, reason = "uniform serialization interface; used by the round-trip tests")]
     pub(crate) fn to_vec(self) -> Vec<u8> {
         MARKER_BODY.to_vec()
     }

@@ -33,7 +33,7 @@ impl Padding {
         self.0.len()
     }
 
-    #[allow(dead_code, reason = "uniform serialization interface (STYLE §2); used by the round-trip tests")]
+    #[allow(dead_code, reason = "uniform serialization interface; used by the round-trip tests")]
     /// The serialized body.
     pub(crate) fn to_vec(&self) -> Vec<u8> {
         self.0.clone()

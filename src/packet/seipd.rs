@@ -70,7 +70,7 @@ impl SeipdHeader {
         w.write_all(&self.salt)
     }
 
-    #[allow(dead_code, reason = "uniform serialization interface (STYLE §2); used by the round-trip tests")]
+    #[allow(dead_code, reason = "uniform serialization interface; used by the round-trip tests")]
     /// Octets [`SeipdHeader::write_to`] writes.
     pub(crate) fn encoded_len(&self) -> usize {
         SEIPD_HEADER_LEN

@@ -272,7 +272,7 @@ impl SignaturePacket {
             .fold(15usize, usize::saturating_add)
     }
 
-    #[allow(dead_code, reason = "uniform serialization interface (STYLE §2); used by the round-trip tests")]
+    #[allow(dead_code, reason = "uniform serialization interface; used by the round-trip tests")]
     /// The serialized body.
     pub(crate) fn to_vec(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.encoded_len());
