@@ -61,7 +61,7 @@ pub use crate::message::verify::{
 };
 pub use crate::message::{
     DataFormat, DecryptReader, DecryptSummary, DecryptedWith, Decryptor, EncryptWriter, Encryptor, KeyStore,
-    LiteralInfo, MessageInfo, Purpose, Recipient,
+    LiteralInfo, MessageInfo, Purpose, Recipient, Recipients,
 };
 pub use crate::packet::signature::SignatureType;
 

@@ -26,7 +26,7 @@ use crate::armor::ArmorWriter;
 use crate::error::Result;
 
 pub use decrypt::{DecryptReader, DecryptSummary, DecryptedWith, Decryptor};
-pub use encrypt::{EncryptWriter, Encryptor, Purpose};
+pub use encrypt::{EncryptWriter, Encryptor, Purpose, Recipients};
 pub use info::{DataFormat, LiteralInfo};
 pub use inspect::MessageInfo;
 pub use lookup::{KeyStore, Recipient};

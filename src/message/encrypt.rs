@@ -20,7 +20,7 @@ use crate::crypto::rng::Rng;
 use crate::crypto::secret::{Curve25519Secret, Password, Secret32, SecretVec, SessionKey};
 use crate::crypto::{AeadAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm, mlkem_x25519, s2k, x25519};
 use crate::error::{Error, Result, Unsupported};
-use crate::key::{Cert, Profile, Tsk, flags, to_timestamp};
+use crate::key::{Cert, Fingerprint, Profile, Tsk, flags, to_timestamp};
 use crate::limits::Limits;
 use crate::message::Sink;
 use crate::message::hashing::SignatureMode;
@@ -108,6 +108,7 @@ impl Purpose {
 /// ```
 pub struct Encryptor {
     recipients: Vec<Arc<Cert>>,
+    prepared: Vec<Arc<Recipients>>,
     signers: Vec<Arc<Tsk>>,
     passwords: Vec<Password>,
     armor: bool,
@@ -127,6 +128,7 @@ impl fmt::Debug for Encryptor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Encryptor")
             .field("recipients", &self.recipients.iter().map(|c| c.fingerprint()).collect::<Vec<_>>())
+            .field("prepared", &self.prepared.len())
             .field("signers", &self.signers.iter().map(|k| k.fingerprint()).collect::<Vec<_>>())
             .field("passwords", &self.passwords.len())
             .field("armor", &self.armor)
@@ -227,8 +229,150 @@ impl Agreed {
 
 /// The keys of `cert` a PKESK could go to, whatever their validity: those of an algorithm this
 /// crate encrypts to. A [`KeyRandomness`] is drawn for each, in this order.
-fn key_candidates(cert: &Cert) -> impl Iterator<Item = &PublicKeyPacket> {
-    std::iter::once(&cert.primary).chain(cert.subkeys.iter().map(|s| &s.key)).filter(|k| is_candidate(k))
+fn key_candidates(cert: &Cert) -> impl Iterator<Item = (Fingerprint, &PublicKeyPacket)> {
+    std::iter::once((cert.fingerprint, &cert.primary))
+        .chain(cert.subkeys.iter().map(|s| (s.fingerprint, &s.key)))
+        .filter(|(_, k)| is_candidate(k))
+}
+
+/// A recipient certificate evaluated at one time: the keys to encrypt to and its AEAD
+/// ciphersuite preferences. What [`Recipients`] keeps, so that later messages skip the
+/// self-signature checks.
+#[derive(Debug, Clone)]
+struct Evaluated {
+    keys: Vec<(Fingerprint, PublicKeyMaterial)>,
+    /// The Preferred AEAD Ciphersuites of the primary key's binding, in order.
+    preferences: Vec<(SymmetricAlgorithm, AeadAlgorithm)>,
+}
+
+/// The keys of `cert` valid for `purpose` at `t` that this crate encrypts to, and its
+/// preferences.
+///
+/// # Errors
+/// `KeyUnusable` (naming `cert` and why) for a certificate with no valid encryption-capable key
+/// for the purpose at `t`; `Unsupported(PublicKeyAlgorithm)` if all its such keys use unknown
+/// algorithms.
+fn evaluate(cert: &Cert, purpose: Purpose, t: u32) -> Result<Evaluated> {
+    let valid = cert.keys_with_flags(t, purpose.flags());
+    if valid.is_empty() {
+        return Err(cert.no_key_error(t, purpose.flags()));
+    }
+    let mut unknown = None;
+    let mut keys = Vec::new();
+    for k in valid {
+        if is_candidate(k.key) {
+            keys.push((k.fingerprint, k.key.material.clone()));
+        } else {
+            unknown = Some(k.key.algorithm);
+        }
+    }
+    if keys.is_empty() {
+        let alg = unknown.map_or(0, u8::from);
+        return Err(Error::Unsupported(Unsupported::PublicKeyAlgorithm(alg)));
+    }
+    // The binding's signature was checked just above (the certificate remembers it).
+    let preferences = cert
+        .primary_binding_at(t)
+        .and_then(|s| s.preferred_aead())
+        .unwrap_or_default()
+        .iter()
+        .map(|&(s, a)| (SymmetricAlgorithm::from(s), AeadAlgorithm::from(a)))
+        .collect();
+    Ok(Evaluated { keys, preferences })
+}
+
+impl Evaluated {
+    /// The key agreements with each key, from the randomness `drawn` gives for its fingerprint.
+    ///
+    /// # Errors
+    /// `Malformed` for an invalid public key; `InvalidArgument` if no randomness was drawn for
+    /// a key.
+    fn agree<'r>(
+        &self,
+        hidden: bool,
+        mut drawn: impl FnMut(&Fingerprint) -> Option<&'r KeyRandomness>,
+    ) -> Result<RecipientPlan> {
+        let mut keys = Vec::with_capacity(self.keys.len());
+        for (fingerprint, material) in &self.keys {
+            let randomness = drawn(fingerprint).ok_or(Error::InvalidArgument("key randomness"))?;
+            let recipient =
+                if hidden { Recipient::Anonymous } else { Recipient::V6(*fingerprint.as_bytes()) };
+            let pqc = matches!(material, PublicKeyMaterial::MlKem768X25519 { .. });
+            keys.push(RecipientKey { pqc, agreed: Agreed::new(recipient, material, randomness)? });
+        }
+        Ok(RecipientPlan { keys, preferences: self.preferences.clone() })
+    }
+}
+
+/// Recipient certificates evaluated once, at an explicit time, for encrypting many messages
+/// to them ([`Encryptor::prepared`]): a mailing list, a backup tool. Checking a certificate's
+/// self-signatures costs more than encrypting a short message to it; with `Recipients` each
+/// message pays only for its key agreements.
+///
+/// The evaluation holds for the time given to [`Recipients::new`]: a certificate that expires
+/// or is revoked later is still used. Evaluate again (for example daily, or when a certificate
+/// changes) to pick that up; [`Recipients::evaluated_at`] says when this one was made.
+///
+/// ```
+/// # fn main() -> sixpgp::Result<()> {
+/// use std::sync::Arc;
+/// use std::time::SystemTime;
+/// use sixpgp::{Decryptor, Encryptor, KeyBuilder, Profile, Purpose, Recipients};
+///
+/// let keys = (0..3)
+///     .map(|i| KeyBuilder::new(Profile::Rfc9580).user_id(format!("m{i} <m{i}@example.org>")).generate())
+///     .collect::<sixpgp::Result<Vec<_>>>()?;
+/// let list = Arc::new(Recipients::new(keys.iter().map(|k| k.to_cert()), SystemTime::now(), Purpose::Any)?);
+/// for text in ["first post", "second post"] {
+///     let message = Encryptor::default().prepared(Arc::clone(&list)).encrypt_bytes(text.as_bytes())?;
+///     assert_eq!(Decryptor::new([&keys[2]]).decrypt_bytes(&message)?.0, text.as_bytes());
+/// }
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+pub struct Recipients {
+    certs: Vec<(Fingerprint, Evaluated)>,
+    evaluated_at: SystemTime,
+}
+
+impl Recipients {
+    /// Evaluates `certs` at `at` for `purpose`: which of their keys a message would be
+    /// encrypted to, and their preferences.
+    ///
+    /// # Errors
+    /// As [`Encryptor::writer`] for each certificate: `KeyUnusable` naming the first one that
+    /// has no valid encryption-capable key at `at`, and why; `Unsupported(PublicKeyAlgorithm)`.
+    pub fn new<C: std::borrow::Borrow<Cert>>(
+        certs: impl IntoIterator<Item = C>,
+        at: SystemTime,
+        purpose: Purpose,
+    ) -> Result<Self> {
+        let t = to_timestamp(at);
+        let certs = certs
+            .into_iter()
+            .map(|c| {
+                let cert = c.borrow();
+                Ok((cert.fingerprint, evaluate(cert, purpose, t)?))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Self { certs, evaluated_at: at })
+    }
+
+    /// The time the certificates were evaluated at.
+    #[must_use]
+    pub fn evaluated_at(&self) -> SystemTime {
+        self.evaluated_at
+    }
+
+    /// The primary fingerprints of the certificates, in order.
+    pub fn certs(&self) -> impl Iterator<Item = Fingerprint> + '_ {
+        self.certs.iter().map(|(f, _)| *f)
+    }
+
+    /// The keys messages are encrypted to, in order: (certificate, key) fingerprints.
+    pub fn keys(&self) -> impl Iterator<Item = (Fingerprint, Fingerprint)> + '_ {
+        self.certs.iter().flat_map(|(c, e)| e.keys.iter().map(move |(k, _)| (*c, *k)))
+    }
 }
 
 /// Does this crate encrypt to `key`'s algorithm?
@@ -251,6 +395,7 @@ impl Encryptor {
     pub fn new<C: Into<Arc<Cert>>>(recipients: impl IntoIterator<Item = C>) -> Self {
         Self {
             recipients: recipients.into_iter().map(Into::into).collect(),
+            prepared: Vec::new(),
             signers: Vec::new(),
             passwords: Vec::new(),
             armor: false,
@@ -284,6 +429,15 @@ impl Encryptor {
     #[must_use]
     pub fn recipient(mut self, cert: impl Into<Arc<Cert>>) -> Self {
         self.recipients.push(cert.into());
+        self
+    }
+
+    /// Encrypts to the certificates of `recipients` too, as they were evaluated (see
+    /// [`Recipients`]): no self-signature is checked again, and the purpose the set was
+    /// evaluated for applies to it, not [`purpose`](Encryptor::purpose).
+    #[must_use]
+    pub fn prepared(mut self, recipients: impl Into<Arc<Recipients>>) -> Self {
+        self.prepared.push(recipients.into());
         self
     }
 
@@ -422,9 +576,7 @@ impl Encryptor {
     /// at `t`. `randomness` holds a [`KeyRandomness`] for each of [`key_candidates`].
     ///
     /// # Errors
-    /// `KeyUnusable` for a certificate with no valid encryption-capable key for the purpose at
-    /// `t`; `Unsupported(PublicKeyAlgorithm)` if all its such keys use unknown algorithms;
-    /// `Malformed` for an invalid public key.
+    /// As [`evaluate`]; `Malformed` for an invalid public key.
     fn plan(
         cert: &Cert,
         purpose: Purpose,
@@ -432,42 +584,12 @@ impl Encryptor {
         hidden: bool,
         randomness: &[KeyRandomness],
     ) -> Result<RecipientPlan> {
-        let valid = cert.keys_with_flags(t, purpose.flags());
-        if valid.is_empty() {
-            return Err(cert.no_key_error(t, purpose.flags()));
-        }
-        let mut unknown = None;
-        let mut keys = Vec::new();
-        // Both lists are in certificate order (primary, then subkeys), so one pass over the
-        // candidates finds every valid key's randomness.
+        let evaluated = evaluate(cert, purpose, t)?;
+        // The randomness of each candidate, in candidate order (which every valid key is in).
         let mut candidates = key_candidates(cert).zip(randomness);
-        for k in valid {
-            if !is_candidate(k.key) {
-                unknown = Some(k.key.algorithm);
-                continue;
-            }
-            let Some((_, drawn)) = candidates.by_ref().find(|(c, _)| std::ptr::eq(*c, k.key)) else {
-                return Err(Error::InvalidArgument("key randomness"));
-            };
-            let recipient =
-                if hidden { Recipient::Anonymous } else { Recipient::V6(*k.fingerprint.as_bytes()) };
-            let agreed = Agreed::new(recipient, &k.key.material, drawn)?;
-            let pqc = matches!(k.key.material, PublicKeyMaterial::MlKem768X25519 { .. });
-            keys.push(RecipientKey { pqc, agreed });
-        }
-        if keys.is_empty() {
-            let alg = unknown.map_or(0, u8::from);
-            return Err(Error::Unsupported(Unsupported::PublicKeyAlgorithm(alg)));
-        }
-        // The binding's signature was checked just above (the certificate remembers it).
-        let preferences = cert
-            .primary_binding_at(t)
-            .and_then(|s| s.preferred_aead())
-            .unwrap_or_default()
-            .iter()
-            .map(|&(s, a)| (SymmetricAlgorithm::from(s), AeadAlgorithm::from(a)))
-            .collect();
-        Ok(RecipientPlan { keys, preferences })
+        evaluated.agree(hidden, |fingerprint| {
+            candidates.by_ref().find(|(c, _)| c.0 == *fingerprint).map(|(_, drawn)| drawn)
+        })
     }
 
     /// Every recipient's [`RecipientPlan`], in recipient order. The randomness of the key
@@ -478,22 +600,44 @@ impl Encryptor {
     /// # Errors
     /// The first recipient's error, as [`Encryptor::plan`]; `Io` from the RNG.
     fn plans(&self, t: u32, rng: &mut Rng) -> Result<Vec<RecipientPlan>> {
-        let counts: Vec<usize> = self.recipients.iter().map(|c| key_candidates(c).count()).collect();
+        /// One recipient: a certificate to evaluate, or one evaluated before.
+        #[derive(Clone, Copy)]
+        enum Work<'w> {
+            Cert(&'w Cert),
+            Prepared(&'w Evaluated),
+        }
+        let work: Vec<Work<'_>> = self
+            .recipients
+            .iter()
+            .map(|c| Work::Cert(c))
+            .chain(self.prepared.iter().flat_map(|r| r.certs.iter().map(|(_, e)| Work::Prepared(e))))
+            .collect();
+        let counts: Vec<usize> = work
+            .iter()
+            .map(|w| match w {
+                Work::Cert(c) => key_candidates(c).count(),
+                Work::Prepared(e) => e.keys.len(),
+            })
+            .collect();
         let total = counts.iter().sum::<usize>().saturating_mul(size_of::<KeyRandomness>());
         let mut randomness = SecretVec::zeroed(total);
         rng.fill(&mut randomness)?;
         let (halves, _) = randomness.as_chunks::<32>();
         let (mut rest, _) = halves.as_chunks::<2>();
-        let mut work = Vec::with_capacity(self.recipients.len());
-        for (cert, n) in self.recipients.iter().zip(counts) {
+        let mut jobs = Vec::with_capacity(work.len());
+        for (w, n) in work.into_iter().zip(counts) {
             let (mine, others) = rest.split_at(n.min(rest.len()));
-            work.push((&**cert, mine));
+            jobs.push((w, mine));
             rest = others;
         }
-        let threads = recipient_threads(self.threads, self.recipients.len());
+        let threads = recipient_threads(self.threads, jobs.len());
         let (purpose, hidden) = (self.purpose, self.hidden);
-        parallel::map_in_order(threads, 1, &work, |&(cert, randomness)| {
-            Self::plan(cert, purpose, t, hidden, randomness)
+        parallel::map_in_order(threads, 1, &jobs, |&(w, randomness)| match w {
+            Work::Cert(cert) => Self::plan(cert, purpose, t, hidden, randomness),
+            Work::Prepared(evaluated) => {
+                let mut drawn = randomness.iter();
+                evaluated.agree(hidden, |_| drawn.next())
+            }
         })
         .into_iter()
         .collect()
@@ -549,7 +693,7 @@ impl Encryptor {
     ///
     /// Nothing is written to `sink` if the recipients or signers are unusable.
     pub fn writer<W: Write>(mut self, sink: W) -> Result<EncryptWriter<W>> {
-        if self.recipients.is_empty() && self.passwords.is_empty() {
+        if self.recipients.is_empty() && self.prepared.is_empty() && self.passwords.is_empty() {
             return Err(Error::InvalidArgument("encrypt: no recipient and no password"));
         }
         let chunk_size_octet = self.chunk_size_octet()?;
