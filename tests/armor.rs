@@ -355,10 +355,10 @@ fn header_overflow() {
     let long = text.replacen("\n\n", &format!("\nComment: {}\n\n", "y".repeat(5000)), 1);
     assert!(matches!(dearmor(long.as_bytes()), Err(Error::LimitExceeded(Limit::ArmorHeaders))));
     // A custom limit: the two A.12 comments (102 octets with the blank line) fit exactly.
-    let limits = Limits::default().max_armor_header_len(102);
+    let limits = Limits::default().with_max_armor_header_len(102);
     let mut out = Vec::new();
     let _ = ArmorReader::with_limits(text.as_bytes(), &limits).read_to_end(&mut out).unwrap();
-    let limits = Limits::default().max_armor_header_len(101);
+    let limits = Limits::default().with_max_armor_header_len(101);
     let err = ArmorReader::with_limits(text.as_bytes(), &limits).read_to_end(&mut out).unwrap_err();
     assert!(matches!(Error::from_io(err), Error::LimitExceeded(Limit::ArmorHeaders)));
 }

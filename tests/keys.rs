@@ -75,7 +75,7 @@ fn a05_locked_key_unlocks_with_its_passphrase() {
 #[test]
 fn a05_argon2_parameters_are_checked_against_limits_first() {
     let mut tsk = Tsk::from_bytes(&data("a05-v6-secret-key-locked.asc")).unwrap();
-    let small = Limits::default().argon2_max_memory_kib(1 << 16);
+    let small = Limits::default().with_max_argon2_memory_kib(1 << 16);
     let err = tsk.unlock(&Password::from("correct horse battery staple"), &small).unwrap_err();
     assert!(matches!(err, Error::LimitExceeded(sixpgp::Limit::Argon2Memory)), "{err:?}");
     assert!(tsk.is_locked());

@@ -63,7 +63,7 @@ const PLAIN: GeneralPurpose = GeneralPurpose::new(
 ///   wrong or absent: [RFC 9580 §6.1](https://www.rfc-editor.org/rfc/rfc9580#section-6.1) says
 ///   a reader MUST NOT reject data because of it.
 /// - The armor header lines and the blank line after them are bounded together by
-///   [`Limits::armor_header_len_limit`] octets (line endings included); the BEGIN, checksum and
+///   [`Limits::max_armor_header_len`] octets (line endings included); the BEGIN, checksum and
 ///   END lines by 1024 octets each.
 /// - Armor headers must have the `Key: Value` shape (a colon is required) and the blank line
 ///   after them is required, even when there are no headers.
@@ -371,12 +371,12 @@ impl<R: BufRead> ArmorReader<R> {
     }
 
     /// Reads from `inner`; the armor header section may be at most
-    /// [`limits.armor_header_len_limit()`](Limits::armor_header_len_limit) octets long.
+    /// [`limits.max_armor_header_len()`](Limits::max_armor_header_len) octets long.
     pub fn with_limits(inner: R, limits: &Limits) -> Self {
         Self {
             inner,
             state: State::Start,
-            header_len_limit: limits.armor_header_len_limit(),
+            header_len_limit: limits.max_armor_header_len(),
             kind: None,
             b64: SecretVec::default(),
             b64_cap: SMALL_B64_CAP,

@@ -211,7 +211,7 @@ mod tests {
     #[test]
     fn iterated_salted_limits_and_errors() {
         let s2k = S2k::IteratedSalted { hash: HashAlgorithm::Sha256, salt: [0; 8], count: 0xff };
-        let limits = Limits::default().s2k_max_iterations(1 << 20);
+        let limits = Limits::default().with_max_s2k_iterations(1 << 20);
         assert!(matches!(derive(&s2k, b"pw", 16, &limits), Err(Error::LimitExceeded(Limit::S2kIterations))));
         let s2k = S2k::IteratedSalted { hash: HashAlgorithm::Unknown(1), salt: [0; 8], count: 0 };
         assert!(matches!(
@@ -252,7 +252,7 @@ mod tests {
             assert!(matches!(derive_with(1, 4, m, &limits), Err(Error::LimitExceeded(Limit::Argon2Memory))));
         }
         assert!(matches!(
-            derive_with(1, 4, 16, &limits.argon2_max_memory_kib(1 << 15)),
+            derive_with(1, 4, 16, &limits.with_max_argon2_memory_kib(1 << 15)),
             Err(Error::LimitExceeded(Limit::Argon2Memory))
         ));
         assert!(matches!(derive_with(17, 1, 10, &limits), Err(Error::LimitExceeded(Limit::Argon2Passes))));
@@ -277,7 +277,7 @@ mod tests {
         assert!(matches!(derive_with(1, 4, 4, &limits), Err(Error::Malformed(_))));
         assert!(derive_with(1, 4, 5, &limits).is_ok());
         // A 2^31 KiB limit lets m = 32 past the limit check, but not past the RFC bound.
-        let huge = limits.argon2_max_memory_kib(u64::MAX).argon2_max_work(u64::MAX);
+        let huge = limits.with_max_argon2_memory_kib(u64::MAX).with_max_argon2_work(u64::MAX);
         assert!(matches!(derive_with(1, 1, 32, &huge), Err(Error::Malformed(_))));
     }
 

@@ -337,7 +337,7 @@ impl<'a> Decryptor<'a> {
                     count = count.saturating_add(1);
                     Limits::check(
                         u64::try_from(count).unwrap_or(u64::MAX),
-                        u64::try_from(self.limits.session_key_packets_limit()).unwrap_or(u64::MAX),
+                        u64::try_from(self.limits.max_session_key_packets()).unwrap_or(u64::MAX),
                         Limit::SessionKeyPackets,
                     )?;
                     let body = read_body(&mut armor, header, &self.limits)?;
@@ -456,7 +456,7 @@ impl<'a> Decryptor<'a> {
                 }
             }
         }
-        // SKESKs: each password on each SKESK, at most `s2k_derivations_limit` S2K runs in
+        // SKESKs: each password on each SKESK, at most `max_s2k_derivations` S2K runs in
         // all (each may cost seconds and gigabytes: a message must not multiply that).
         let mut limit_error = None;
         let mut derivations = 0usize;
@@ -465,7 +465,7 @@ impl<'a> Decryptor<'a> {
                 // Only usable SKESKs were kept (`usable_skesk`), so each pass runs a derivation
                 // and counts: unusable ones, which cost nothing, cannot use up the budget.
                 let Ok((spec, key_len)) = skesk_s2k(skesk) else { continue };
-                if derivations >= self.limits.s2k_derivations_limit() {
+                if derivations >= self.limits.max_s2k_derivations() {
                     return Err(Error::LimitExceeded(Limit::S2kDerivations));
                 }
                 derivations = derivations.saturating_add(1);
@@ -576,7 +576,7 @@ fn read_body(r: &mut impl BufRead, header: Header, limits: &Limits) -> Result<Ve
     let BodyLength::Fixed(len) = header.length else {
         return Err(Error::malformed("partial body length on a non-data packet"));
     };
-    if usize::try_from(len).map_or(true, |len| len > limits.packet_len_limit()) {
+    if usize::try_from(len).map_or(true, |len| len > limits.max_packet_len()) {
         return Err(Error::LimitExceeded(Limit::PacketLength));
     }
     let mut body = Vec::new();
