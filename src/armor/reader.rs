@@ -22,7 +22,7 @@ const B64_CAP: usize = 32 * 1024;
 /// The same for the first blocks: most armored data (a certificate, a key, a signature) is a
 /// few KiB, and the buffers are zeroed when allocated and wiped when dropped.
 const SMALL_B64_CAP: usize = 4 * 1024;
-/// Longest BEGIN, END or checksum line accepted, trailing whitespace included.
+/// Longest BEGIN or END line accepted, trailing whitespace included.
 const MAX_MARKER_LINE_LEN: usize = 1024;
 /// Text read per block when decoding on several threads (4096 lines of 64 characters).
 const BLOCK_TEXT_LEN: usize = 4096 * 65;
@@ -59,12 +59,13 @@ const PLAIN: GeneralPurpose = GeneralPurpose::new(
 /// - LF or CRLF line endings, trailing whitespace on any line, whitespace inside base64 lines,
 ///   and base64 lines of any length. Base64 must be padded to a multiple of 4 characters and use
 ///   canonical trailing bits.
-/// - A CRC24 line (`=` and four base64 characters) is accepted and ignored whether it is right,
-///   wrong or absent: [RFC 9580 §6.1](https://www.rfc-editor.org/rfc/rfc9580#section-6.1) says
-///   a reader MUST NOT reject data because of it.
+/// - A line that starts with `=` after complete base64 quads is the CRC24 line and is skipped
+///   whatever it holds (right, wrong, malformed, of any length) or absent:
+///   [RFC 9580 §6.1](https://www.rfc-editor.org/rfc/rfc9580#section-6.1) says a reader MUST NOT
+///   reject data because of it.
 /// - The armor header lines and the blank line after them are bounded together by
-///   [`Limits::max_armor_header_len`] octets (line endings included); the BEGIN, checksum and
-///   END lines by 1024 octets each.
+///   [`Limits::max_armor_header_len`] octets (line endings included); the BEGIN and END lines
+///   by 1024 octets each.
 /// - Armor headers must have the `Key: Value` shape (a colon is required) and the blank line
 ///   after them is required, even when there are no headers.
 ///
@@ -137,7 +138,7 @@ pub struct ArmorReader<R: BufRead> {
     fast_line: bool,
     /// Base64 padding (`=`) has been seen.
     padded: bool,
-    /// Scratch space for BEGIN, header, checksum and END lines.
+    /// Scratch space for BEGIN, header and END lines.
     line: Vec<u8>,
     /// Threads to decode the body on (1: none).
     threads: usize,
@@ -708,23 +709,23 @@ impl<R: BufRead> ArmorReader<R> {
         Ok(())
     }
 
-    /// Reads the CRC24 line, `=` and four base64 characters, and ignores its value
-    /// (RFC 9580 §6.1: the checksum MUST NOT cause a rejection).
+    /// Skips the CRC24 line whatever it holds: RFC 9580 §6.1 says an OpenPGP object MUST NOT be
+    /// rejected when the CRC24 footer is present, missing, malformed, or wrong. The line is
+    /// consumed without being stored, so its length costs no memory.
     fn read_checksum_line(&mut self) -> Result<()> {
-        let end = read_line(
-            &mut Source { ahead: &mut self.ahead, inner: &mut self.inner },
-            &mut self.line,
-            MAX_MARKER_LINE_LEN,
-            Error::malformed("armor: checksum line too long"),
-        )?;
-        if end == LineEnd::Eof {
-            return Err(Error::Truncated("armor"));
+        let mut source = Source { ahead: &mut self.ahead, inner: &mut self.inner };
+        loop {
+            let buf = fill_buf(&mut source)?;
+            if buf.is_empty() {
+                return Err(Error::Truncated("armor"));
+            }
+            let lf = buf.iter().position(|b| *b == b'\n');
+            let used = lf.map_or(buf.len(), |i| i.saturating_add(1));
+            source.consume(used);
+            if lf.is_some() {
+                return Ok(());
+            }
         }
-        let crc = self.line.trim_ascii_end();
-        let valid = crc
-            .strip_prefix(b"=")
-            .is_some_and(|c| c.len() == 4 && c.iter().all(|b| *b != b'=' && is_base64(*b)));
-        if valid { Ok(()) } else { Err(Error::malformed("armor: checksum line")) }
     }
 
     /// Reads the END line (skipping blank lines before it) and checks its label.
