@@ -11,8 +11,54 @@
 mod common;
 
 use std::io::{BufReader, Read, Write};
+use std::time::{Duration, Instant};
 
-use sixpgp::{ArmorKind, ArmorReader, ArmorWriter, Error};
+use common::{data, dearmor};
+use sixpgp::{
+    ArmorKind, ArmorReader, ArmorWriter, Decryptor, Encryptor, Error, Limit, Limits, Password, Tsk,
+};
+
+/// A new-format packet with a fixed length (one, two or five length octets as needed).
+fn packet(tag: u8, body: &[u8]) -> Vec<u8> {
+    let mut out = vec![0xc0 | tag];
+    let len = body.len();
+    if len < 192 {
+        out.push(len as u8);
+    } else if len < 8384 {
+        let l = len - 192;
+        out.extend_from_slice(&[((l >> 8) as u8) + 192, l as u8]);
+    } else {
+        out.push(0xff);
+        out.extend_from_slice(&(len as u32).to_be_bytes());
+    }
+    out.extend_from_slice(body);
+    out
+}
+
+/// Reads `message` through `decryptor` to EOF and calls `finish`.
+fn read_all(decryptor: Decryptor<'_>, message: &[u8]) -> Result<Vec<u8>, Error> {
+    let mut r = decryptor.reader(message)?;
+    let mut out = Vec::new();
+    let _ = r.read_to_end(&mut out).map_err(Error::from_io)?;
+    let _ = r.finish()?;
+    Ok(out)
+}
+
+const A05_PASSWORD: &str = "correct horse battery staple";
+
+/// The RFC 9580 A.5 locked key (binary) and the offset of each locked packet's S2K usage octet
+/// (253), found from its Argon2 parameters (t=1, p=4, m=21): usage, count, cipher, AEAD, S2K
+/// length, then the S2K (type 4, a 16-octet salt, t, p, m).
+fn a05() -> (Vec<u8>, Vec<usize>) {
+    let locked = dearmor(&data("a05-v6-secret-key-locked.asc"));
+    let usages: Vec<usize> = (22..locked.len() - 2)
+        .filter(|&i| locked[i..i + 3] == [1, 4, 21] && locked[i - 17] == 4 && locked[i - 18] == 20)
+        .map(|i| i - 22)
+        .collect();
+    assert_eq!(usages.len(), 2, "A.5 has two locked packets");
+    assert!(usages.iter().all(|&u| locked[u] == 253));
+    (locked, usages)
+}
 
 // ---------------------------------------------------------------------------------------------
 // Armor: RFC 9580 §6.1, the CRC24 line never causes a rejection.
@@ -53,4 +99,63 @@ fn malformed_armor_checksum_lines_are_ignored() {
     let mut out = Vec::new();
     let err = ArmorReader::new(&input[..cut]).read_to_end(&mut out).unwrap_err();
     assert!(matches!(Error::from_io(err), Error::Truncated(_)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Every protection parameter is checked before the S2K runs.
+
+#[test]
+fn unlock_refuses_an_unknown_aead_before_the_s2k() {
+    let (mut locked, usages) = a05();
+    for &u in &usages {
+        locked[u + 3] = 99;
+    }
+    // Limits that refuse A.5's 2 GiB Argon2: the mode is refused first, so the limit is never
+    // reached (before, it was the first thing to fail).
+    let small = Limits::default().with_max_argon2_memory_kib(1 << 16);
+    let mut tsk = Tsk::from_bytes(&locked).unwrap();
+    assert_eq!(tsk.unlock(&Password::from(A05_PASSWORD), &small).unwrap(), 0);
+    assert!(tsk.is_locked());
+    // With the default limits, no Argon2 run either (before: two 2 GiB runs, seconds).
+    let started = Instant::now();
+    assert_eq!(tsk.unlock(&Password::from(A05_PASSWORD), &Limits::default()).unwrap(), 0);
+    assert!(started.elapsed() < Duration::from_secs(1), "{:?}", started.elapsed());
+    assert!(tsk.is_locked());
+}
+
+/// A v6 SKESK body: AES-128, GCM (12-octet nonce), an Argon2 S2K with `t, p, m`, and an
+/// encrypted session key of `key_len` octets (AES-128 wants 16), then a 16-octet tag.
+fn skesk(t: u8, p: u8, m: u8, key_len: usize) -> Vec<u8> {
+    let mut s2k = vec![4];
+    s2k.extend_from_slice(&[0x22; 16]);
+    s2k.extend_from_slice(&[t, p, m]);
+    let iv = [0u8; 12];
+    let mut body = vec![6, (3 + s2k.len() + iv.len()) as u8, 7, 3, s2k.len() as u8];
+    body.extend_from_slice(&s2k);
+    body.extend_from_slice(&iv);
+    body.extend_from_slice(&vec![0x11; key_len + 16]);
+    body
+}
+
+#[test]
+fn skesks_refused_for_their_parameters_cost_no_derivation() {
+    let mut w = Encryptor::new([]).password("pw").writer(Vec::new()).unwrap();
+    w.write_all(b"hello").unwrap();
+    let real = w.finish().unwrap();
+    // An encrypted session key that is not the cipher's key length could never open, and an
+    // S2K over the limits is refused without running: neither may use up the budget of one
+    // derivation, which the real SKESK needs.
+    for junk in [skesk(1, 1, 8, 32), skesk(1, 4, 31, 16)] {
+        let mut message = packet(3, &junk);
+        message.extend_from_slice(&real);
+        let limits = Limits::default().with_max_s2k_derivations(1);
+        let plain = read_all(Decryptor::new([]).password("pw").limits(limits), &message).unwrap();
+        assert_eq!(plain, b"hello");
+    }
+    // Alone, the SKESK over the limits still reports the limit.
+    let mut message = packet(3, &skesk(1, 4, 31, 16));
+    assert!(real[0] == 0xc3 && real[1] < 192, "the encryptor's SKESK, then its SEIPD");
+    message.extend_from_slice(&real[2 + usize::from(real[1])..]);
+    let e = read_all(Decryptor::new([]).password("pw"), &message).unwrap_err();
+    assert!(matches!(e, Error::LimitExceeded(Limit::Argon2Memory)), "{e:?}");
 }

@@ -17,6 +17,44 @@ use crate::packet::s2k::{S2k, count_octets};
 /// Longest key this module derives (two SHA2-256 contexts; any cipher key fits).
 const MAX_KEY_LEN: usize = 64;
 
+/// A derivation whose every parameter has been checked: running it can no longer fail
+/// because of the specifier, only do the work.
+enum Plan {
+    Iterated { hasher: Hasher, octets: u64 },
+    Argon2(Argon2Params),
+}
+
+/// Checks everything [`derive`] would check, without deriving anything: callers validate a
+/// whole protection (cipher, mode, nonce, S2K) before spending the derivation's time and memory.
+///
+/// # Errors
+/// As [`derive`].
+pub(crate) fn check(s2k: &S2k, key_len: usize, limits: &Limits) -> Result<()> {
+    plan(s2k, key_len, limits).map(|_| ())
+}
+
+fn plan(s2k: &S2k, key_len: usize, limits: &Limits) -> Result<Plan> {
+    if key_len == 0 || key_len > MAX_KEY_LEN {
+        return Err(Error::InvalidArgument("S2K: key length"));
+    }
+    match s2k {
+        S2k::IteratedSalted { hash, count, .. } => {
+            let hasher = Hasher::new(*hash)?;
+            let octets = count_octets(*count);
+            Limits::check(octets, limits.max_s2k_iterations(), Limit::S2kIterations)?;
+            Ok(Plan::Iterated { hasher, octets })
+        }
+        S2k::Argon2 { t, p, m, .. } => {
+            let params = Argon2Params::check(*t, *p, *m, limits)?;
+            // What `argon2id` will ask of the argon2 crate (it refuses tags under 4 octets).
+            let _ = argon2::Params::new(params.memory_kib, params.t, params.p, Some(key_len))
+                .map_err(|_| Error::InvalidArgument("S2K: Argon2 parameters"))?;
+            Ok(Plan::Argon2(params))
+        }
+        S2k::Other(spec) => Err(Error::Unsupported(Unsupported::S2k(spec.first().copied().unwrap_or(0)))),
+    }
+}
+
 /// Derives `key_len` octets from `password` as `s2k` specifies.
 ///
 /// # Errors
@@ -26,21 +64,12 @@ const MAX_KEY_LEN: usize = 64;
 /// - `Unsupported(S2k)` for any other S2K type, `Unsupported(HashAlgorithm)` for an unknown hash;
 /// - `InvalidArgument` if `key_len` is 0 or above 64 (or below 4 for Argon2).
 pub(crate) fn derive(s2k: &S2k, password: &[u8], key_len: usize, limits: &Limits) -> Result<SecretVec> {
-    if key_len == 0 || key_len > MAX_KEY_LEN {
-        return Err(Error::InvalidArgument("S2K: key length"));
-    }
-    match s2k {
-        S2k::IteratedSalted { hash, salt, count } => {
-            let hasher = Hasher::new(*hash)?;
-            let octets = count_octets(*count);
-            Limits::check(octets, limits.max_s2k_iterations(), Limit::S2kIterations)?;
+    match (plan(s2k, key_len, limits)?, s2k) {
+        (Plan::Iterated { hasher, octets }, S2k::IteratedSalted { salt, .. }) => {
             iterated_salted(&hasher, salt, password, octets, key_len)
         }
-        S2k::Argon2 { salt, t, p, m } => {
-            let params = Argon2Params::check(*t, *p, *m, limits)?;
-            argon2id(password, salt, &params, key_len)
-        }
-        S2k::Other(spec) => Err(Error::Unsupported(Unsupported::S2k(spec.first().copied().unwrap_or(0)))),
+        (Plan::Argon2(params), S2k::Argon2 { salt, .. }) => argon2id(password, salt, &params, key_len),
+        _ => Err(Error::InvalidArgument("S2K: specifier")),
     }
 }
 

@@ -230,19 +230,38 @@ fn tag_octet(tag: Tag) -> u8 {
     0xc0 | u8::from(tag)
 }
 
+/// Checks every parameter of an AEAD protection (cipher, mode, nonce length, S2K against
+/// `limits`) without deriving anything, and returns the key length: a protection that would
+/// be refused is refused before the S2K, which may cost seconds and gigabytes, has run.
+fn check_protection(
+    symmetric: SymmetricAlgorithm,
+    aead: AeadAlgorithm,
+    s2k: &S2k,
+    iv_len: usize,
+    limits: &Limits,
+) -> Result<usize> {
+    let key_len = symmetric
+        .key_len()
+        .ok_or(Error::Unsupported(Unsupported::SymmetricAlgorithm(u8::from(symmetric))))?;
+    if AeadCipher::check(symmetric, aead)? != iv_len {
+        return Err(Error::malformed("secret key: AEAD nonce length"));
+    }
+    s2k::check(s2k, key_len, limits)?;
+    Ok(key_len)
+}
+
 /// Derives the AEAD key-encryption key (RFC 9580 §3.7.2.1, usage 253):
 /// HKDF-SHA256(ikm = S2K output, salt = none, info = type octet ‖ version ‖ cipher ‖ AEAD).
+/// The caller has checked the parameters with [`check_protection`].
 fn protection_kek(
     tag: Tag,
     symmetric: SymmetricAlgorithm,
     aead: AeadAlgorithm,
     s2k: &S2k,
     password: &[u8],
+    key_len: usize,
     limits: &Limits,
 ) -> Result<SecretVec> {
-    let key_len = symmetric
-        .key_len()
-        .ok_or(Error::Unsupported(Unsupported::SymmetricAlgorithm(u8::from(symmetric))))?;
     let ikm = s2k::derive(s2k, password, key_len, limits)?;
     let info = [tag_octet(tag), 6, u8::from(symmetric), u8::from(aead)];
     let mut kek = SecretVec::zeroed(key_len);
@@ -288,13 +307,14 @@ fn try_unlock(
         (USAGE_AEAD, Some(aead)) => aead,
         (usage, _) => return Err(Error::Unsupported(Unsupported::SecretKeyProtection(usage))),
     };
-    let kek = protection_kek(tag, enc.symmetric, aead, &enc.s2k, password.as_bytes(), limits)?;
-    let cipher = AeadCipher::new(enc.symmetric, aead, &kek)?;
+    let key_len = check_protection(enc.symmetric, aead, &enc.s2k, enc.iv.len(), limits)?;
     let split = enc
         .ciphertext
         .len()
         .checked_sub(16)
         .ok_or(Error::malformed("secret key: encrypted material shorter than its tag"))?;
+    let kek = protection_kek(tag, enc.symmetric, aead, &enc.s2k, password.as_bytes(), key_len, limits)?;
+    let cipher = AeadCipher::new(enc.symmetric, aead, &kek)?;
     let (ct, tag_bytes) = enc.ciphertext.split_at(split);
     let tag_arr: [u8; 16] = tag_bytes.try_into().map_err(|_| Error::malformed("secret key: tag"))?;
     let mut buf = SecretVec::new(ct.to_vec());
@@ -320,10 +340,12 @@ fn lock_one(
     rng.fill(&mut salt)?;
     let (t, p, m) = LOCK_ARGON2;
     let s2k = S2k::Argon2 { salt, t, p, m };
-    let kek = protection_kek(tag, symmetric, aead, &s2k, password.as_bytes(), &Limits::default())?;
-    let cipher = AeadCipher::new(symmetric, aead, &kek)?;
     let mut iv = vec![0u8; aead.nonce_len().unwrap_or(15)];
+    let limits = Limits::default();
+    let key_len = check_protection(symmetric, aead, &s2k, iv.len(), &limits)?;
     rng.fill(&mut iv)?;
+    let kek = protection_kek(tag, symmetric, aead, &s2k, password.as_bytes(), key_len, &limits)?;
+    let cipher = AeadCipher::new(symmetric, aead, &kek)?;
     let mut buf = SecretVec::with_capacity(material.encoded_len());
     material.write_to(&mut *buf)?;
     let tag_bytes = cipher.encrypt_in_place(&iv, &protection_ad(public, tag), &mut buf)?;
