@@ -20,7 +20,7 @@ const MAX_KEY_LEN: usize = 64;
 /// A derivation whose every parameter has been checked: running it can no longer fail
 /// because of the specifier, only do the work.
 enum Plan {
-    Iterated { hasher: Hasher, octets: u64 },
+    Iterated { octets: u64 },
     Argon2(Argon2Params),
 }
 
@@ -39,10 +39,10 @@ fn plan(s2k: &S2k, key_len: usize, limits: &Limits) -> Result<Plan> {
     }
     match s2k {
         S2k::IteratedSalted { hash, count, .. } => {
-            let hasher = Hasher::new(*hash)?;
+            let _ = Hasher::new(*hash)?;
             let octets = count_octets(*count);
             Limits::check(octets, limits.max_s2k_iterations(), Limit::S2kIterations)?;
-            Ok(Plan::Iterated { hasher, octets })
+            Ok(Plan::Iterated { octets })
         }
         S2k::Argon2 { t, p, m, .. } => {
             let params = Argon2Params::check(*t, *p, *m, limits)?;
@@ -65,8 +65,8 @@ fn plan(s2k: &S2k, key_len: usize, limits: &Limits) -> Result<Plan> {
 /// - `InvalidArgument` if `key_len` is 0 or above 64 (or below 4 for Argon2).
 pub(crate) fn derive(s2k: &S2k, password: &[u8], key_len: usize, limits: &Limits) -> Result<SecretVec> {
     match (plan(s2k, key_len, limits)?, s2k) {
-        (Plan::Iterated { hasher, octets }, S2k::IteratedSalted { salt, .. }) => {
-            iterated_salted(&hasher, salt, password, octets, key_len)
+        (Plan::Iterated { octets }, S2k::IteratedSalted { hash, salt, .. }) => {
+            iterated_salted(&Hasher::new(*hash)?, salt, password, octets, key_len)
         }
         (Plan::Argon2(params), S2k::Argon2 { salt, .. }) => argon2id(password, salt, &params, key_len),
         _ => Err(Error::InvalidArgument("S2K: specifier")),
