@@ -28,6 +28,11 @@ use crate::error::{Error, Limit, Result};
 /// | Armor header section | [`max_armor_header_len`](Self::max_armor_header_len) | 4096 octets | `ArmorHeaders` |
 /// | Packets per certificate | [`max_cert_packets`](Self::max_cert_packets) | 100000 | `CertPackets` |
 /// | Octets of one certificate or keyring read into memory | [`max_keyring_len`](Self::max_keyring_len) | 128 MiB | `KeyringLength` |
+/// | S2K runs per [`Tsk::unlock`](crate::Tsk::unlock) call | [`max_unlock_derivations`](Self::max_unlock_derivations) | 16 | `UnlockDerivations` |
+/// | Signed text of a cleartext-signed message | [`max_cleartext_len`](Self::max_cleartext_len) | 64 MiB | `CleartextLength` |
+///
+/// For a service that handles input from anyone (a key server, a web service, a mail
+/// gateway), [`Limits::untrusted_input`] is a much smaller preset.
 ///
 /// ```
 /// let limits = sixpgp::Limits::default().with_max_argon2_memory_kib(64 * 1024);
@@ -49,6 +54,8 @@ pub struct Limits {
     armor_header_len: usize,
     cert_packets: usize,
     keyring_len: usize,
+    unlock_derivations: usize,
+    cleartext_len: usize,
 }
 
 impl Default for Limits {
@@ -68,6 +75,62 @@ impl Default for Limits {
             armor_header_len: 4096,
             cert_packets: 100_000,
             keyring_len: 128 << 20,
+            unlock_derivations: 16,
+            cleartext_len: 64 << 20,
+        }
+    }
+}
+
+impl Limits {
+    /// Limits for a service that handles input from anyone (a key server, a web service, a
+    /// mail gateway), where one request must not be able to take seconds of CPU or gigabytes
+    /// of memory:
+    ///
+    /// | Limit | Value | Why |
+    /// |---|---|---|
+    /// | Argon2 memory | 64 MiB | RFC 9106's second recommended option (64 MiB, 3 passes), what [`Tsk::lock`](crate::Tsk::lock) uses |
+    /// | Argon2 passes, lanes | 3, 4 | the same option |
+    /// | Argon2 memory × passes | 192 MiB (3 × 2^16 KiB) | the same option, no more |
+    /// | Iterated S2K octets | 65011712 (the default) | the largest encodable count, about a tenth of a second of hashing, which other implementations use |
+    /// | S2K runs per message | 2 | one password tried on one or two SKESKs |
+    /// | S2K runs per unlock | 4 | a primary key and a few subkeys |
+    /// | Non-streamed packet body | 256 KiB | larger than any key or signature packet of the supported algorithms |
+    /// | PKESKs + SKESKs per message | 64 | |
+    /// | Signatures per message or component | 64 | |
+    /// | Subpackets per signature | 64 | |
+    /// | Nesting depth | 4 | |
+    /// | Armor header section | 1024 octets | |
+    /// | Packets per certificate | 4096 | |
+    /// | Octets of one certificate or keyring | 8 MiB | |
+    /// | Cleartext-signed text | 8 MiB | the text is held in memory until its signatures are read |
+    ///
+    /// Keys locked with RFC 9580's first recommended Argon2 option (2 GiB, as in the RFC's A.5
+    /// example) do not open under these limits; unlock such keys with the defaults, where the
+    /// key is trusted.
+    ///
+    /// ```
+    /// let limits = sixpgp::Limits::untrusted_input();
+    /// assert!(limits.max_argon2_memory_kib() < sixpgp::Limits::default().max_argon2_memory_kib());
+    /// ```
+    #[must_use]
+    pub const fn untrusted_input() -> Self {
+        Self {
+            argon2_memory_kib: 1 << 16,
+            argon2_passes: 3,
+            argon2_parallelism: 4,
+            argon2_work: 3 << 16,
+            s2k_iterations: 65_011_712,
+            s2k_derivations: 2,
+            packet_len: 256 << 10,
+            session_key_packets: 64,
+            signatures: 64,
+            subpackets: 64,
+            nesting: 4,
+            armor_header_len: 1024,
+            cert_packets: 4096,
+            keyring_len: 8 << 20,
+            unlock_derivations: 4,
+            cleartext_len: 8 << 20,
         }
     }
 }
@@ -130,6 +193,14 @@ limit_accessors! {
     cert_packets: usize, with_max_cert_packets, max_cert_packets;
     /// Most octets of packet bodies in one certificate or keyring parse (default 128 MiB).
     keyring_len: usize, with_max_keyring_len, max_keyring_len;
+    /// Most password-based key derivations (S2K runs) one [`Tsk::unlock`](crate::Tsk::unlock)
+    /// call attempts (default 16). A key may have any number of locked subkeys, each with its
+    /// own S2K at up to the Argon2 limits above; packets refused without deriving anything
+    /// (unknown protection, parameters over the limits) do not count.
+    unlock_derivations: usize, with_max_unlock_derivations, max_unlock_derivations;
+    /// Longest signed text of a cleartext-signed message, in octets after dash-unescaping
+    /// (default 64 MiB). The text is held in memory: a v6 signature's salt comes after it.
+    cleartext_len: usize, with_max_cleartext_len, max_cleartext_len;
 }
 
 impl Limits {

@@ -11,11 +11,12 @@
 mod common;
 
 use std::io::{BufReader, Read, Write};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use common::{data, dearmor};
 use sixpgp::{
-    ArmorKind, ArmorReader, ArmorWriter, Decryptor, Encryptor, Error, Limit, Limits, Password, Tsk,
+    ArmorKind, ArmorReader, ArmorWriter, Cert, CleartextMessage, Decryptor, Encryptor, Error, KeyBuilder,
+    Limit, Limits, Password, Profile, Tsk,
 };
 
 /// A new-format packet with a fixed length (one, two or five length octets as needed).
@@ -158,4 +159,99 @@ fn skesks_refused_for_their_parameters_cost_no_derivation() {
     message.extend_from_slice(&real[2 + usize::from(real[1])..]);
     let e = read_all(Decryptor::new([]).password("pw"), &message).unwrap_err();
     assert!(matches!(e, Error::LimitExceeded(Limit::Argon2Memory)), "{e:?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Limits: S2K runs per unlock, the untrusted-input preset, the cleartext text length.
+
+/// A key generated deterministically and locked with `password` (primary key and encryption
+/// subkey: two locked packets, each with its own Argon2 S2K of 64 MiB and 3 passes).
+fn locked_key(password: &str) -> Tsk {
+    KeyBuilder::new(Profile::Rfc9580)
+        .user_id("Hardening <h@example.org>")
+        .creation_time(UNIX_EPOCH + Duration::from_secs(1_700_000_000))
+        .rng(common::TestRng(7))
+        .password(Password::from(password))
+        .generate()
+        .unwrap()
+}
+
+#[test]
+fn unlock_derivations_are_bounded() {
+    let key = locked_key("pw");
+    let bytes = key.to_vec();
+    // One S2K run allowed: the primary key opens, the subkey's run is refused.
+    let mut tsk = Tsk::from_bytes(&bytes).unwrap();
+    let one = Limits::default().with_max_unlock_derivations(1);
+    let e = tsk.unlock(&Password::from("pw"), &one).unwrap_err();
+    assert!(matches!(e, Error::LimitExceeded(Limit::UnlockDerivations)), "{e:?}");
+    assert!(tsk.is_locked());
+    // A wrong password uses up the budget as well: each try is a full derivation.
+    let mut tsk = Tsk::from_bytes(&bytes).unwrap();
+    let e = tsk.unlock(&Password::from("wrong"), &one).unwrap_err();
+    assert!(matches!(e, Error::LimitExceeded(Limit::UnlockDerivations)), "{e:?}");
+    // None allowed: nothing is derived.
+    let none = Limits::default().with_max_unlock_derivations(0);
+    let e = tsk.unlock(&Password::from("pw"), &none).unwrap_err();
+    assert!(matches!(e, Error::LimitExceeded(Limit::UnlockDerivations)), "{e:?}");
+    // Two allowed: both open. The untrusted-input preset opens keys this crate locks.
+    for limits in [Limits::default().with_max_unlock_derivations(2), Limits::untrusted_input()] {
+        let mut tsk = Tsk::from_bytes(&bytes).unwrap();
+        assert_eq!(tsk.unlock(&Password::from("pw"), &limits).unwrap(), 2);
+        assert!(!tsk.is_locked());
+    }
+}
+
+#[test]
+fn untrusted_input_preset() {
+    let untrusted = Limits::untrusted_input();
+    let default = Limits::default();
+    // Every limit is at most the default, the costly ones well below.
+    assert!(untrusted.max_argon2_memory_kib() <= 1 << 16);
+    assert!(untrusted.max_argon2_work() < default.max_argon2_work());
+    assert!(untrusted.max_s2k_derivations() <= 2);
+    assert!(untrusted.max_unlock_derivations() <= 4);
+    assert!(untrusted.max_argon2_passes() <= default.max_argon2_passes());
+    assert!(untrusted.max_argon2_parallelism() <= default.max_argon2_parallelism());
+    assert!(untrusted.max_s2k_iterations() <= default.max_s2k_iterations());
+    assert!(untrusted.max_packet_len() < default.max_packet_len());
+    assert!(untrusted.max_session_key_packets() < default.max_session_key_packets());
+    assert!(untrusted.max_signatures() < default.max_signatures());
+    assert!(untrusted.max_subpackets() < default.max_subpackets());
+    assert!(untrusted.max_nesting() <= default.max_nesting());
+    assert!(untrusted.max_armor_header_len() < default.max_armor_header_len());
+    assert!(untrusted.max_cert_packets() < default.max_cert_packets());
+    assert!(untrusted.max_keyring_len() < default.max_keyring_len());
+    assert!(untrusted.max_cleartext_len() < default.max_cleartext_len());
+    // The RFC's A.5 key asks for 2 GiB: refused before anything is allocated.
+    let mut tsk = Tsk::from_bytes(&data("a05-v6-secret-key-locked.asc")).unwrap();
+    let e = tsk.unlock(&Password::from(A05_PASSWORD), &untrusted).unwrap_err();
+    assert!(matches!(e, Error::LimitExceeded(Limit::Argon2Memory)), "{e:?}");
+    // Ordinary material goes through: a certificate, a message to a password (the encryptor's
+    // Argon2 parameters fit), a signed message.
+    let cert = Cert::from_bytes(&data("a03-v6-certificate.asc")).unwrap();
+    let certs = Cert::read_all_with_limits(&data("a03-v6-certificate.asc")[..], &untrusted).unwrap();
+    assert_eq!(certs.len(), 1);
+    assert_eq!(certs[0].fingerprint(), cert.fingerprint());
+    let mut w = Encryptor::new([]).password("pw").writer(Vec::new()).unwrap();
+    w.write_all(b"hello").unwrap();
+    let message = w.finish().unwrap();
+    assert_eq!(read_all(Decryptor::new([]).password("pw").limits(untrusted), &message).unwrap(), b"hello");
+    let cleartext = data("a06-cleartext-signed-message.asc");
+    let msg = CleartextMessage::from_reader_with_limits(&cleartext[..], &untrusted).unwrap();
+    assert!(msg.text().starts_with(b"What we need"));
+}
+
+#[test]
+fn cleartext_text_length_is_a_limit() {
+    let cleartext = data("a06-cleartext-signed-message.asc");
+    let text_len = CleartextMessage::from_reader(&cleartext[..]).unwrap().text().len();
+    let exact = Limits::default().with_max_cleartext_len(text_len);
+    assert_eq!(
+        CleartextMessage::from_reader_with_limits(&cleartext[..], &exact).unwrap().text().len(),
+        text_len
+    );
+    let small = Limits::default().with_max_cleartext_len(text_len - 1);
+    let e = CleartextMessage::from_reader_with_limits(&cleartext[..], &small).unwrap_err();
+    assert!(matches!(e, Error::LimitExceeded(Limit::CleartextLength)), "{e:?}");
 }

@@ -11,7 +11,7 @@ use crate::crypto::aead::AeadCipher;
 use crate::crypto::rng::Rng;
 use crate::crypto::secret::{Password, SecretVec};
 use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm, hkdf, s2k};
-use crate::error::{Error, Result, Unsupported};
+use crate::error::{Error, Limit, Result, Unsupported};
 use crate::key::cert::{Cert, armored, write_packet};
 use crate::key::fingerprint::Fingerprint;
 use crate::key::parse::{self, Secrets};
@@ -120,20 +120,33 @@ impl Tsk {
     /// CFB), or whose decrypted material does not match its public key, stays locked: it does
     /// not keep the other packets from opening.
     ///
+    /// Every parameter of a packet's protection is checked before its S2K runs, and at most
+    /// [`Limits::max_unlock_derivations`] S2K runs are attempted per call.
+    ///
     /// # Errors
     /// `LimitExceeded` if a packet's S2K parameters exceed `limits` (checked before anything is
-    /// allocated). The key is left as it was before the failing packet.
+    /// allocated), or `LimitExceeded(UnlockDerivations)` when one more packet would need an S2K
+    /// run past [`Limits::max_unlock_derivations`]. The key is left as it was before the
+    /// failing packet: the packets opened before it stay open.
     pub fn unlock(&mut self, password: &Password, limits: &Limits) -> Result<usize> {
         let mut opened = 0usize;
-        if let Some(m) =
-            unlock_or_skip(&self.cert.primary, Tag::SecretKey, &self.secrets.primary, password, limits)?
-        {
+        let mut derivations = 0usize;
+        if let Some(m) = unlock_or_skip(
+            &self.cert.primary,
+            Tag::SecretKey,
+            &self.secrets.primary,
+            password,
+            limits,
+            &mut derivations,
+        )? {
             self.secrets.primary = SecretKeyData::Plain(m);
             opened = opened.saturating_add(1);
         }
         for (sub, secret) in self.cert.subkeys.iter().zip(self.secrets.subkeys.iter_mut()) {
             let Some(data) = secret else { continue };
-            if let Some(m) = unlock_or_skip(&sub.key, Tag::SecretSubkey, data, password, limits)? {
+            if let Some(m) =
+                unlock_or_skip(&sub.key, Tag::SecretSubkey, data, password, limits, &mut derivations)?
+            {
                 *data = SecretKeyData::Plain(m);
                 opened = opened.saturating_add(1);
             }
@@ -284,21 +297,23 @@ fn unlock_or_skip(
     data: &SecretKeyData,
     password: &Password,
     limits: &Limits,
+    derivations: &mut usize,
 ) -> Result<Option<SecretKeyMaterial>> {
-    match try_unlock(public, tag, data, password, limits) {
+    match try_unlock(public, tag, data, password, limits, derivations) {
         Err(Error::Unsupported(_) | Error::Malformed(_)) => Ok(None),
         other => other,
     }
 }
 
 /// Tries `password` on one secret key packet; `Ok(None)` if it is not locked or the password
-/// does not open it.
+/// does not open it. `derivations` counts the S2K runs of this unlock against the limit.
 fn try_unlock(
     public: &PublicKeyPacket,
     tag: Tag,
     data: &SecretKeyData,
     password: &Password,
     limits: &Limits,
+    derivations: &mut usize,
 ) -> Result<Option<SecretKeyMaterial>> {
     let SecretKeyData::Encrypted(enc) = data else {
         return Ok(None);
@@ -313,6 +328,10 @@ fn try_unlock(
         .len()
         .checked_sub(16)
         .ok_or(Error::malformed("secret key: encrypted material shorter than its tag"))?;
+    if *derivations >= limits.max_unlock_derivations() {
+        return Err(Error::LimitExceeded(Limit::UnlockDerivations));
+    }
+    *derivations = derivations.saturating_add(1);
     let kek = protection_kek(tag, enc.symmetric, aead, &enc.s2k, password.as_bytes(), key_len, limits)?;
     let cipher = AeadCipher::new(enc.symmetric, aead, &kek)?;
     let (ct, tag_bytes) = enc.ciphertext.split_at(split);
