@@ -255,3 +255,170 @@ fn cleartext_text_length_is_a_limit() {
     let e = CleartextMessage::from_reader_with_limits(&cleartext[..], &small).unwrap_err();
     assert!(matches!(e, Error::LimitExceeded(Limit::CleartextLength)), "{e:?}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// SEIPDv2 chunks: each is bound to its position by the nonce, so reordering, repeating or
+// dropping whole chunks (or moving the final tag) fails, and what was released before the
+// failure is a prefix of the plaintext.
+
+/// Splits new-format packets into (tag, body), joining partial body lengths.
+fn unframe(mut bytes: &[u8]) -> Vec<(u8, Vec<u8>)> {
+    let mut out = Vec::new();
+    while let Some((&ctb, rest)) = bytes.split_first() {
+        assert_eq!(ctb & 0xc0, 0xc0, "new-format packet");
+        let mut body = Vec::new();
+        bytes = rest;
+        loop {
+            let (len, partial, rest) = match bytes[0] {
+                l @ 0..192 => (usize::from(l), false, &bytes[1..]),
+                l @ 192..224 => {
+                    (((usize::from(l) - 192) << 8) + usize::from(bytes[1]) + 192, false, &bytes[2..])
+                }
+                255 => (u32::from_be_bytes(bytes[1..5].try_into().unwrap()) as usize, false, &bytes[5..]),
+                l => (1usize << (l & 0x1f), true, &bytes[1..]),
+            };
+            body.extend_from_slice(&rest[..len]);
+            bytes = &rest[len..];
+            if !partial {
+                break;
+            }
+        }
+        out.push((ctb & 0x3f, body));
+    }
+    out
+}
+
+/// Octets of the SEIPDv2 body before the first chunk: version, cipher, mode, chunk size octet
+/// and the 32-octet salt.
+const SEIPD_HEAD: usize = 4 + 32;
+const CHUNK: usize = 64;
+const TAG: usize = 16;
+
+/// A message encrypted by this crate to the A.3 certificate with 64-octet chunks: its PKESK,
+/// the SEIPD body cut into its head, its chunks (ciphertext ‖ tag) and its final tag, the
+/// plaintext, and the session key.
+struct Chunked {
+    pkesk: Vec<u8>,
+    head: Vec<u8>,
+    chunks: Vec<Vec<u8>>,
+    final_tag: Vec<u8>,
+    plaintext: Vec<u8>,
+    session_key: sixpgp::SessionKey,
+    sym: sixpgp::SymmetricAlgorithm,
+}
+
+fn chunked(plain_len: usize) -> Chunked {
+    // Distinct chunk contents, so that a repeated or moved chunk changes the output.
+    let plaintext: Vec<u8> = (0..plain_len as u64)
+        .map(|i| (i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56) as u8 ^ (i / CHUNK as u64) as u8)
+        .collect();
+    let cert = Cert::from_bytes(&data("a03-v6-certificate.asc")).unwrap();
+    let mut w = Encryptor::new([&cert]).chunk_size(CHUNK).rng(common::TestRng(3)).writer(Vec::new()).unwrap();
+    let (sym, key) = w.session_key();
+    let session_key = sixpgp::SessionKey::from_bytes(key.as_bytes());
+    w.write_all(&plaintext).unwrap();
+    let packets = unframe(&w.finish().unwrap());
+    assert_eq!(packets.iter().map(|p| p.0).collect::<Vec<_>>(), [1, 18]);
+    let body = &packets[1].1;
+    let (head, rest) = body.split_at(SEIPD_HEAD);
+    let (chunks, final_tag) = rest.split_at(rest.len() - TAG);
+    let chunks: Vec<Vec<u8>> = chunks.chunks(CHUNK + TAG).map(<[u8]>::to_vec).collect();
+    Chunked {
+        pkesk: packets[0].1.clone(),
+        head: head.to_vec(),
+        chunks,
+        final_tag: final_tag.to_vec(),
+        plaintext,
+        session_key,
+        sym,
+    }
+}
+
+impl Chunked {
+    /// The message with `pieces` (chunks and final tags, in any order) as its SEIPD body.
+    fn message(&self, pieces: &[Vec<u8>]) -> Vec<u8> {
+        let mut body = self.head.clone();
+        body.extend(pieces.iter().flatten());
+        let mut out = packet(1, &self.pkesk);
+        out.extend_from_slice(&packet(18, &body));
+        out
+    }
+
+    /// Decrypts `message` with the session key on `threads` threads: the result and every
+    /// plaintext octet released before it.
+    fn open(&self, message: &[u8], threads: usize) -> (Result<(), Error>, Vec<u8>) {
+        let key = sixpgp::SessionKey::from_bytes(self.session_key.as_bytes());
+        let decryptor = Decryptor::new([]).session_key(key, Some(self.sym)).threads(threads);
+        let mut out = Vec::new();
+        let result = decryptor.reader(message).and_then(|mut r| {
+            let _ = r.read_to_end(&mut out).map_err(Error::from_io)?;
+            r.finish().map(|_| ())
+        });
+        (result, out)
+    }
+}
+
+#[test]
+fn seipd_chunks_cannot_be_swapped_repeated_or_dropped() {
+    // 60 full chunks and a short one of plaintext (and the literal header and padding around
+    // it): past the 16 chunks the calling thread decrypts alone, so workers run.
+    let c = chunked(60 * CHUNK + 7);
+    let n = c.chunks.len();
+    assert!(n > 40, "{n} chunks");
+    let mut all = c.chunks.clone();
+    all.push(c.final_tag.clone());
+    let mut cases: Vec<(String, Vec<Vec<u8>>)> = vec![("unchanged".into(), all.clone())];
+    for i in [0, 1, 7, 15, 16, 17, 24, 33, n - 2] {
+        let mut v = all.clone();
+        v.swap(i, i + 1);
+        cases.push((format!("swap {i} and {}", i + 1), v));
+    }
+    for (i, j) in [(2, 30), (20, 35), (0, n - 1)] {
+        let mut v = all.clone();
+        v.swap(i, j);
+        cases.push((format!("swap {i} and {j}"), v));
+    }
+    for i in [0, 10, 16, 22, n - 2, n - 1] {
+        let mut v = all.clone();
+        v.insert(i + 1, all[i].clone());
+        cases.push((format!("repeat {i}"), v));
+    }
+    for i in [0, 3, 16, 17, 29, n - 2, n - 1] {
+        let mut v = all.clone();
+        let _ = v.remove(i);
+        cases.push((format!("drop {i}"), v));
+    }
+    // The final tag: dropped, repeated, before the last chunk, or after an earlier chunk (the
+    // chunks after it dropped).
+    cases.push(("drop the final tag".into(), all[..n].to_vec()));
+    let mut v = all.clone();
+    v.push(c.final_tag.clone());
+    cases.push(("repeat the final tag".into(), v));
+    let mut v = all.clone();
+    v.swap(n - 1, n);
+    cases.push(("final tag before the last chunk".into(), v));
+    for k in [1, 16, 20, n - 1] {
+        let mut v = all[..k].to_vec();
+        v.push(c.final_tag.clone());
+        cases.push((format!("final tag after chunk {}", k - 1), v));
+    }
+
+    for (what, pieces) in &cases {
+        let message = c.message(pieces);
+        for threads in [1, 2, 4] {
+            let (result, out) = c.open(&message, threads);
+            if what == "unchanged" {
+                assert!(result.is_ok(), "{what}, {threads} threads: {result:?}");
+                assert!(out == c.plaintext, "{what}, {threads} threads");
+                continue;
+            }
+            assert!(result.is_err(), "{what}, {threads} threads: accepted");
+            // Only chunks in their place were released: a prefix of the plaintext.
+            assert!(
+                c.plaintext.starts_with(&out),
+                "{what}, {threads} threads: {} octets released out of order",
+                out.len()
+            );
+        }
+    }
+}

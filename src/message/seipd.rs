@@ -716,8 +716,15 @@ impl<R: Read> SeipdReader<R> {
         Ok(())
     }
 
-    /// Makes `buf[..len]` (verified plaintext) the window and counts it.
-    fn release(&mut self, buf: SecretVec, len: usize) -> Result<()> {
+    /// Makes `buf[..len]` (verified plaintext of chunk `index`) the window and counts it.
+    ///
+    /// The chunk's tag was checked under the nonce for `index`, so the chunk is released only
+    /// if `index` is the next position in the stream: a pipeline that returned jobs out of
+    /// order would otherwise release authentic plaintext in the wrong order.
+    fn release(&mut self, index: u64, buf: SecretVec, len: usize) -> Result<()> {
+        if index != self.chunk_index {
+            return Err(Error::InvalidArgument("SEIPD: chunk released out of order"));
+        }
         self.chunk_index =
             self.chunk_index.checked_add(1).ok_or(Error::malformed("SEIPD: too many chunks"))?;
         self.total = self.total.checked_add(octets(len)?).ok_or(Error::malformed("SEIPD: too long"))?;
@@ -739,7 +746,7 @@ impl<R: Read> SeipdReader<R> {
         if let Some(job) = self.pipeline.collect() {
             let job = job?;
             return match job.result {
-                Ok(()) => self.release(job.buf, job.len),
+                Ok(()) => self.release(job.index, job.buf, job.len),
                 Err(e) => {
                     self.pending = Some(e);
                     Ok(())
@@ -774,7 +781,7 @@ impl<R: Read> SeipdReader<R> {
         let total = self.total.checked_add(octets(len)?).ok_or(Error::malformed("SEIPD: too long"))?;
         // The authenticated last chunk is released only with the final tag.
         self.cipher.verify_final_tag(count, total, &final_tag)?;
-        self.release(job.buf, len)
+        self.release(job.index, job.buf, len)
     }
 
     /// The unread plaintext of the window.
@@ -1610,5 +1617,22 @@ mod tests {
             assert_eq!(text, b"Hello, world!");
             assert_eq!(lit.into_inner(), hexf(&v, "padding_packet"));
         }
+    }
+
+    /// Defence in depth: a chunk whose index is not the next position is never released,
+    /// whatever returned it.
+    #[test]
+    fn release_refuses_a_chunk_out_of_order() {
+        let sym = SymmetricAlgorithm::Aes128;
+        let body = encrypt(sym, AeadAlgorithm::Gcm, 0, &data(300), 300);
+        let mut r = reader_t(&body, &key(sym), 1).unwrap();
+        for wrong in [1, 2, u64::MAX] {
+            let e = r.release(wrong, SecretVec::zeroed(64), 64).unwrap_err();
+            assert!(matches!(e, Error::InvalidArgument(_)), "{e:?}");
+            assert!(r.window.is_none());
+        }
+        r.release(0, SecretVec::zeroed(64), 64).unwrap();
+        assert!(r.release(0, SecretVec::zeroed(64), 64).is_err(), "chunk 0 twice");
+        r.release(1, SecretVec::zeroed(64), 64).unwrap();
     }
 }
