@@ -422,3 +422,77 @@ fn seipd_chunks_cannot_be_swapped_repeated_or_dropped() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Plaintext never reaches the caller's source reader: buffers that held it are wiped before
+// they become the destination of a read.
+
+const MARKER: &[u8; 16] = b"PLAINTEXT-MARKER";
+
+/// A source that records whether a buffer it was asked to fill already held the marker.
+struct Spy<'a> {
+    data: &'a [u8],
+    pos: usize,
+    reads: usize,
+    dirty: usize,
+}
+
+impl Read for Spy<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.reads += 1;
+        if buf.windows(MARKER.len()).any(|w| w == MARKER) {
+            self.dirty += 1;
+        }
+        let n = buf.len().min(self.data.len() - self.pos);
+        buf[..n].copy_from_slice(&self.data[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+impl std::io::BufRead for Spy<'_> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        Ok(&self.data[self.pos..])
+    }
+
+    fn consume(&mut self, amt: usize) {
+        self.pos += amt;
+    }
+}
+
+#[test]
+fn decryption_hands_no_plaintext_to_the_source() {
+    let plaintext = MARKER.repeat(64 * 1024);
+    for chunk_size in [64, 1 << 16] {
+        let c = {
+            let cert = Cert::from_bytes(&data("a03-v6-certificate.asc")).unwrap();
+            let mut w = Encryptor::new([&cert])
+                .chunk_size(chunk_size)
+                .rng(common::TestRng(5))
+                .writer(Vec::new())
+                .unwrap();
+            let (sym, key) = w.session_key();
+            let key = (sym, key.as_bytes().to_vec());
+            w.write_all(&plaintext).unwrap();
+            (key, w.finish().unwrap())
+        };
+        let ((sym, key), message) = c;
+        for threads in [1, 2] {
+            let mut spy = Spy { data: &message, pos: 0, reads: 0, dirty: 0 };
+            let decryptor = Decryptor::new([])
+                .session_key(sixpgp::SessionKey::from_bytes(&key), Some(sym))
+                .threads(threads);
+            let mut r = decryptor.reader(&mut spy).unwrap();
+            let mut out = Vec::new();
+            let _ = r.read_to_end(&mut out).unwrap();
+            let _ = r.finish().unwrap();
+            assert!(out == plaintext);
+            assert!(spy.reads > 10, "{} reads", spy.reads);
+            assert_eq!(
+                spy.dirty, 0,
+                "chunk {chunk_size}, {threads} threads: {} of {} reads",
+                spy.dirty, spy.reads
+            );
+        }
+    }
+}

@@ -884,7 +884,7 @@ fn read_line<R: BufRead>(inner: &mut R, line: &mut Vec<u8>, cap: usize, too_long
 /// # Errors
 ///
 /// [`Error::Malformed`] for misplaced padding or data after it.
-fn push_run(b64: &mut Vec<u8>, padded: &mut bool, run: &[u8]) -> Result<()> {
+fn push_run(b64: &mut SecretVec, padded: &mut bool, run: &[u8]) -> Result<()> {
     // Position of the run's first character within its quad.
     let pos_in_quad = b64.len() & 3;
     if *padded {
@@ -1047,12 +1047,12 @@ mod tests {
     use super::*;
 
     fn push_all(runs: &[&[u8]]) -> Result<Vec<u8>> {
-        let mut b64 = Vec::new();
+        let mut b64 = SecretVec::default();
         let mut padded = false;
         for run in runs {
             push_run(&mut b64, &mut padded, run)?;
         }
-        Ok(b64)
+        Ok(b64.to_vec())
     }
 
     /// Reads `input` to its end or first error, `read_size` octets at a time, with `threads`

@@ -366,7 +366,7 @@ fn lock_one(
     let kek = protection_kek(tag, symmetric, aead, &s2k, password.as_bytes(), key_len, &limits)?;
     let cipher = AeadCipher::new(symmetric, aead, &kek)?;
     let mut buf = SecretVec::with_capacity(material.encoded_len());
-    material.write_to(&mut *buf)?;
+    material.write_to(&mut buf)?;
     let tag_bytes = cipher.encrypt_in_place(&iv, &protection_ad(public, tag), &mut buf)?;
     let mut ciphertext = buf.to_vec();
     ciphertext.extend_from_slice(&tag_bytes);
