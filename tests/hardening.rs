@@ -496,3 +496,51 @@ fn decryption_hands_no_plaintext_to_the_source() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Unprotected secret key material must belong to its public key, as protected material must
+// when it is unlocked.
+
+/// (tag, body start, body end) of each packet of a binary key with fixed lengths.
+fn packet_bodies(bytes: &[u8]) -> Vec<(u8, usize, usize)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        let tag = bytes[at] & 0x3f;
+        let (len, head) = match bytes[at + 1] {
+            l @ 0..192 => (usize::from(l), 2),
+            l @ 192..224 => (((usize::from(l) - 192) << 8) + usize::from(bytes[at + 2]) + 192, 3),
+            255 => (u32::from_be_bytes(bytes[at + 2..at + 6].try_into().unwrap()) as usize, 6),
+            _ => panic!("partial length in a key"),
+        };
+        out.push((tag, at + head, at + head + len));
+        at += head + len;
+    }
+    out
+}
+
+#[test]
+fn unprotected_secrets_must_match_their_public_keys() {
+    // RFC 9580 A.4: an unprotected Ed25519 primary key (tag 5) and X25519 subkey (tag 7); each
+    // packet ends with its 32 secret octets.
+    let a04 = dearmor(&data("a04-v6-secret-key.asc"));
+    assert!(Tsk::from_bytes(&a04).is_ok());
+    let bodies = packet_bodies(&a04);
+    for tag in [5, 7] {
+        let &(_, _, end) = bodies.iter().find(|p| p.0 == tag).unwrap();
+        let mut bad = a04.clone();
+        // Bit 252 of the secret: not one that X25519 clamping fixes.
+        bad[end - 1] ^= 0x10;
+        let e = Tsk::from_bytes(&bad).unwrap_err();
+        assert!(matches!(e, Error::Malformed(_)), "tag {tag}: {e:?}");
+        let e = Tsk::read_all_with_limits(&bad[..], &Limits::default()).unwrap_err();
+        assert!(matches!(e, Error::Malformed(_)), "tag {tag}: {e:?}");
+        // The certificate alone does not use the secret.
+        assert!(Cert::from_bytes(&bad).is_ok());
+    }
+    // Keys this crate writes pass, locked or not.
+    let locked = locked_key("pw");
+    let mut open = Tsk::from_bytes(&locked.to_vec()).unwrap();
+    assert_eq!(open.unlock(&Password::from("pw"), &Limits::default()).unwrap(), 2);
+    assert!(Tsk::from_bytes(&open.to_vec()).is_ok());
+}

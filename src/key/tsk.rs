@@ -33,7 +33,8 @@ const LOCK_ARGON2: (u8, u8, u8) = (3, 4, 16);
 /// be locked with a password.
 ///
 /// Secret material is wiped from memory when the `Tsk` is dropped and is never printed by
-/// `Debug`.
+/// `Debug`. Every secret is checked against its public key before it can be used: unprotected
+/// material when the key is parsed, protected material when [`Tsk::unlock`] decrypts it.
 #[derive(Debug)]
 pub struct Tsk {
     pub(crate) cert: Cert,
@@ -43,9 +44,14 @@ pub struct Tsk {
 impl Tsk {
     /// Parses exactly one secret key, armored or binary.
     ///
+    /// Unprotected secret key material (S2K usage 0) is checked against its public key here;
+    /// protected material is checked when [`Tsk::unlock`] decrypts it. Either way no secret is
+    /// used before it has been found to belong to its key.
+    ///
     /// # Errors
-    /// `Malformed`/`Truncated` for broken input, `Unsupported` for a non-v6 key, and
-    /// `InvalidArgument` if the input holds a certificate without secrets, no key, or several.
+    /// `Malformed`/`Truncated` for broken input (including unprotected secret key material that
+    /// does not match its public key), `Unsupported` for a non-v6 key, and `InvalidArgument` if
+    /// the input holds a certificate without secrets, no key, or several.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
         Self::from_reader(bytes)
     }
@@ -79,10 +85,34 @@ impl Tsk {
         parse::parse_keyring(reader, limits)?
             .into_iter()
             .map(|k| match k.secrets {
-                Some(secrets) => Ok(Self { cert: k.cert, secrets }),
+                Some(secrets) => {
+                    let tsk = Self { cert: k.cert, secrets };
+                    tsk.check_plain_secrets()?;
+                    Ok(tsk)
+                }
                 None => Err(Error::InvalidArgument("a certificate is not a secret key")),
             })
             .collect()
+    }
+
+    /// Checks that every unprotected secret (S2K usage 0) belongs to its public key, as
+    /// [`Tsk::unlock`] checks a protected one when it decrypts it: a corrupted or substituted
+    /// secret would otherwise make bad signatures, or fail to decrypt, with no clear cause.
+    fn check_plain_secrets(&self) -> Result<()> {
+        let subkeys =
+            self.cert.subkeys.iter().map(|s| &s.key).zip(self.secrets.subkeys.iter().map(Option::as_ref));
+        for (public, data) in
+            std::iter::once((&self.cert.primary, Some(&self.secrets.primary))).chain(subkeys)
+        {
+            // Material of an algorithm this crate does not implement can be neither checked nor
+            // used: it is kept verbatim.
+            if let Some(SecretKeyData::Plain(material)) = data
+                && !matches!(material, SecretKeyMaterial::Unknown(_))
+            {
+                crate::key::generate::check_secret_matches(public, material)?;
+            }
+        }
+        Ok(())
     }
 
     /// The certificate part.
