@@ -12,7 +12,7 @@ use crate::error::{Error, Limit, Result};
 /// RFC 9580 A.5 key, whose Argon2 parameters ask for 2 GiB) and small enough that a hostile
 /// input cannot exhaust a typical machine.
 ///
-/// | Resource | Getter / setter | Default | Error |
+/// | Resource | Limit (its setter is `with_` and the same name) | Default | Error |
 /// |---|---|---|---|
 /// | Argon2 memory | [`max_argon2_memory_kib`](Self::max_argon2_memory_kib) | 2 GiB | `Argon2Memory` |
 /// | Argon2 passes | [`max_argon2_passes`](Self::max_argon2_passes) | 16 | `Argon2Passes` |
@@ -91,12 +91,12 @@ impl Limits {
     /// | Argon2 memory | 64 MiB | RFC 9106's second recommended option (64 MiB, 3 passes), what [`Tsk::lock`](crate::Tsk::lock) uses |
     /// | Argon2 passes, lanes | 3, 4 | the same option |
     /// | Argon2 memory × passes | 192 MiB (3 × 2^16 KiB) | the same option, no more |
-    /// | Iterated S2K octets | 65011712 (the default) | the largest encodable count, about a tenth of a second of hashing, which other implementations use |
+    /// | Iterated S2K octets | 65011712 (the default) | the largest encodable count, which other implementations use; cheap next to Argon2 |
     /// | S2K runs per message | 2 | one password tried on one or two SKESKs |
     /// | S2K runs per unlock | 4 | a primary key and a few subkeys |
-    /// | Non-streamed packet body | 256 KiB | larger than any key or signature packet of the supported algorithms |
+    /// | Non-streamed packet body | 256 KiB | larger than any key, signature or session-key packet of the supported algorithms (a certificate with a larger packet, such as a big photo, is refused) |
     /// | PKESKs + SKESKs per message | 64 | |
-    /// | Signatures per message or component | 64 | |
+    /// | Signatures per message or component | 256 | room for a user ID's third-party certifications |
     /// | Subpackets per signature | 64 | |
     /// | Nesting depth | 4 | |
     /// | Armor header section | 1024 octets | |
@@ -123,7 +123,7 @@ impl Limits {
             s2k_derivations: 2,
             packet_len: 256 << 10,
             session_key_packets: 64,
-            signatures: 64,
+            signatures: 256,
             subpackets: 64,
             nesting: 4,
             armor_header_len: 1024,
