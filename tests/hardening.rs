@@ -122,6 +122,14 @@ fn unlock_refuses_an_unknown_aead_before_the_s2k() {
     assert_eq!(tsk.unlock(&Password::from(A05_PASSWORD), &Limits::default()).unwrap(), 0);
     assert!(started.elapsed() < Duration::from_secs(1), "{:?}", started.elapsed());
     assert!(tsk.is_locked());
+    // An unknown cipher likewise (this one was already refused before the S2K).
+    let (mut locked, usages) = a05();
+    for &u in &usages {
+        locked[u + 2] = 99;
+    }
+    let mut tsk = Tsk::from_bytes(&locked).unwrap();
+    assert_eq!(tsk.unlock(&Password::from(A05_PASSWORD), &small).unwrap(), 0);
+    assert!(tsk.is_locked());
 }
 
 /// A v6 SKESK body: AES-128, GCM (12-octet nonce), an Argon2 S2K with `t, p, m`, and an
