@@ -437,12 +437,20 @@ fn seipd_chunks_cannot_be_swapped_repeated_or_dropped() {
 
 const MARKER: &[u8; 16] = b"PLAINTEXT-MARKER";
 
-/// A source that records whether a buffer it was asked to fill already held the marker.
+/// A source that records whether a buffer it was asked to fill already held the marker, and
+/// gives at most `max_read` octets per read.
 struct Spy<'a> {
     data: &'a [u8],
     pos: usize,
     reads: usize,
     dirty: usize,
+    max_read: usize,
+}
+
+impl<'a> Spy<'a> {
+    fn new(data: &'a [u8], max_read: usize) -> Self {
+        Spy { data, pos: 0, reads: 0, dirty: 0, max_read }
+    }
 }
 
 impl Read for Spy<'_> {
@@ -451,7 +459,7 @@ impl Read for Spy<'_> {
         if buf.windows(MARKER.len()).any(|w| w == MARKER) {
             self.dirty += 1;
         }
-        let n = buf.len().min(self.data.len() - self.pos);
+        let n = buf.len().min(self.data.len() - self.pos).min(self.max_read);
         buf[..n].copy_from_slice(&self.data[self.pos..self.pos + n]);
         self.pos += n;
         Ok(n)
@@ -486,7 +494,7 @@ fn decryption_hands_no_plaintext_to_the_source() {
         };
         let ((sym, key), message) = c;
         for threads in [1, 2] {
-            let mut spy = Spy { data: &message, pos: 0, reads: 0, dirty: 0 };
+            let mut spy = Spy::new(&message, usize::MAX);
             let decryptor = Decryptor::new([])
                 .session_key(sixpgp::SessionKey::from_bytes(&key), Some(sym))
                 .threads(threads);
@@ -551,4 +559,30 @@ fn unprotected_secrets_must_match_their_public_keys() {
     let mut open = Tsk::from_bytes(&locked.to_vec()).unwrap();
     assert_eq!(open.unlock(&Password::from("pw"), &Limits::default()).unwrap(), 2);
     assert!(Tsk::from_bytes(&open.to_vec()).is_ok());
+}
+
+#[test]
+fn encryption_hands_no_plaintext_back_to_the_source() {
+    // Short reads, so that a buffer is read into again after it held what the source gave.
+    let plaintext = MARKER.repeat(64 * 1024);
+    let cert = Cert::from_bytes(&data("a03-v6-certificate.asc")).unwrap();
+    let signer = Tsk::from_bytes(&data("a04-v6-secret-key.asc")).unwrap();
+    for signed in [false, true] {
+        for max_read in [1000, 5000] {
+            let mut encryptor = Encryptor::new([&cert]).chunk_size(1 << 12).rng(common::TestRng(9));
+            if signed {
+                encryptor = encryptor.signer(&signer);
+            }
+            let mut w = encryptor.writer(Vec::new()).unwrap();
+            let mut spy = Spy::new(&plaintext, max_read);
+            assert_eq!(w.copy_from(&mut spy).unwrap(), plaintext.len() as u64);
+            let _ = w.finish().unwrap();
+            assert!(spy.reads > 10);
+            assert_eq!(
+                spy.dirty, 0,
+                "signed {signed}, reads of {max_read}: {} of {} reads",
+                spy.dirty, spy.reads
+            );
+        }
+    }
 }

@@ -803,7 +803,7 @@ impl<W: Write> EncryptWriter<'_, W> {
         }
         let result = match &mut self.inner {
             Inner::Plain(l) => l.copy_from(src),
-            Inner::Signed(s) => io::copy(src, s),
+            Inner::Signed(s) => crate::message::copy_wiped(src, s),
         };
         result.map_err(|e| {
             self.poisoned = true;
