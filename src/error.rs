@@ -218,6 +218,10 @@ pub enum Limit {
     CertPackets,
     /// Octets of one certificate or keyring.
     KeyringLength,
+    /// Number of password-based key derivations attempted while unlocking one key.
+    UnlockDerivations,
+    /// Octets of the signed text of a cleartext-signed message.
+    CleartextLength,
 }
 
 impl fmt::Display for Limit {
@@ -237,6 +241,8 @@ impl fmt::Display for Limit {
             Self::ArmorHeaders => "armor headers",
             Self::CertPackets => "packets per certificate",
             Self::KeyringLength => "size of a certificate or keyring",
+            Self::UnlockDerivations => "number of key derivations to unlock a key",
+            Self::CleartextLength => "size of a cleartext-signed text",
         })
     }
 }

@@ -122,10 +122,10 @@ pub const PASSWORD: &str = "password";
 #[must_use]
 pub fn fuzz_limits() -> Limits {
     Limits::default()
-        .argon2_max_memory_kib(256)
-        .argon2_max_passes(2)
-        .argon2_max_parallelism(4)
-        .s2k_max_iterations(1 << 16)
+        .with_max_argon2_memory_kib(256)
+        .with_max_argon2_passes(2)
+        .with_max_argon2_parallelism(4)
+        .with_max_s2k_iterations(1 << 16)
 }
 
 /// Reads `r` to EOF in `step`-octet reads; returns the output and whether EOF (`Ok(0)`) was

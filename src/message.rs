@@ -98,3 +98,30 @@ impl<W: Write> Write for Sink<W> {
         }
     }
 }
+
+/// `std::io::copy` through a buffer that is wiped after each write: the buffer is the next
+/// read's destination, and `src` must not find the plaintext it was given before there (nor
+/// the stack keep it afterwards).
+///
+/// # Errors
+/// Those of `src` (but `Interrupted`, which is retried) and `dst`.
+pub(crate) fn copy_wiped(
+    src: &mut (impl std::io::Read + ?Sized),
+    dst: &mut impl std::io::Write,
+) -> std::io::Result<u64> {
+    const BUF_LEN: usize = 8 * 1024;
+    let mut buf = crate::crypto::secret::SecretVec::zeroed(BUF_LEN);
+    let mut total = 0u64;
+    loop {
+        let n = match src.read(&mut buf) {
+            Ok(0) => return Ok(total),
+            Ok(n) => n.min(BUF_LEN),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let written = dst.write_all(buf.get(..n).unwrap_or_default());
+        buf.wipe_prefix(n);
+        written?;
+        total = total.saturating_add(u64::try_from(n).unwrap_or(u64::MAX));
+    }
+}

@@ -44,7 +44,7 @@ pub(crate) struct RawPacket {
 ///
 /// # Errors
 /// Header errors from [`Header::read_from`]; `Unsupported(PacketType)` for a data packet;
-/// `LimitExceeded(PacketLength)` for a body longer than [`Limits::packet_len_limit`];
+/// `LimitExceeded(PacketLength)` for a body longer than [`Limits::max_packet_len`];
 /// `Truncated("packet body")` if the input ends inside the body; `Io` from the reader.
 pub(crate) fn read_raw_packet(r: &mut impl BufRead, limits: &Limits) -> Result<Option<RawPacket>> {
     let Some(header) = Header::read_from(r)? else {
@@ -57,7 +57,7 @@ pub(crate) fn read_raw_packet(r: &mut impl BufRead, limits: &Limits) -> Result<O
     let BodyLength::Fixed(len) = header.length else {
         return Err(Error::malformed("partial body length on a non-data packet"));
     };
-    let too_long = usize::try_from(len).map_or(true, |len| len > limits.packet_len_limit());
+    let too_long = usize::try_from(len).map_or(true, |len| len > limits.max_packet_len());
     if too_long {
         return Err(Error::LimitExceeded(Limit::PacketLength));
     }
@@ -384,10 +384,10 @@ pub(crate) mod tests {
     fn limit_is_configurable() {
         let bytes = [0xcd, 4, b'a', b'b', b'c', b'd'];
         let mut r = &bytes[..];
-        let limits = Limits::default().max_packet_len(3);
+        let limits = Limits::default().with_max_packet_len(3);
         assert!(matches!(read_raw_packet(&mut r, &limits), Err(Error::LimitExceeded(Limit::PacketLength))));
         let mut r = &bytes[..];
-        let limits = Limits::default().max_packet_len(4);
+        let limits = Limits::default().with_max_packet_len(4);
         assert_eq!(read_raw_packet(&mut r, &limits).unwrap().unwrap().body[..], b"abcd"[..]);
     }
 

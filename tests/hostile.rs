@@ -318,7 +318,7 @@ fn thousands_of_pkesks() {
     let e = read_all(Decryptor::new([&key]), &message).unwrap_err();
     assert!(matches!(e, Error::LimitExceeded(Limit::SessionKeyPackets)), "{e:?}");
     // A lower limit applies as set.
-    let limits = Limits::default().max_session_key_packets(3);
+    let limits = Limits::default().with_max_session_key_packets(3);
     let mut four = one.repeat(4);
     four.extend_from_slice(&packet(18, &seipd));
     let e = read_all(Decryptor::new([&key]).limits(limits), &four).unwrap_err();
@@ -373,7 +373,7 @@ fn argon2_memory_exponent_31_is_refused_before_allocating() {
     }
     assert_eq!(patched, 2, "A.5 has two Argon2 S2K specifiers (t=1, p=4, m=21)");
     let mut tsk = Tsk::from_bytes(&locked).unwrap();
-    let e = tsk.unlock(&Password::from("correct horse battery staple"), &Limits::default()).unwrap_err();
+    let e = tsk.unlock(&Password::from("correct horse battery staple")).unwrap_err();
     assert!(matches!(e, Error::LimitExceeded(Limit::Argon2Memory)), "{e:?}");
 }
 
@@ -385,7 +385,7 @@ fn iterated_s2k_count_above_the_limit() {
     s2k.push(0xff);
     let mut message = packet(3, &skesk(&s2k));
     message.extend_from_slice(&seipd);
-    let limits = Limits::default().s2k_max_iterations(1 << 16);
+    let limits = Limits::default().with_max_s2k_iterations(1 << 16);
     let e = read_all(Decryptor::default().password("password").limits(limits), &message).unwrap_err();
     assert!(matches!(e, Error::LimitExceeded(Limit::S2kIterations)), "{e:?}");
 }
@@ -665,7 +665,7 @@ fn signing_subkey_without_back_signature_is_not_usable() {
 #[test]
 fn many_expensive_skesks_are_bounded() {
     // 40 SKESKs with a wrong key each (256 KiB Argon2), then a sealed message.
-    let limits = Limits::default().max_s2k_derivations(4);
+    let limits = Limits::default().with_max_s2k_derivations(4);
     let mut message = packet(3, &skesk(&argon2_s2k(1, 1, 8))).repeat(40);
     message.extend_from_slice(&seal(&literal(b"x"), 0));
     let e = read_all(Decryptor::default().password("password").limits(limits), &message).unwrap_err();
@@ -725,7 +725,7 @@ fn unusable_skesks_do_not_use_up_the_derivation_budget() {
     junk[2] = 99;
     let mut message = packet(3, &junk).repeat(10);
     message.extend_from_slice(&real);
-    let limits = Limits::default().max_s2k_derivations(2);
+    let limits = Limits::default().with_max_s2k_derivations(2);
     let plain = read_all(Decryptor::default().password("pw").limits(limits), &message).unwrap();
     assert_eq!(plain, b"hello");
 }
@@ -746,7 +746,7 @@ fn certificate_component_with_too_many_signatures() {
 #[test]
 fn keyring_size_is_bounded() {
     let a03 = data("a03-v6-certificate.asc");
-    let small = Limits::default().max_keyring_len(100);
+    let small = Limits::default().with_max_keyring_len(100);
     let e = Cert::read_all_with_limits(&a03[..], &small).unwrap_err();
     assert!(matches!(e, Error::LimitExceeded(Limit::KeyringLength)), "{e:?}");
     assert_eq!(Cert::read_all_with_limits(&a03[..], &Limits::default()).unwrap().len(), 1);

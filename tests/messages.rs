@@ -185,7 +185,7 @@ fn unknown_co_recipient_pkesks_and_skesks_are_skipped() {
     assert_eq!(plain, b"Hello, world!");
 
     // Too many session-key packets for the limit.
-    let limited = Decryptor::new([&tsk]).limits(Limits::default().max_session_key_packets(3));
+    let limited = Decryptor::new([&tsk]).limits(Limits::default().with_max_session_key_packets(3));
     assert!(matches!(limited.reader(&spliced[..]), Err(Error::LimitExceeded(_))));
 }
 

@@ -22,7 +22,7 @@ const B64_CAP: usize = 32 * 1024;
 /// The same for the first blocks: most armored data (a certificate, a key, a signature) is a
 /// few KiB, and the buffers are zeroed when allocated and wiped when dropped.
 const SMALL_B64_CAP: usize = 4 * 1024;
-/// Longest BEGIN, END or checksum line accepted, trailing whitespace included.
+/// Longest BEGIN or END line accepted, trailing whitespace included.
 const MAX_MARKER_LINE_LEN: usize = 1024;
 /// Text read per block when decoding on several threads (4096 lines of 64 characters).
 const BLOCK_TEXT_LEN: usize = 4096 * 65;
@@ -59,12 +59,13 @@ const PLAIN: GeneralPurpose = GeneralPurpose::new(
 /// - LF or CRLF line endings, trailing whitespace on any line, whitespace inside base64 lines,
 ///   and base64 lines of any length. Base64 must be padded to a multiple of 4 characters and use
 ///   canonical trailing bits.
-/// - A CRC24 line (`=` and four base64 characters) is accepted and ignored whether it is right,
-///   wrong or absent: [RFC 9580 §6.1](https://www.rfc-editor.org/rfc/rfc9580#section-6.1) says
-///   a reader MUST NOT reject data because of it.
+/// - A line that starts with `=` after complete base64 quads is the CRC24 line and is skipped
+///   whatever it holds (right, wrong, malformed, of any length) or absent:
+///   [RFC 9580 §6.1](https://www.rfc-editor.org/rfc/rfc9580#section-6.1) says a reader MUST NOT
+///   reject data because of it.
 /// - The armor header lines and the blank line after them are bounded together by
-///   [`Limits::armor_header_len_limit`] octets (line endings included); the BEGIN, checksum and
-///   END lines by 1024 octets each.
+///   [`Limits::max_armor_header_len`] octets (line endings included); the BEGIN and END lines
+///   by 1024 octets each.
 /// - Armor headers must have the `Key: Value` shape (a colon is required) and the blank line
 ///   after them is required, even when there are no headers.
 ///
@@ -137,7 +138,7 @@ pub struct ArmorReader<R: BufRead> {
     fast_line: bool,
     /// Base64 padding (`=`) has been seen.
     padded: bool,
-    /// Scratch space for BEGIN, header, checksum and END lines.
+    /// Scratch space for BEGIN, header and END lines.
     line: Vec<u8>,
     /// Threads to decode the body on (1: none).
     threads: usize,
@@ -371,12 +372,12 @@ impl<R: BufRead> ArmorReader<R> {
     }
 
     /// Reads from `inner`; the armor header section may be at most
-    /// [`limits.armor_header_len_limit()`](Limits::armor_header_len_limit) octets long.
+    /// [`limits.max_armor_header_len()`](Limits::max_armor_header_len) octets long.
     pub fn with_limits(inner: R, limits: &Limits) -> Self {
         Self {
             inner,
             state: State::Start,
-            header_len_limit: limits.armor_header_len_limit(),
+            header_len_limit: limits.max_armor_header_len(),
             kind: None,
             b64: SecretVec::default(),
             b64_cap: SMALL_B64_CAP,
@@ -706,23 +707,23 @@ impl<R: BufRead> ArmorReader<R> {
         Ok(())
     }
 
-    /// Reads the CRC24 line, `=` and four base64 characters, and ignores its value
-    /// (RFC 9580 §6.1: the checksum MUST NOT cause a rejection).
+    /// Skips the CRC24 line whatever it holds: RFC 9580 §6.1 says an OpenPGP object MUST NOT be
+    /// rejected when the CRC24 footer is present, missing, malformed, or wrong. The line is
+    /// consumed without being stored, so its length costs no memory.
     fn read_checksum_line(&mut self) -> Result<()> {
-        let end = read_line(
-            &mut Source { ahead: &mut self.ahead, inner: &mut self.inner },
-            &mut self.line,
-            MAX_MARKER_LINE_LEN,
-            Error::malformed("armor: checksum line too long"),
-        )?;
-        if end == LineEnd::Eof {
-            return Err(Error::Truncated("armor"));
+        let mut source = Source { ahead: &mut self.ahead, inner: &mut self.inner };
+        loop {
+            let buf = fill_buf(&mut source)?;
+            if buf.is_empty() {
+                return Err(Error::Truncated("armor"));
+            }
+            let lf = buf.iter().position(|b| *b == b'\n');
+            let used = lf.map_or(buf.len(), |i| i.saturating_add(1));
+            source.consume(used);
+            if lf.is_some() {
+                return Ok(());
+            }
         }
-        let crc = self.line.trim_ascii_end();
-        let valid = crc
-            .strip_prefix(b"=")
-            .is_some_and(|c| c.len() == 4 && c.iter().all(|b| *b != b'=' && is_base64(*b)));
-        if valid { Ok(()) } else { Err(Error::malformed("armor: checksum line")) }
     }
 
     /// Reads the END line (skipping blank lines before it) and checks its label.
@@ -881,7 +882,7 @@ fn read_line<R: BufRead>(inner: &mut R, line: &mut Vec<u8>, cap: usize, too_long
 /// # Errors
 ///
 /// [`Error::Malformed`] for misplaced padding or data after it.
-fn push_run(b64: &mut Vec<u8>, padded: &mut bool, run: &[u8]) -> Result<()> {
+fn push_run(b64: &mut SecretVec, padded: &mut bool, run: &[u8]) -> Result<()> {
     // Position of the run's first character within its quad.
     let pos_in_quad = b64.len() & 3;
     if *padded {
@@ -1044,12 +1045,12 @@ mod tests {
     use super::*;
 
     fn push_all(runs: &[&[u8]]) -> Result<Vec<u8>> {
-        let mut b64 = Vec::new();
+        let mut b64 = SecretVec::default();
         let mut padded = false;
         for run in runs {
             push_run(&mut b64, &mut padded, run)?;
         }
-        Ok(b64)
+        Ok(b64.to_vec())
     }
 
     /// Reads `input` to its end or first error, `read_size` octets at a time, with `threads`

@@ -176,7 +176,7 @@ impl<W: Write> ArmorWriter<W> {
     ///
     /// [`Error::Io`] if `inner` fails.
     pub fn new(mut inner: W, kind: ArmorKind) -> Result<Self> {
-        let mut begin = Vec::with_capacity(64);
+        let mut begin = SecretVec::with_capacity(64);
         write_marker(&mut begin, "BEGIN", kind);
         begin.push(b'\n');
         inner.write_all(&begin)?;
@@ -311,7 +311,7 @@ impl<W: Write> ArmorWriter<W> {
 
 /// Appends the base64 of `input` to `out` in lines of [`LINE_LEN`] characters, each ending in
 /// LF; the last line is shorter (and padded) if `input` is not whole lines.
-fn encode_lines(input: &[u8], out: &mut Vec<u8>) {
+fn encode_lines(input: &[u8], out: &mut SecretVec) {
     out.reserve(input.len().div_ceil(LINE_INPUT_LEN).saturating_mul(LINE_LEN + 1));
     // Many lines per call: the base64 encoder's fast loop only runs on long inputs; line by
     // line most of the time would go to its scalar tail.
@@ -327,7 +327,7 @@ fn encode_lines(input: &[u8], out: &mut Vec<u8>) {
 }
 
 /// Appends `-----BEGIN <label>-----\n` (plus the blank line for BEGIN) or `-----END <label>-----\n`.
-fn write_marker(out: &mut Vec<u8>, which: &str, kind: ArmorKind) {
+fn write_marker(out: &mut SecretVec, which: &str, kind: ArmorKind) {
     out.extend_from_slice(DASHES);
     out.extend_from_slice(which.as_bytes());
     out.push(b' ');

@@ -17,6 +17,44 @@ use crate::packet::s2k::{S2k, count_octets};
 /// Longest key this module derives (two SHA2-256 contexts; any cipher key fits).
 const MAX_KEY_LEN: usize = 64;
 
+/// A derivation whose every parameter has been checked: running it can no longer fail
+/// because of the specifier, only do the work.
+enum Plan {
+    Iterated { octets: u64 },
+    Argon2(Argon2Params),
+}
+
+/// Checks everything [`derive`] would check, without deriving anything: callers validate a
+/// whole protection (cipher, mode, nonce, S2K) before spending the derivation's time and memory.
+///
+/// # Errors
+/// As [`derive`].
+pub(crate) fn check(s2k: &S2k, key_len: usize, limits: &Limits) -> Result<()> {
+    plan(s2k, key_len, limits).map(|_| ())
+}
+
+fn plan(s2k: &S2k, key_len: usize, limits: &Limits) -> Result<Plan> {
+    if key_len == 0 || key_len > MAX_KEY_LEN {
+        return Err(Error::InvalidArgument("S2K: key length"));
+    }
+    match s2k {
+        S2k::IteratedSalted { hash, count, .. } => {
+            let _ = Hasher::new(*hash)?;
+            let octets = count_octets(*count);
+            Limits::check(octets, limits.max_s2k_iterations(), Limit::S2kIterations)?;
+            Ok(Plan::Iterated { octets })
+        }
+        S2k::Argon2 { t, p, m, .. } => {
+            let params = Argon2Params::check(*t, *p, *m, limits)?;
+            // What `argon2id` will ask of the argon2 crate (it refuses tags under 4 octets).
+            let _ = argon2::Params::new(params.memory_kib, params.t, params.p, Some(key_len))
+                .map_err(|_| Error::InvalidArgument("S2K: Argon2 parameters"))?;
+            Ok(Plan::Argon2(params))
+        }
+        S2k::Other(spec) => Err(Error::Unsupported(Unsupported::S2k(spec.first().copied().unwrap_or(0)))),
+    }
+}
+
 /// Derives `key_len` octets from `password` as `s2k` specifies.
 ///
 /// # Errors
@@ -26,21 +64,12 @@ const MAX_KEY_LEN: usize = 64;
 /// - `Unsupported(S2k)` for any other S2K type, `Unsupported(HashAlgorithm)` for an unknown hash;
 /// - `InvalidArgument` if `key_len` is 0 or above 64 (or below 4 for Argon2).
 pub(crate) fn derive(s2k: &S2k, password: &[u8], key_len: usize, limits: &Limits) -> Result<SecretVec> {
-    if key_len == 0 || key_len > MAX_KEY_LEN {
-        return Err(Error::InvalidArgument("S2K: key length"));
-    }
-    match s2k {
-        S2k::IteratedSalted { hash, salt, count } => {
-            let hasher = Hasher::new(*hash)?;
-            let octets = count_octets(*count);
-            Limits::check(octets, limits.max_s2k_iterations(), Limit::S2kIterations)?;
-            iterated_salted(&hasher, salt, password, octets, key_len)
+    match (plan(s2k, key_len, limits)?, s2k) {
+        (Plan::Iterated { octets }, S2k::IteratedSalted { hash, salt, .. }) => {
+            iterated_salted(&Hasher::new(*hash)?, salt, password, octets, key_len)
         }
-        S2k::Argon2 { salt, t, p, m } => {
-            let params = Argon2Params::check(*t, *p, *m, limits)?;
-            argon2id(password, salt, &params, key_len)
-        }
-        S2k::Other(spec) => Err(Error::Unsupported(Unsupported::S2k(spec.first().copied().unwrap_or(0)))),
+        (Plan::Argon2(params), S2k::Argon2 { salt, .. }) => argon2id(password, salt, &params, key_len),
+        _ => Err(Error::InvalidArgument("S2K: specifier")),
     }
 }
 
@@ -211,7 +240,7 @@ mod tests {
     #[test]
     fn iterated_salted_limits_and_errors() {
         let s2k = S2k::IteratedSalted { hash: HashAlgorithm::Sha256, salt: [0; 8], count: 0xff };
-        let limits = Limits::default().s2k_max_iterations(1 << 20);
+        let limits = Limits::default().with_max_s2k_iterations(1 << 20);
         assert!(matches!(derive(&s2k, b"pw", 16, &limits), Err(Error::LimitExceeded(Limit::S2kIterations))));
         let s2k = S2k::IteratedSalted { hash: HashAlgorithm::Unknown(1), salt: [0; 8], count: 0 };
         assert!(matches!(
@@ -252,7 +281,7 @@ mod tests {
             assert!(matches!(derive_with(1, 4, m, &limits), Err(Error::LimitExceeded(Limit::Argon2Memory))));
         }
         assert!(matches!(
-            derive_with(1, 4, 16, &limits.argon2_max_memory_kib(1 << 15)),
+            derive_with(1, 4, 16, &limits.with_max_argon2_memory_kib(1 << 15)),
             Err(Error::LimitExceeded(Limit::Argon2Memory))
         ));
         assert!(matches!(derive_with(17, 1, 10, &limits), Err(Error::LimitExceeded(Limit::Argon2Passes))));
@@ -277,7 +306,7 @@ mod tests {
         assert!(matches!(derive_with(1, 4, 4, &limits), Err(Error::Malformed(_))));
         assert!(derive_with(1, 4, 5, &limits).is_ok());
         // A 2^31 KiB limit lets m = 32 past the limit check, but not past the RFC bound.
-        let huge = limits.argon2_max_memory_kib(u64::MAX).argon2_max_work(u64::MAX);
+        let huge = limits.with_max_argon2_memory_kib(u64::MAX).with_max_argon2_work(u64::MAX);
         assert!(matches!(derive_with(1, 1, 32, &huge), Err(Error::Malformed(_))));
     }
 

@@ -15,6 +15,7 @@ use std::io::{self, BufRead, Read, Write};
 use crate::armor::{ArmorKind, ArmorReader, ArmorWriter};
 use crate::crypto::HashAlgorithm;
 use crate::error::{Error, Limit, Result};
+use crate::limits::Limits;
 use crate::message::hashing::SignatureMode;
 use crate::message::sign::{SignWriter, Signer};
 use crate::message::verify::{Verification, Verifier};
@@ -23,9 +24,8 @@ use crate::message::verify::{Verification, Verifier};
 pub(crate) const CLEARTEXT_BEGIN: &[u8] = b"-----BEGIN PGP SIGNED MESSAGE-----";
 /// The line that ends the signed text.
 const SIGNATURE_BEGIN: &[u8] = b"-----BEGIN PGP SIGNATURE-----";
-/// Largest signed text read into memory (a v6 signature's salt comes after the text, so the
-/// text must be kept until the signatures have been read).
-const MAX_TEXT_LEN: usize = 64 << 20;
+/// Octets a raw line of the signed text may have beyond the room left in the text.
+const LINE_SLACK: usize = 4096;
 /// Digest names a `Hash:` header may carry (RFC 9580 §9.5, "Text Name").
 /// The hash algorithm a `Hash` header name stands for, among those this crate implements.
 fn hash_from_name(name: &[u8]) -> Option<HashAlgorithm> {
@@ -81,6 +81,14 @@ fn read_line(r: &mut impl BufRead, line: &mut Vec<u8>, cap: usize) -> Result<usi
     Ok(n)
 }
 
+/// Reads one line of the signed text, at most `budget` octets (LF included).
+fn read_text_line(r: &mut impl BufRead, line: &mut Vec<u8>, budget: usize) -> Result<usize> {
+    match read_line(r, line, budget) {
+        Err(Error::LimitExceeded(_)) => Err(Error::LimitExceeded(Limit::CleartextLength)),
+        other => other,
+    }
+}
+
 /// A line without its line ending (LF or CR LF).
 fn strip_eol(line: &[u8]) -> &[u8] {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
@@ -99,9 +107,21 @@ impl CleartextMessage {
     ///
     /// # Errors
     /// `Malformed` for a missing BEGIN line, an armor header other than a valid `Hash:`, or a
-    /// broken signature block; `Truncated` if the input ends early; `LimitExceeded` for a text
-    /// over 64 MiB.
-    pub fn from_reader(mut input: impl BufRead) -> Result<Self> {
+    /// broken signature block; `Truncated` if the input ends early;
+    /// `LimitExceeded(CleartextLength)` for a text over the default
+    /// [`Limits::max_cleartext_len`] (64 MiB).
+    pub fn from_reader(input: impl BufRead) -> Result<Self> {
+        Self::from_reader_with_limits(input, &Limits::default())
+    }
+
+    /// [`CleartextMessage::from_reader`] with explicit resource limits: the signed text is held
+    /// in memory (a v6 signature's salt comes after it, so it cannot be hashed as it is read)
+    /// and may be at most [`Limits::max_cleartext_len`] octets; the signature block is read
+    /// under the same limits.
+    ///
+    /// # Errors
+    /// As [`CleartextMessage::from_reader`], with `limits`.
+    pub fn from_reader_with_limits(mut input: impl BufRead, limits: &Limits) -> Result<Self> {
         let mut line = Vec::new();
         // The cleartext header line, after optional blank lines (§7.1).
         loop {
@@ -143,8 +163,11 @@ impl CleartextMessage {
         let mut text = Vec::new();
         let mut first = true;
         loop {
-            let budget = MAX_TEXT_LEN.saturating_sub(text.len());
-            if read_line(&mut input, &mut line, budget)? == 0 {
+            // A raw line may be longer than what it adds to the text (line ending, escape,
+            // trailing whitespace, or the signature's BEGIN line), hence the slack; the text
+            // itself is checked after each line.
+            let budget = limits.max_cleartext_len().saturating_sub(text.len()).saturating_add(LINE_SLACK);
+            if read_text_line(&mut input, &mut line, budget)? == 0 {
                 return Err(Error::Truncated("cleartext signed message: no signature"));
             }
             let content = strip_eol(&line);
@@ -158,11 +181,14 @@ impl CleartextMessage {
             }
             first = false;
             text.extend_from_slice(strip_trailing_whitespace(content));
+            if text.len() > limits.max_cleartext_len() {
+                return Err(Error::LimitExceeded(Limit::CleartextLength));
+            }
         }
         // The signature block, from its BEGIN line on.
         let mut begin = SIGNATURE_BEGIN.to_vec();
         begin.push(b'\n');
-        let mut armor = ArmorReader::new(io::Cursor::new(begin).chain(input));
+        let mut armor = ArmorReader::with_limits(io::Cursor::new(begin).chain(input), limits);
         let mut signatures = Vec::new();
         let _ = armor.read_to_end(&mut signatures).map_err(Error::from_io)?;
         if armor.kind() != Some(ArmorKind::Signature) {

@@ -22,6 +22,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::SystemTime;
 
 use crate::armor::ArmorReader;
+use crate::crypto::aead::AeadCipher;
 use crate::crypto::secret::{Password, SessionKey};
 use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm, mlkem_x25519, s2k, x25519};
 use crate::error::{Error, Limit, Result, Unsupported};
@@ -354,7 +355,7 @@ impl Decryptor {
                     count = count.saturating_add(1);
                     Limits::check(
                         u64::try_from(count).unwrap_or(u64::MAX),
-                        u64::try_from(self.limits.session_key_packets_limit()).unwrap_or(u64::MAX),
+                        u64::try_from(self.limits.max_session_key_packets()).unwrap_or(u64::MAX),
                         Limit::SessionKeyPackets,
                     )?;
                     let body = read_body(&mut armor, header, &self.limits)?;
@@ -491,7 +492,7 @@ impl Decryptor {
                 }
             }
         }
-        // SKESKs: each password on each SKESK, at most `s2k_derivations_limit` S2K runs in
+        // SKESKs: each password on each SKESK, at most `max_s2k_derivations` S2K runs in
         // all (each may cost seconds and gigabytes: a message must not multiply that).
         let mut limit_error = None;
         let mut derivations = 0usize;
@@ -500,7 +501,16 @@ impl Decryptor {
                 // Only usable SKESKs were kept (`usable_skesk`), so each pass runs a derivation
                 // and counts: unusable ones, which cost nothing, cannot use up the budget.
                 let Ok((spec, key_len)) = skesk_s2k(skesk) else { continue };
-                if derivations >= self.limits.s2k_derivations_limit() {
+                // Every parameter is checked before the budget is spent or anything derived.
+                match s2k::check(&spec, key_len, &self.limits) {
+                    Ok(()) => {}
+                    Err(e @ Error::LimitExceeded(_)) => {
+                        limit_error = Some(e);
+                        continue;
+                    }
+                    Err(_) => continue,
+                }
+                if derivations >= self.limits.max_s2k_derivations() {
                     return Err(Error::LimitExceeded(Limit::S2kDerivations));
                 }
                 derivations = derivations.saturating_add(1);
@@ -597,15 +607,24 @@ fn try_pkesk(
 }
 
 /// Whether an SKESK can give a session key: a cipher and S2K this crate has, an AEAD mode it
-/// has, and an encrypted key no longer than the longest session key (32 octets).
+/// has with a nonce of its length, and an encrypted key of the cipher's key length.
 fn usable_skesk(skesk: &Skesk) -> bool {
-    skesk_s2k(skesk).is_ok() && skesk.aead.nonce_len().is_some() && skesk.encrypted_key.len() <= 32
+    skesk_s2k(skesk).is_ok()
 }
 
-/// The S2K and key length of an SKESK, if this crate can derive its key.
+/// The S2K and key length of an SKESK, if this crate can derive its key and then use it: the
+/// cipher, the mode and the nonce are checked here, before any derivation, so that an SKESK
+/// refused for them costs nothing.
 fn skesk_s2k(skesk: &Skesk) -> Result<(S2k, usize)> {
     let key_len =
         skesk.sym.key_len().ok_or(Error::Unsupported(Unsupported::SymmetricAlgorithm(skesk.sym.into())))?;
+    if AeadCipher::check(skesk.sym, skesk.aead)? != skesk.iv.len() {
+        return Err(Error::malformed("SKESK: IV length"));
+    }
+    // `decrypt_session_key` accepts only a session key of the SKESK cipher's length.
+    if skesk.encrypted_key.len() != key_len {
+        return Err(Error::malformed("SKESK: encrypted session key length"));
+    }
     Ok((S2k::parse(&skesk.s2k)?, key_len))
 }
 
@@ -614,7 +633,7 @@ fn read_body(r: &mut impl BufRead, header: Header, limits: &Limits) -> Result<Ve
     let BodyLength::Fixed(len) = header.length else {
         return Err(Error::malformed("partial body length on a non-data packet"));
     };
-    if usize::try_from(len).map_or(true, |len| len > limits.packet_len_limit()) {
+    if usize::try_from(len).map_or(true, |len| len > limits.max_packet_len()) {
         return Err(Error::LimitExceeded(Limit::PacketLength));
     }
     let mut body = Vec::new();

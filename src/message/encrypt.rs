@@ -46,7 +46,7 @@ const MIN_CHUNK_SIZE: usize = 1 << 6;
 /// The largest chunk size (octet 16, RFC 9580 §5.13.2).
 const MAX_CHUNK_SIZE: usize = 1 << 22;
 /// The largest padding this writer adds; readers bound whole-read packets by
-/// [`Limits::packet_len_limit`], 1 MiB by default.
+/// [`Limits::max_packet_len`], 1 MiB by default.
 const MAX_PADDING: usize = 1 << 16;
 /// Argon2 parameters for SKESKs: RFC 9580 §3.7.1.4's second recommended option (t = 3, p = 4,
 /// 2^16 KiB = 64 MiB).
@@ -907,7 +907,7 @@ impl<W: Write> EncryptWriter<W> {
         }
         let result = match &mut self.inner {
             Inner::Plain(l) => l.copy_from(src),
-            Inner::Signed(s) => io::copy(src, s),
+            Inner::Signed(s) => crate::message::copy_wiped(src, s),
         };
         result.map_err(|e| {
             self.poisoned = true;

@@ -65,7 +65,7 @@ impl MessageInfo {
                 Some(_) => {}
             }
             packets = packets.saturating_add(1);
-            if packets > limits.session_key_packets_limit().saturating_add(limits.signatures_limit()) {
+            if packets > limits.max_session_key_packets().saturating_add(limits.max_signatures()) {
                 return Err(Error::LimitExceeded(crate::error::Limit::SessionKeyPackets));
             }
             let Some(raw) = read_raw_packet(&mut r, limits)? else {

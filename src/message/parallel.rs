@@ -173,8 +173,8 @@ pub(crate) struct Pipeline<J = Job> {
     /// Whether starting the workers has been tried (once per pipeline).
     started: bool,
     /// Buffers of finished jobs, for reuse (zeroizing: wiped when dropped). Those of the
-    /// encrypting writer hold ciphertext; those of the decrypting reader may still hold the
-    /// plaintext of a chunk the caller has read, until they are overwritten.
+    /// encrypting writer hold ciphertext; the decrypting reader wipes the plaintext out of its
+    /// buffers before they come here ([`Pipeline::recycle_wiped`]).
     free: Vec<SecretVec>,
     buf_len: usize,
 }
@@ -283,6 +283,16 @@ impl<J: Send + 'static> Pipeline<J> {
     /// Takes back a buffer for reuse (wiped now if it is not kept).
     pub(crate) fn recycle(&mut self, buf: SecretVec) {
         if buf.len() == self.buf_len && self.free.len() < 2 {
+            self.free.push(buf);
+        }
+    }
+
+    /// [`Pipeline::recycle`] for a buffer whose first `secret_len` octets held plaintext: they
+    /// are wiped if it is kept (a kept buffer becomes the destination of a later read of the
+    /// caller's source), and the whole buffer is wiped if it is dropped.
+    pub(crate) fn recycle_wiped(&mut self, mut buf: SecretVec, secret_len: usize) {
+        if buf.len() == self.buf_len && self.free.len() < 2 {
+            buf.wipe_prefix(secret_len);
             self.free.push(buf);
         }
     }

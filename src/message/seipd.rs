@@ -9,6 +9,8 @@
 use std::io::{self, BufRead, Read, Write};
 use std::sync::Arc;
 
+use zeroize::Zeroize as _;
+
 use crate::crypto::aead::{AeadCipher, TAG_LEN};
 
 /// What the reader must see after a batch of chunks before it releases them: more than a final
@@ -501,18 +503,24 @@ impl<W: Write> SeipdWriter<W> {
             Some(_) => self.len,
             None => self.len.checked_sub(offset).ok_or_else(bounds)?,
         };
+        if offset > chunk_size {
+            return Err(bounds());
+        }
         let mut out = SecretVec::with_capacity(held_part.checked_add(cur_part).ok_or_else(bounds)?);
+        // What is taken back is wiped where it was: the space after `offset` is the next
+        // `spare`, which the caller's source reader receives.
         match self.held.take() {
             Some(held) => {
                 out.extend_from_slice(held.get(offset..chunk_size).ok_or_else(bounds)?);
                 out.extend_from_slice(self.cur.get(..self.len).ok_or_else(bounds)?);
                 let cur = std::mem::replace(&mut self.cur, held);
-                self.pipeline.recycle(cur);
+                self.pipeline.recycle_wiped(cur, self.len);
+                self.cur.get_mut(offset..chunk_size).ok_or_else(bounds)?.zeroize();
             }
-            None => out.extend_from_slice(self.cur.get(offset..self.len).ok_or_else(bounds)?),
-        }
-        if offset > chunk_size {
-            return Err(bounds());
+            None => {
+                out.extend_from_slice(self.cur.get(offset..self.len).ok_or_else(bounds)?);
+                self.cur.get_mut(offset..self.len).ok_or_else(bounds)?.zeroize();
+            }
         }
         self.len = offset;
         Ok(out)
@@ -570,11 +578,10 @@ enum State {
 /// been read). `Ok(0)` means the whole packet body was authenticated; truncation anywhere is an
 /// error. The first buffer is 4 KiB (or less) and grows to a slot only if the stream is longer.
 ///
-/// Buffers are reused: once a chunk's plaintext has been read, its buffer becomes the
-/// destination of a later `inner.read` without being wiped first (`std::io::Read` leaves a
-/// destination's contents unspecified, and a source is expected only to write to it): a wipe
-/// per chunk would be a noticeable share of the decryption time and protect only against a source
-/// that reads its destination. Every buffer is wiped when the reader is dropped.
+/// Buffers are reused: once a chunk's plaintext has been read, the part of its buffer that
+/// held it is wiped and the buffer becomes the destination of a later `inner.read`, which may
+/// reach the caller's source reader (which may read what it is given, not only write it).
+/// Every buffer is wiped when the reader is dropped.
 #[derive(Debug)]
 pub(crate) struct SeipdReader<R: Read> {
     inner: R,
@@ -715,8 +722,15 @@ impl<R: Read> SeipdReader<R> {
         Ok(())
     }
 
-    /// Makes `buf[..len]` (verified plaintext) the window and counts it.
-    fn release(&mut self, buf: SecretVec, len: usize) -> Result<()> {
+    /// Makes `buf[..len]` (verified plaintext of chunk `index`) the window and counts it.
+    ///
+    /// The chunk's tag was checked under the nonce for `index`, so the chunk is released only
+    /// if `index` is the next position in the stream: a pipeline that returned jobs out of
+    /// order would otherwise release authentic plaintext in the wrong order.
+    fn release(&mut self, index: u64, buf: SecretVec, len: usize) -> Result<()> {
+        if index != self.chunk_index {
+            return Err(Error::InvalidArgument("SEIPD: chunk released out of order"));
+        }
         self.chunk_index =
             self.chunk_index.checked_add(1).ok_or(Error::malformed("SEIPD: too many chunks"))?;
         self.total = self.total.checked_add(octets(len)?).ok_or(Error::malformed("SEIPD: too long"))?;
@@ -729,8 +743,8 @@ impl<R: Read> SeipdReader<R> {
     /// Moves the plaintext window to the next verified chunk, or verifies the final tag.
     fn refill(&mut self) -> Result<()> {
         if let Some(buf) = self.window.take() {
-            // Not wiped here: see the type's documentation on reused buffers.
-            self.pipeline.recycle(buf);
+            // Its plaintext is wiped before the buffer is handed to the source again.
+            self.pipeline.recycle_wiped(buf, self.window_len);
         }
         while !self.eof && self.pipeline.in_flight() < self.pipeline.depth() {
             self.read_next()?;
@@ -738,7 +752,7 @@ impl<R: Read> SeipdReader<R> {
         if let Some(job) = self.pipeline.collect() {
             let job = job?;
             return match job.result {
-                Ok(()) => self.release(job.buf, job.len),
+                Ok(()) => self.release(job.index, job.buf, job.len),
                 Err(e) => {
                     self.pending = Some(e);
                     Ok(())
@@ -773,7 +787,7 @@ impl<R: Read> SeipdReader<R> {
         let total = self.total.checked_add(octets(len)?).ok_or(Error::malformed("SEIPD: too long"))?;
         // The authenticated last chunk is released only with the final tag.
         self.cipher.verify_final_tag(count, total, &final_tag)?;
-        self.release(job.buf, len)
+        self.release(job.index, job.buf, len)
     }
 
     /// The unread plaintext of the window.
@@ -1609,5 +1623,22 @@ mod tests {
             assert_eq!(text, b"Hello, world!");
             assert_eq!(lit.into_inner(), hexf(&v, "padding_packet"));
         }
+    }
+
+    /// Defence in depth: a chunk whose index is not the next position is never released,
+    /// whatever returned it.
+    #[test]
+    fn release_refuses_a_chunk_out_of_order() {
+        let sym = SymmetricAlgorithm::Aes128;
+        let body = encrypt(sym, AeadAlgorithm::Gcm, 0, &data(300), 300);
+        let mut r = reader_t(&body, &key(sym), 1).unwrap();
+        for wrong in [1, 2, u64::MAX] {
+            let e = r.release(wrong, SecretVec::zeroed(64), 64).unwrap_err();
+            assert!(matches!(e, Error::InvalidArgument(_)), "{e:?}");
+            assert!(r.window.is_none());
+        }
+        r.release(0, SecretVec::zeroed(64), 64).unwrap();
+        assert!(r.release(0, SecretVec::zeroed(64), 64).is_err(), "chunk 0 twice");
+        r.release(1, SecretVec::zeroed(64), 64).unwrap();
     }
 }

@@ -306,7 +306,7 @@ impl Verifier {
                 tag if tag.is_ignored_in_messages() => continue,
                 _ => return Err(Error::malformed("detached signatures: not a signature packet")),
             }
-            if items.len() >= self.limits.signatures_limit() {
+            if items.len() >= self.limits.max_signatures() {
                 return Err(Error::LimitExceeded(Limit::Signatures));
             }
             items.push(Pending::from_body(&raw.body));
@@ -610,7 +610,7 @@ fn not_hashed(hashing: bool) -> Verification {
 /// the packet length limit (a message's signatures are small; a flood of large ones is not).
 fn serialize(raw: &RawPacket, out: &mut Vec<u8>, limits: &Limits) -> Result<()> {
     let total = out.len().saturating_add(raw.body.len());
-    if total > limits.packet_len_limit() {
+    if total > limits.max_packet_len() {
         return Err(Error::LimitExceeded(Limit::Signatures));
     }
     crate::packet::header::Header::fixed(raw.tag, raw.body.len())?.write_to(out)?;
@@ -657,7 +657,7 @@ impl InlineSignatures {
             }
             let raw = read_raw_packet(source, limits)?
                 .ok_or(Error::Truncated("signed message: no literal data"))?;
-            if this.prefixed.len().saturating_add(this.one_pass.len()) >= limits.signatures_limit() {
+            if this.prefixed.len().saturating_add(this.one_pass.len()) >= limits.max_signatures() {
                 return Err(Error::LimitExceeded(Limit::Signatures));
             }
             match raw.tag {

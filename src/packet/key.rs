@@ -456,7 +456,7 @@ impl SecretKeyPacket {
     pub(crate) fn to_vec(&self) -> SecretVec {
         let mut out = SecretVec::with_capacity(self.encoded_len());
         // Writing to a Vec cannot fail (an oversized protection field ends the output early).
-        let _ = self.write_to(&mut *out);
+        let _ = self.write_to(&mut out);
         out
     }
 }

@@ -322,6 +322,8 @@ impl<W: DirectSink> PartialBodyWriter<W> {
                 return Ok(total);
             }
             self.write_all(staging.get(..n).unwrap_or_default())?;
+            // `staging` is the next read's destination: no plaintext is left in it.
+            staging.wipe_prefix(n);
             total = total.saturating_add(u64::try_from(n).unwrap_or(u64::MAX));
         }
         drop(staging);

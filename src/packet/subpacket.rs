@@ -360,9 +360,9 @@ impl Subpacket {
 ///
 /// # Errors
 /// As [`Subpacket::parse`]; `LimitExceeded(Subpackets)` beyond
-/// [`Limits::subpackets_limit`] subpackets.
+/// [`Limits::max_subpackets`] subpackets.
 pub(crate) fn parse_area(area: &[u8], depth: u8) -> Result<Vec<Subpacket>> {
-    let limit = Limits::default().subpackets_limit();
+    let limit = Limits::default().max_subpackets();
     let mut r = Reader::new(area, "signature subpacket area");
     let mut out = Vec::new();
     while !r.is_empty() {
@@ -534,7 +534,7 @@ pub(crate) mod tests {
 
     #[test]
     fn subpacket_count_is_limited() {
-        let limit = Limits::default().subpackets_limit();
+        let limit = Limits::default().max_subpackets();
         let ok: Vec<u8> = [2u8, 16, 0].repeat(limit);
         assert_eq!(parse_area(&ok, 0).unwrap().len(), limit);
         let over: Vec<u8> = [2u8, 16, 0].repeat(limit + 1);
