@@ -253,9 +253,38 @@ impl Error {
         Self::Malformed(Malformed { context })
     }
 
-    /// The error a stream returns once an earlier error has poisoned it.
+    /// The error a stream returns once an earlier error has poisoned it, where that error was
+    /// not kept.
     pub(crate) const fn poisoned() -> Self {
         Self::InvalidArgument("stream used after an error")
+    }
+
+    /// The same error again, for a stream that reports its first error on every later call.
+    /// An I/O error is rebuilt from its kind and message (`io::Error` cannot be cloned).
+    pub(crate) fn replay(&self) -> Self {
+        match self {
+            Self::Malformed(m) => Self::Malformed(*m),
+            Self::Unsupported(u) => Self::Unsupported(*u),
+            Self::Truncated(w) => Self::Truncated(w),
+            Self::Decrypt => Self::Decrypt,
+            Self::NoDecryptionKey => Self::NoDecryptionKey,
+            Self::KeyLocked => Self::KeyLocked,
+            Self::BadPassword => Self::BadPassword,
+            Self::BadSignature(w) => Self::BadSignature(w),
+            Self::KeyUnusable { fingerprint, problem } => {
+                Self::KeyUnusable { fingerprint: *fingerprint, problem: *problem }
+            }
+            Self::LimitExceeded(l) => Self::LimitExceeded(*l),
+            Self::InvalidArgument(w) => Self::InvalidArgument(w),
+            Self::Io(e) => {
+                // A replayed error must not invite a retry loop.
+                let kind = match e.kind() {
+                    io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock => io::ErrorKind::Other,
+                    kind => kind,
+                };
+                Self::Io(io::Error::new(kind, e.to_string()))
+            }
+        }
     }
 
     /// Recovers a crate error carried inside an [`io::Error`] by the streaming adapters.
@@ -270,6 +299,43 @@ impl Error {
         } else {
             Self::Io(err)
         }
+    }
+}
+
+/// The first error of a stream, reported again by every later call: the one rule every reader
+/// and writer of this crate follows once something failed.
+#[derive(Debug, Default)]
+pub(crate) struct Poison(Option<Error>);
+
+impl Poison {
+    /// `Ok` until an error was kept, then that error again.
+    pub(crate) fn check(&self) -> Result<()> {
+        match &self.0 {
+            Some(first) => Err(first.replay()),
+            None => Ok(()),
+        }
+    }
+
+    /// [`Poison::check`] for `io` methods.
+    pub(crate) fn check_io(&self) -> io::Result<()> {
+        self.check().map_err(io::Error::from)
+    }
+
+    /// Keeps `err` if it is the first, and returns the error to report now.
+    pub(crate) fn set(&mut self, err: Error) -> Error {
+        match &self.0 {
+            Some(first) => first.replay(),
+            None => {
+                let now = err.replay();
+                self.0 = Some(err);
+                now
+            }
+        }
+    }
+
+    /// [`Poison::set`] for `io` methods.
+    pub(crate) fn set_io(&mut self, err: io::Error) -> io::Error {
+        self.set(Error::from_io(err)).into()
     }
 }
 

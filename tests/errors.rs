@@ -167,3 +167,61 @@ fn a_v4_key_is_named_as_such() {
     );
     assert!(err.to_string().contains("version 4 key"), "{err}");
 }
+
+#[test]
+fn a_stream_used_after_an_error_reports_the_first_error_again() {
+    use std::io::Read;
+    let alice = key("Alice <alice@example.org>");
+    let mut msg = Encryptor::new([alice.to_cert()]).chunk_size(64).encrypt_bytes(&[7u8; 1000]).unwrap();
+    let at = msg.len() - 40;
+    msg[at] ^= 1;
+    let mut r = sixpgp::Decryptor::new([&alice]).reader(&msg[..]).unwrap();
+    let mut out = Vec::new();
+    let first = Error::from_io(r.read_to_end(&mut out).unwrap_err());
+    assert!(matches!(first, Error::Decrypt), "{first:?}");
+    for _ in 0..2 {
+        let again = Error::from_io(r.read(&mut [0u8; 16]).unwrap_err());
+        assert!(matches!(again, Error::Decrypt), "{again:?}");
+    }
+    assert!(matches!(r.finish(), Err(Error::Decrypt)));
+
+    // Truncated inline-signed data: the same Truncated error each time.
+    let signed = Signer::new().key(&alice).inline_writer(Vec::new()).unwrap().finish().unwrap();
+    let cut = &signed[..signed.len() - 10];
+    let mut r = Verifier::new([alice.to_cert()]).inline_reader(cut).unwrap();
+    let first = Error::from_io(r.read_to_end(&mut Vec::new()).unwrap_err());
+    let again = Error::from_io(r.read(&mut [0u8; 4]).unwrap_err());
+    assert_eq!(std::mem::discriminant(&first), std::mem::discriminant(&again), "{first:?} {again:?}");
+    assert!(!matches!(again, Error::InvalidArgument(_)), "{again:?}");
+}
+
+#[test]
+fn a_writer_used_after_an_error_reports_the_first_error_again() {
+    /// Takes `room` octets, then reports a full disk.
+    #[derive(Debug)]
+    struct Filling {
+        room: usize,
+    }
+    impl std::io::Write for Filling {
+        fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+            if self.room == 0 {
+                return Err(std::io::Error::new(std::io::ErrorKind::StorageFull, "disk full"));
+            }
+            let n = data.len().min(self.room);
+            self.room -= n;
+            Ok(n)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let alice = key("Alice <alice@example.org>");
+    let mut w = Encryptor::new([alice.to_cert()]).chunk_size(64).writer(Filling { room: 1000 }).unwrap();
+    // More than a partial-body part: data reaches the sink.
+    let first = w.write_all(&vec![0u8; 4 << 20]).unwrap_err();
+    assert_eq!(first.kind(), std::io::ErrorKind::StorageFull);
+    for _ in 0..2 {
+        assert_eq!(w.write(&[0u8; 1]).unwrap_err().kind(), std::io::ErrorKind::StorageFull);
+    }
+    assert!(matches!(w.finish(), Err(Error::Io(e)) if e.kind() == std::io::ErrorKind::StorageFull));
+}

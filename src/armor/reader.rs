@@ -424,7 +424,7 @@ impl<R: BufRead> ArmorReader<R> {
     /// base64 body; [`Error::Io`] if the source fails.
     pub fn detect(&mut self) -> Result<Option<ArmorKind>> {
         match &self.state {
-            State::Failed(e) => return Err(replay(e)),
+            State::Failed(e) => return Err(e.replay()),
             State::Start => {
                 if let Err(e) = self.detect_inner() {
                     return Err(self.poison(e));
@@ -456,7 +456,7 @@ impl<R: BufRead> ArmorReader<R> {
 
     /// Remembers `err` so that later calls fail the same way, and returns it.
     fn poison(&mut self, err: Error) -> Error {
-        self.state = State::Failed(replay(&err));
+        self.state = State::Failed(err.replay());
         err
     }
 
@@ -769,7 +769,7 @@ impl<R: BufRead> ArmorReader<R> {
     fn fill_buf_inner(&mut self) -> Result<()> {
         loop {
             match &self.state {
-                State::Failed(e) => return Err(replay(e)),
+                State::Failed(e) => return Err(e.replay()),
                 State::Start => self.detect_inner()?,
                 State::Binary | State::Done => return Ok(()),
                 State::Body if self.out_pos < self.out_len => return Ok(()),
@@ -1017,27 +1017,6 @@ const fn decoded_len(text_len: usize) -> usize {
 /// Whitespace allowed before the armor or binary data.
 const fn is_whitespace(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r' | b'\n')
-}
-
-/// A copy of `err` to return again from a poisoned reader.
-fn replay(err: &Error) -> Error {
-    match err {
-        Error::Malformed(m) => Error::Malformed(*m),
-        Error::Unsupported(u) => Error::Unsupported(*u),
-        Error::Truncated(what) => Error::Truncated(what),
-        Error::LimitExceeded(limit) => Error::LimitExceeded(*limit),
-        Error::InvalidArgument(what) => Error::InvalidArgument(what),
-        Error::Decrypt => Error::Decrypt,
-        Error::Io(e) => {
-            // A replayed error must not invite a retry loop.
-            let kind = match e.kind() {
-                io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock => io::ErrorKind::Other,
-                kind => kind,
-            };
-            Error::Io(io::Error::new(kind, "armor: the source failed earlier"))
-        }
-        _ => Error::malformed("armor: reader failed earlier"),
-    }
 }
 
 #[cfg(test)]

@@ -662,8 +662,10 @@ enum Stage<R: BufRead> {
     Literal(Box<LiteralReader<Body<R>>>),
     /// Everything was authenticated and checked.
     Done,
-    /// An error happened.
-    Failed,
+    /// Reading the signatures and the end of the message.
+    Finishing,
+    /// An error happened: the first one, reported again by every later call.
+    Failed(Error),
 }
 
 /// Decrypted plaintext of a message; made by [`Decryptor::reader`].
@@ -739,10 +741,6 @@ pub struct DecryptSummary {
     pub verifications: Vec<Verification>,
 }
 
-fn poisoned() -> io::Error {
-    Error::poisoned().into()
-}
-
 impl<R: BufRead> DecryptReader<R> {
     /// Format, file name and date of the literal data.
     #[must_use]
@@ -777,8 +775,10 @@ impl<R: BufRead> DecryptReader<R> {
     /// not authentic or complete.
     pub fn finish(mut self) -> Result<DecryptSummary> {
         let _ = io::copy(&mut self, &mut io::sink()).map_err(Error::from_io)?;
-        if !matches!(self.stage, Stage::Done) {
-            return Err(Error::from_io(poisoned()));
+        match &self.stage {
+            Stage::Done => {}
+            Stage::Failed(e) => return Err(e.replay()),
+            Stage::Literal(_) | Stage::Finishing => return Err(Error::poisoned()),
         }
         Ok(DecryptSummary {
             literal: self.info,
@@ -811,11 +811,12 @@ impl<R: BufRead> DecryptReader<R> {
         let at_end = match &mut self.stage {
             Stage::Literal(l) => l.fill_buf()?.is_empty(),
             Stage::Done => return Ok(()),
-            Stage::Failed => return Err(poisoned()),
+            Stage::Finishing => return Err(Error::poisoned().into()),
+            Stage::Failed(e) => return Err(e.replay().into()),
         };
         if at_end {
-            let Stage::Literal(l) = std::mem::replace(&mut self.stage, Stage::Failed) else {
-                return Err(poisoned());
+            let Stage::Literal(l) = std::mem::replace(&mut self.stage, Stage::Finishing) else {
+                return Err(Error::poisoned().into());
             };
             self.finish_message(*l)?;
             self.stage = Stage::Done;
@@ -826,14 +827,20 @@ impl<R: BufRead> DecryptReader<R> {
 
 impl<R: BufRead> BufRead for DecryptReader<R> {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if let Stage::Failed(first) = &self.stage {
+            return Err(first.replay().into());
+        }
         if let Err(e) = self.advance() {
-            self.stage = Stage::Failed;
-            return Err(e);
+            let first = Error::from_io(e);
+            let again = first.replay();
+            self.stage = Stage::Failed(first);
+            return Err(again.into());
         }
         match &mut self.stage {
             Stage::Literal(l) => l.fill_buf(),
             Stage::Done => Ok(&[]),
-            Stage::Failed => Err(poisoned()),
+            Stage::Finishing => Err(Error::poisoned().into()),
+            Stage::Failed(e) => Err(e.replay().into()),
         }
     }
 
@@ -852,7 +859,8 @@ impl<R: BufRead> BufRead for DecryptReader<R> {
                 self.signatures.update(buf.get(..amt).unwrap_or_default());
                 l.consume(amt);
             }
-            _ => self.stage = Stage::Failed,
+            Ok(_) => self.stage = Stage::Failed(Error::InvalidArgument("consumed more than was buffered")),
+            Err(e) => self.stage = Stage::Failed(Error::from_io(e)),
         }
     }
 }

@@ -19,7 +19,7 @@ use crate::armor::{ArmorKind, ArmorWriter};
 use crate::crypto::rng::Rng;
 use crate::crypto::secret::{Curve25519Secret, Password, Secret32, SecretVec, SessionKey};
 use crate::crypto::{AeadAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm, mlkem_x25519, s2k, x25519};
-use crate::error::{Error, Result, Unsupported};
+use crate::error::{Error, Poison, Result, Unsupported};
 use crate::key::{Cert, Fingerprint, Profile, Tsk, flags, to_timestamp};
 use crate::limits::Limits;
 use crate::message::Sink;
@@ -784,7 +784,7 @@ impl Encryptor {
             // The signing randomness (ML-DSA) comes from the same RNG, after everything else.
             Some(prepared) => Inner::Signed(prepared.writer(rng).inline(Sink::Binary(seipd), &literal)?),
         };
-        Ok(EncryptWriter { inner, padding, sym, aead, session_key, poisoned: false })
+        Ok(EncryptWriter { inner, padding, sym, aead, session_key, poison: Poison::default() })
     }
 }
 
@@ -851,7 +851,8 @@ pub struct EncryptWriter<W: Write> {
     sym: SymmetricAlgorithm,
     aead: AeadAlgorithm,
     session_key: SessionKey,
-    poisoned: bool,
+    /// The first error, reported again by every later call.
+    poison: Poison,
 }
 
 impl<W: Write> fmt::Debug for EncryptWriter<W> {
@@ -859,7 +860,7 @@ impl<W: Write> fmt::Debug for EncryptWriter<W> {
         f.debug_struct("EncryptWriter")
             .field("sym", &self.sym)
             .field("aead", &self.aead)
-            .field("poisoned", &self.poisoned)
+            .field("poison", &self.poison)
             .finish_non_exhaustive()
     }
 }
@@ -902,29 +903,22 @@ impl<W: Write> EncryptWriter<W> {
     /// # Ok(()) }
     /// ```
     pub fn copy_from(&mut self, src: &mut (impl Read + ?Sized)) -> Result<u64> {
-        if self.poisoned {
-            return Err(Error::poisoned());
-        }
+        self.poison.check()?;
         let result = match &mut self.inner {
             Inner::Plain(l) => l.copy_from(src),
             Inner::Signed(s) => crate::message::copy_wiped(src, s),
         };
-        result.map_err(|e| {
-            self.poisoned = true;
-            Error::from_io(e)
-        })
+        result.map_err(|e| self.poison.set(Error::from_io(e)))
     }
 
     /// Makes the signatures (if signing), writes the last chunk, the final tag, the padding,
     /// closes every frame (and the armor), flushes the sink and returns it.
     ///
     /// # Errors
-    /// `Io` from the sink; `InvalidArgument` if an earlier call failed; `KeyUnusable` if a
-    /// signing secret cannot sign.
+    /// `Io` from the sink; the first error again if an earlier call failed; `KeyUnusable` if
+    /// a signing secret cannot sign.
     pub fn finish(self) -> Result<W> {
-        if self.poisoned {
-            return Err(Error::poisoned());
-        }
+        self.poison.check()?;
         let mut seipd = self.inner.finish()?;
         if let Some(padding) = &self.padding {
             seipd.write_all(padding)?;
@@ -935,18 +929,14 @@ impl<W: Write> EncryptWriter<W> {
 
 impl<W: Write> Write for EncryptWriter<W> {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        if self.poisoned {
-            return Err(Error::poisoned().into());
-        }
-        self.inner.write(data).inspect_err(|_| self.poisoned = true)
+        self.poison.check_io()?;
+        self.inner.write(data).map_err(|e| self.poison.set_io(e))
     }
 
     /// Flushes the sink. Buffered plaintext stays until its chunk is full (a short chunk is
     /// written only by `finish`).
     fn flush(&mut self) -> io::Result<()> {
-        if self.poisoned {
-            return Err(Error::poisoned().into());
-        }
-        self.inner.flush().inspect_err(|_| self.poisoned = true)
+        self.poison.check_io()?;
+        self.inner.flush().map_err(|e| self.poison.set_io(e))
     }
 }

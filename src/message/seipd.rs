@@ -21,7 +21,7 @@ use crate::crypto::hkdf;
 use crate::crypto::secret::SecretVec;
 use crate::crypto::secret::SessionKey;
 use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm};
-use crate::error::{Error, Result, Unsupported};
+use crate::error::{Error, Poison, Result, Unsupported};
 use crate::message::parallel::{Job, Pipeline, Work};
 use crate::packet::partial::DirectSink;
 use crate::packet::seipd::SeipdHeader;
@@ -184,10 +184,6 @@ impl ChunkCipher {
     }
 }
 
-fn poisoned() -> io::Error {
-    Error::poisoned().into()
-}
-
 fn bounds() -> Error {
     Error::InvalidArgument("SEIPD: buffer bounds")
 }
@@ -272,7 +268,8 @@ pub(crate) struct SeipdWriter<W: Write> {
     chunk_index: u64,
     /// Plaintext octets handed to the pipeline.
     total: u64,
-    poisoned: bool,
+    /// The first error, reported again by every later call.
+    poison: Poison,
 }
 
 impl<W: Write> SeipdWriter<W> {
@@ -313,7 +310,7 @@ impl<W: Write> SeipdWriter<W> {
             spare_len: 0,
             chunk_index: 0,
             total: 0,
-            poisoned: false,
+            poison: Poison::default(),
         })
     }
 
@@ -407,8 +404,9 @@ impl<W: Write> SeipdWriter<W> {
     /// # Errors
     /// I/O errors of `inner`, or an earlier error.
     pub(crate) fn finish(mut self) -> Result<W> {
-        if self.poisoned || self.pin.is_some() {
-            return Err(Error::from_io(poisoned()));
+        self.poison.check()?;
+        if self.pin.is_some() {
+            return Err(Error::poisoned());
         }
         if self.len > 0 {
             let last = std::mem::take(&mut self.cur);
@@ -424,10 +422,7 @@ impl<W: Write> SeipdWriter<W> {
     }
 
     fn guard<T>(&mut self, result: Result<T>) -> io::Result<T> {
-        result.map_err(|e| {
-            self.poisoned = true;
-            e.into()
-        })
+        result.map_err(|e| self.poison.set(e).into())
     }
 }
 
@@ -441,9 +436,7 @@ impl<W: Write> DirectSink for SeipdWriter<W> {
     }
 
     fn spare(&mut self, max: usize) -> io::Result<&mut [u8]> {
-        if self.poisoned {
-            return Err(poisoned());
-        }
+        self.poison.check_io()?;
         self.spare_len = 0;
         let n = self.room(max);
         let n = self.guard(n)?;
@@ -529,9 +522,7 @@ impl<W: Write> SeipdWriter<W> {
 
 impl<W: Write> Write for SeipdWriter<W> {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        if self.poisoned {
-            return Err(poisoned());
-        }
+        self.poison.check_io()?;
         if data.is_empty() {
             return Ok(0);
         }
@@ -543,9 +534,7 @@ impl<W: Write> Write for SeipdWriter<W> {
     /// to the last full chunk is then out. Never writes a short chunk (the current one waits
     /// for more data or `finish`).
     fn flush(&mut self) -> io::Result<()> {
-        if self.poisoned {
-            return Err(poisoned());
-        }
+        self.poison.check_io()?;
         let result = self.drain(0);
         self.guard(result)?;
         self.inner.flush()
@@ -605,6 +594,8 @@ pub(crate) struct SeipdReader<R: Read> {
     /// The error to report once the released plaintext has been read.
     pending: Option<Error>,
     state: State,
+    /// The first error, reported again by every later call.
+    poison: Poison,
 }
 
 impl<R: Read> SeipdReader<R> {
@@ -640,6 +631,7 @@ impl<R: Read> SeipdReader<R> {
             total: 0,
             pending: None,
             state: State::Reading,
+            poison: Poison::default(),
         })
     }
 
@@ -800,22 +792,20 @@ impl<R: Read> SeipdReader<R> {
 impl<R: Read> BufRead for SeipdReader<R> {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
         loop {
-            if self.state == State::Failed {
-                return Err(poisoned());
-            }
+            self.poison.check_io()?;
             if self.window().is_some() {
                 break;
             }
             if let Some(e) = self.pending.take() {
                 self.state = State::Failed;
-                return Err(e.into());
+                return Err(self.poison.set(e).into());
             }
             if self.state == State::Done {
                 return Ok(&[]);
             }
             if let Err(e) = self.refill() {
                 self.state = State::Failed;
-                return Err(e.into());
+                return Err(self.poison.set(e).into());
             }
         }
         Ok(self.window().unwrap_or_default())

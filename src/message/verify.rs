@@ -788,8 +788,8 @@ enum Stage<R: BufRead> {
     Body(LiteralReader<R>),
     /// The message has been read completely.
     Done,
-    /// An error happened.
-    Failed,
+    /// An error happened: the first one, reported again by every later call.
+    Failed(Error),
 }
 
 /// Reads an inline-signed message (RFC 9580 §10.3): signatures or One-Pass Signatures, a Literal
@@ -845,7 +845,8 @@ impl<R: BufRead> InlineVerifyReader<R> {
         }
         match self.stage {
             Stage::Done => Ok(self.results),
-            _ => Err(Error::malformed("signed message: reading failed earlier")),
+            Stage::Failed(first) => Err(first),
+            Stage::Body(_) => Err(Error::poisoned()),
         }
     }
 }
@@ -872,35 +873,42 @@ fn matches_ops(ops: &OnePassSignature, sig: &SignaturePacket) -> bool {
         && ops.salt == sig.salt
 }
 
+impl<R: BufRead> InlineVerifyReader<R> {
+    /// Keeps `first` as the stream's error and returns it for the caller.
+    fn fail(&mut self, first: Error) -> io::Error {
+        let again = first.replay();
+        self.stage = Stage::Failed(first);
+        again.into()
+    }
+}
+
 impl<R: BufRead> Read for InlineVerifyReader<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         if buf.is_empty() {
             return Ok(0);
         }
         let Stage::Body(literal) = &mut self.stage else {
-            return match self.stage {
-                Stage::Done => Ok(0),
-                _ => Err(Error::malformed("signed message: reading failed earlier").into()),
+            return match &self.stage {
+                Stage::Failed(first) => Err(first.replay().into()),
+                _ => Ok(0),
             };
         };
         let n = match literal.read(buf) {
             Ok(n) => n,
-            Err(e) => {
-                self.stage = Stage::Failed;
-                return Err(e);
-            }
+            Err(e) => return Err(self.fail(Error::from_io(e))),
         };
         if n > 0 {
             self.signatures.update(buf.get(..n).unwrap_or_default());
             return Ok(n);
         }
-        let Stage::Body(literal) = std::mem::replace(&mut self.stage, Stage::Failed) else {
+        let Stage::Body(literal) = std::mem::replace(&mut self.stage, Stage::Done) else {
             return Ok(0);
         };
         let limits = self.verifier.limits;
-        self.results =
-            self.signatures.read_suffix(&mut literal.into_inner(), &limits, Some(&self.verifier))?;
-        self.stage = Stage::Done;
+        match self.signatures.read_suffix(&mut literal.into_inner(), &limits, Some(&self.verifier)) {
+            Ok(results) => self.results = results,
+            Err(e) => return Err(self.fail(e)),
+        }
         Ok(0)
     }
 }
