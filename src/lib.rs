@@ -171,6 +171,7 @@ pub use crate::key::{
 pub use crate::limits::Limits;
 pub use crate::message::cleartext::{CleartextMessage, CleartextSignWriter, is_cleartext_signed};
 pub use crate::message::hashing::SignatureMode;
+pub use crate::message::parallel::set_buffer_pool_limit;
 pub use crate::message::sign::{InlineSignWriter, SignWriter, Signer};
 pub use crate::message::verify::{
     BadReason, DetachedVerifier, InlineVerifyReader, UnverifiableReason, Verification, VerificationStatus,

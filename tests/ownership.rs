@@ -88,3 +88,15 @@ fn arcs_owned_and_borrowed() {
         assert_eq!(d.decrypt_bytes(&msg).unwrap().0, b"hello");
     }
 }
+
+/// The process-wide buffer pool can be turned off; messages are the same either way.
+#[test]
+fn buffer_pool_off_switch() {
+    let key = KeyBuilder::new(Profile::Rfc9580).user_id("P <p@example.org>").generate().unwrap();
+    let data = vec![0x42u8; 3 << 20];
+    for limit in [0, 2 << 20] {
+        sixpgp::set_buffer_pool_limit(limit);
+        let msg = Encryptor::new([key.to_cert()]).encrypt_bytes(&data).unwrap();
+        assert_eq!(Decryptor::new([&key]).decrypt_bytes(&msg).unwrap().0, data);
+    }
+}

@@ -512,8 +512,27 @@ impl<J> Drop for Pipeline<J> {
 /// zeroed, which is a large part of the cost of a short message.
 static POOL: std::sync::Mutex<Vec<SecretVec>> = std::sync::Mutex::new(Vec::new());
 
-/// Octets of buffers [`POOL`] keeps at most: a few chunks of the default size.
+/// Octets of buffers [`POOL`] keeps at most by default: a few chunks of the default size.
 const POOL_OCTETS: usize = 2 << 20;
+
+/// Octets of buffers [`POOL`] keeps at most, as set by [`set_buffer_pool_limit`].
+static POOL_LIMIT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(POOL_OCTETS);
+
+/// Sets how many octets of chunk buffers the library keeps between messages, for the next
+/// messages of the process to reuse (default 2 MiB: a few buffers of the default chunk size).
+/// `0` turns the pool off and frees the buffers it holds.
+///
+/// The pool saves a short message the cost of having a large buffer mapped and zeroed anew;
+/// the buffers it keeps are wiped before they are kept. Whatever the setting, the output of
+/// every operation is the same.
+pub fn set_buffer_pool_limit(octets: usize) {
+    POOL_LIMIT.store(octets, std::sync::atomic::Ordering::Relaxed);
+    let mut pool = POOL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut held = pool.iter().map(|b| b.len()).fold(0usize, usize::saturating_add);
+    while !pool.is_empty() && held > octets {
+        held = held.saturating_sub(pool.remove(0).len());
+    }
+}
 
 /// A pooled buffer of exactly `len` octets, if there is one.
 fn pool_take(len: usize) -> Option<SecretVec> {
@@ -522,16 +541,23 @@ fn pool_take(len: usize) -> Option<SecretVec> {
     Some(pool.swap_remove(i))
 }
 
+/// Octets the pool holds now (for tests).
+#[cfg(test)]
+pub(crate) fn pool_held() -> usize {
+    POOL.lock().unwrap_or_else(std::sync::PoisonError::into_inner).iter().map(|b| b.len()).sum()
+}
+
 /// Keeps `buf`, wiped in bulk (its length stays), in [`POOL`]; the oldest buffers make room if
 /// needed. A buffer with spare capacity is not kept (it is dropped, and so wiped).
 fn pool_give(mut buf: SecretVec) {
-    if buf.capacity() != buf.len() || buf.len() > POOL_OCTETS {
+    let limit = POOL_LIMIT.load(std::sync::atomic::Ordering::Relaxed);
+    if buf.capacity() != buf.len() || buf.len() > limit {
         return;
     }
     zeroize::Zeroize::zeroize(buf.as_mut_slice());
     let mut pool = POOL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let mut held = pool.iter().map(|b| b.len()).fold(0usize, usize::saturating_add);
-    while !pool.is_empty() && held.saturating_add(buf.len()) > POOL_OCTETS {
+    while !pool.is_empty() && held.saturating_add(buf.len()) > limit {
         held = held.saturating_sub(pool.remove(0).len());
     }
     pool.push(buf);
@@ -787,5 +813,17 @@ mod tests {
             let _ = job.unwrap();
         }
         assert!(q.workers.is_empty());
+    }
+
+    #[test]
+    fn the_buffer_pool_can_be_turned_off() {
+        set_buffer_pool_limit(0);
+        pool_give(SecretVec::zeroed(1 << 12));
+        assert_eq!(pool_held(), 0);
+        assert!(pool_take(1 << 12).is_none());
+        set_buffer_pool_limit(POOL_OCTETS);
+        pool_give(SecretVec::zeroed(1 << 12));
+        // Kept (other tests may have taken it again since, so only what can be asserted).
+        assert!(pool_held() <= POOL_OCTETS);
     }
 }
