@@ -46,7 +46,7 @@ mod packet;
 
 pub use crate::armor::{ArmorKind, ArmorReader, ArmorWriter};
 pub use crate::crypto::secret::{Password, SessionKey};
-pub use crate::crypto::{AeadAlgorithm, HashAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm};
+pub use crate::crypto::{AeadAlgorithm, HashAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm, backend};
 pub use crate::error::{Error, Limit, Malformed, Result, Unsupported};
 pub use crate::key::{Cert, Fingerprint, KeyBuilder, KeyId, KeyUpdate, Profile, ReasonForRevocation, Tsk};
 pub use crate::limits::Limits;
