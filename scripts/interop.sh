@@ -14,6 +14,8 @@
 # verification-only subset, which must accept what `sixsop` accepts.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# Peers installed with `cargo install` are found even when ~/.cargo/bin is not on PATH.
+PATH="$PATH:$HOME/.cargo/bin"
 
 # SIXSOP=/path/to/sixsop skips the build (e.g. to test a debug build); SIXSOPV defaults to the
 # `sixsopv` beside it.
