@@ -498,18 +498,33 @@ mod tests {
         super::cleartext(&cleartext);
     }
 
-    const CORPUS: &[&[u8]] = &[
-        include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/corpus/packet/a03-cert.bin")),
-        include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/corpus/packet/a04-secret-key.bin")),
-        include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/corpus/packet/a05-secret-key-locked.bin")),
-        include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/corpus/packet/pqc-eddsa-sk.bin")),
-        include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/corpus/packet/pqc-mldsa65-sk.bin")),
-        include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/corpus/packet/pqc-mldsa65-signature.bin")),
+    /// The packet target's seeds, from `tests/data/` (which the published package carries, unlike
+    /// `fuzz/corpus/`): the RFC 9580 A.3-A.5 keys and the PQC sample keys and signature,
+    /// dearmored. They are the octets of `fuzz/corpus/packet/{a03-cert, a04-secret-key,
+    /// a05-secret-key-locked, pqc-eddsa-sk, pqc-mldsa65-sk, pqc-mldsa65-signature}.bin`.
+    const SEEDS: &[&str] = &[
+        include_str!("../tests/data/a03-v6-certificate.asc"),
+        include_str!("../tests/data/a04-v6-secret-key.asc"),
+        include_str!("../tests/data/a05-v6-secret-key-locked.asc"),
+        include_str!("../tests/data/v6-eddsa-sample-sk.asc"),
+        include_str!("../tests/data/v6-mldsa-65-sample-sk.asc"),
+        include_str!("../tests/data/v6-mldsa-65-sample-signature.asc"),
     ];
+
+    fn corpus() -> Vec<Vec<u8>> {
+        SEEDS
+            .iter()
+            .map(|armored| {
+                let mut binary = Vec::new();
+                let _ = crate::ArmorReader::new(armored.as_bytes()).read_to_end(&mut binary).unwrap();
+                binary
+            })
+            .collect()
+    }
 
     #[test]
     fn corpus_passes_the_oracle() {
-        for seed in CORPUS {
+        for seed in &corpus() {
             super::packets(seed);
         }
     }
@@ -517,10 +532,10 @@ mod tests {
     proptest! {
         #[test]
         fn mutated_corpus_passes_the_oracle(
-            which in 0..CORPUS.len(),
+            which in 0..SEEDS.len(),
             edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..4),
         ) {
-            let mut data = CORPUS[which].to_vec();
+            let mut data = corpus().swap_remove(which);
             for (idx, value) in edits {
                 let i = idx.index(data.len());
                 data[i] = value;
