@@ -345,6 +345,7 @@ mod tests {
     use crate::crypto::rng::Rng;
     use crate::key::sig::{critical, make_over, sub};
     use crate::key::{KeyBuilder, Profile, Tsk};
+    use crate::packet::Serialize;
     use crate::packet::key::{SecretKeyData, SecretKeyMaterial};
     use crate::packet::subpacket::SubpacketData;
 

@@ -337,6 +337,7 @@ mod tests {
     use super::*;
     use crate::crypto::HashAlgorithm;
     use crate::crypto::hash::Hasher;
+    use crate::packet::PacketBody;
     use crate::packet::signature::SignaturePacket;
 
     /// RFC 9580 A.6: the hashed data and the SHA2-512 digest are reproduced exactly.

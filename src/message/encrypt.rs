@@ -30,7 +30,6 @@ use crate::message::parallel;
 use crate::message::seipd::SeipdWriter;
 use crate::message::sign::{InlineSignWriter, Signer};
 use crate::message::skesk::encrypt_session_key;
-use crate::packet::Packet;
 use crate::packet::header::Tag;
 use crate::packet::key::{PublicKeyMaterial, PublicKeyPacket};
 use crate::packet::literal::{LiteralFormat, LiteralHeader};
@@ -38,6 +37,7 @@ use crate::packet::padding::Padding;
 use crate::packet::partial::PartialBodyWriter;
 use crate::packet::pkesk::{Pkesk, PkeskFields, Recipient};
 use crate::packet::s2k::S2k;
+use crate::packet::{PacketBody, Serialize};
 
 /// The default chunk size: 256 KiB (chunk size octet 12).
 pub(crate) const DEFAULT_CHUNK_SIZE: usize = 1 << 18;
@@ -766,7 +766,7 @@ impl Encryptor {
             Some(len) => {
                 let mut body = vec![0u8; len];
                 rng.fill(&mut body)?;
-                Some(Packet::Padding(Padding(body)).to_vec())
+                Some(Padding(body))
             }
             None => None,
         };
@@ -847,7 +847,7 @@ impl<W: Write> Write for Inner<W> {
 #[must_use = "call finish() to complete the message"]
 pub struct EncryptWriter<W: Write> {
     inner: Inner<W>,
-    padding: Option<Vec<u8>>,
+    padding: Option<Padding>,
     sym: SymmetricAlgorithm,
     aead: AeadAlgorithm,
     session_key: SessionKey,
@@ -921,7 +921,7 @@ impl<W: Write> EncryptWriter<W> {
         self.poison.check()?;
         let mut seipd = self.inner.finish()?;
         if let Some(padding) = &self.padding {
-            seipd.write_all(padding)?;
+            padding.write_packet(&mut seipd)?;
         }
         seipd.finish()?.finish()?.finish()
     }

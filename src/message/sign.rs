@@ -18,8 +18,7 @@ use crate::key::{Tsk, flags, to_timestamp};
 use crate::message::Sink;
 use crate::message::hashing::{DataHasher, SignatureMode};
 use crate::message::literal::LiteralWriter;
-use crate::packet::Packet;
-use crate::packet::header::{Header, Tag};
+use crate::packet::PacketBody;
 use crate::packet::literal::{LiteralFormat, LiteralHeader};
 use crate::packet::one_pass::OnePassSignature;
 use crate::packet::signature::{SignatureMaterial, SignaturePacket, SignatureType};
@@ -312,9 +311,7 @@ impl SignWriter {
                 fingerprint: *p.fingerprint.as_bytes(),
                 last: u8::from(i.saturating_add(1) == count),
             };
-            let body = ops.to_vec();
-            Header::fixed(Tag::OnePassSignature, body.len())?.write_to(&mut sink)?;
-            sink.write_all(&body)?;
+            ops.write_packet(&mut sink)?;
         }
         let literal = LiteralWriter::new(sink, header)?;
         Ok(InlineSignWriter { signer: self, literal })
@@ -341,7 +338,7 @@ impl SignWriter {
         let armor = self.armor;
         let mut out = Vec::new();
         for sig in self.make()? {
-            out.extend(Packet::Signature(sig).to_vec());
+            sig.write_packet(&mut out)?;
         }
         if armor {
             let mut w =
@@ -392,7 +389,7 @@ impl<W: Write> InlineSignWriter<W> {
         let mut sink = self.literal.finish()?;
         let sigs = self.signer.make()?;
         for sig in sigs.into_iter().rev() {
-            Packet::Signature(sig).write_to(&mut sink)?;
+            sig.write_packet(&mut sink)?;
         }
         sink.finish()
     }

@@ -33,7 +33,7 @@ use crate::message::lookup::{KeyStore, SharedStore};
 use crate::packet::header::Tag;
 use crate::packet::one_pass::OnePassSignature;
 use crate::packet::signature::{SignaturePacket, SignatureType};
-use crate::packet::{RawPacket, read_raw_packet};
+use crate::packet::{PacketBody, RawPacket, read_raw_packet};
 
 /// The verdict on one signature.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -922,9 +922,9 @@ mod tests {
     use crate::key::sig::{Signed, critical, make, make_over, sub};
     use crate::key::{KeyBuilder, Profile, Tsk};
     use crate::message::sign::Signer;
-    use crate::packet::Packet;
     use crate::packet::key::{SecretKeyData, SecretKeyMaterial};
     use crate::packet::subpacket::SubpacketData;
+    use crate::packet::{Packet, Serialize};
 
     const T0: u32 = 1_750_000_000;
 

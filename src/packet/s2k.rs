@@ -6,6 +6,7 @@ use std::io::{self, Write};
 
 use crate::crypto::HashAlgorithm;
 use crate::error::{Error, Result};
+use crate::packet::Serialize;
 use crate::packet::reader::Reader;
 
 /// S2K type 3, iterated and salted (RFC 9580 §3.7.1.3).
@@ -87,12 +88,13 @@ impl S2k {
         r.finish()?;
         Ok(s2k)
     }
+}
 
-    /// Writes the specifier (no length octet).
-    ///
-    /// # Errors
-    /// Only the writer's errors.
-    pub(crate) fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
+/// The specifier, without a length octet.
+impl Serialize for S2k {
+    type Buf = Vec<u8>;
+
+    fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
         match self {
             Self::IteratedSalted { hash, salt, count } => {
                 w.write_all(&[TYPE_ITERATED_SALTED, u8::from(*hash)])?;
@@ -108,21 +110,12 @@ impl S2k {
         }
     }
 
-    /// Octets [`S2k::write_to`] writes.
-    pub(crate) fn encoded_len(&self) -> usize {
+    fn encoded_len(&self) -> usize {
         match self {
             Self::IteratedSalted { .. } => 11,
             Self::Argon2 { .. } => 20,
             Self::Other(raw) => raw.len(),
         }
-    }
-
-    /// The serialized specifier.
-    pub(crate) fn to_vec(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.encoded_len());
-        // Writing to a Vec cannot fail.
-        let _ = self.write_to(&mut out);
-        out
     }
 }
 
