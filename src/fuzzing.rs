@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::packet::header::Tag;
-use crate::packet::{Packet, RawPacket, read_raw_packet};
+use crate::packet::{Packet, PacketBody, RawPacket, Serialize, read_raw_packet};
 use crate::{Cert, CleartextMessage, Decryptor, Limits, Tsk, Verifier};
 
 /// Reads packets until the input ends or a framing error, parses each one, and checks the
@@ -62,8 +62,8 @@ fn message_packet_round_trip(raw: &RawPacket) {
     let body = raw.body.as_slice();
     let mut out = Vec::new();
     let written = match raw.tag {
-        Tag::Pkesk => Pkesk::from_bytes(body).map(|p| p.write_to(&mut out)),
-        Tag::Skesk => Skesk::from_bytes(body).map(|p| p.write_to(&mut out)),
+        Tag::Pkesk => Pkesk::parse(body).map(|p| p.write_to(&mut out)),
+        Tag::Skesk => Skesk::parse(body).map(|p| p.write_to(&mut out)),
         Tag::OnePassSignature => OnePassSignature::parse(body).map(|p| p.write_to(&mut out)),
         Tag::Seipd => {
             let mut r = Reader::new(body, "fuzz: SEIPD header");
@@ -318,8 +318,8 @@ mod tests {
     use crate::SymmetricAlgorithm::{Aes128, Aes256};
     use crate::crypto::s2k;
     use crate::message::skesk::encrypt_session_key;
-    use crate::packet::read_raw_packet;
     use crate::packet::s2k::S2k;
+    use crate::packet::{PacketBody, Serialize, read_raw_packet};
     use crate::{
         CleartextMessage, Decryptor, Encryptor, HashAlgorithm, Limits, Profile, SignatureMode, Signer,
         Verifier,

@@ -148,6 +148,8 @@
 //! - `packet`: parsing and serializing packets (no cryptography);
 //! - `crypto`: the OpenPGP constructions on RustCrypto primitives (no I/O);
 //! - `armor`: streaming ASCII armor ([`ArmorReader`], [`ArmorWriter`]);
+//! - `signature`: v6 signature hashing, making and checking over any signed content
+//!   ([`SignatureMode`]);
 //! - `key`: [`Cert`], [`Tsk`], [`KeyBuilder`], self-signature evaluation;
 //! - `message`: the streaming encryption, decryption, signing and verification adapters.
 //!
@@ -160,6 +162,7 @@ mod key;
 mod limits;
 mod message;
 mod packet;
+mod signature;
 
 pub use crate::armor::{ArmorKind, ArmorReader, ArmorWriter};
 pub use crate::crypto::secret::{Password, SessionKey};
@@ -170,7 +173,6 @@ pub use crate::key::{
 };
 pub use crate::limits::Limits;
 pub use crate::message::cleartext::{CleartextMessage, CleartextSignWriter, is_cleartext_signed};
-pub use crate::message::hashing::SignatureMode;
 pub use crate::message::parallel::set_buffer_pool_limit;
 pub use crate::message::sign::{InlineSignWriter, SignWriter, Signer};
 pub use crate::message::verify::{
@@ -182,6 +184,7 @@ pub use crate::message::{
     LiteralInfo, MessageInfo, Purpose, Recipient, Recipients,
 };
 pub use crate::packet::signature::SignatureType;
+pub use crate::signature::SignatureMode;
 
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]

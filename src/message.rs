@@ -9,7 +9,6 @@
 pub(crate) mod cleartext;
 mod decrypt;
 mod encrypt;
-pub(crate) mod hashing;
 mod info;
 mod inspect;
 pub(crate) mod literal;

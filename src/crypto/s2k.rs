@@ -8,11 +8,35 @@
 
 use zeroize::Zeroizing;
 
+use crate::crypto::HashAlgorithm;
 use crate::crypto::hash::Hasher;
 use crate::crypto::secret::SecretVec;
 use crate::error::{Error, Limit, Result, Unsupported};
 use crate::limits::Limits;
-use crate::packet::s2k::{S2k, count_octets};
+
+/// An S2K specifier: which derivation, with which parameters (RFC 9580 §3.7.1). The packet
+/// layer reads and writes its wire form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum S2k {
+    /// Type 3: iterated and salted, with the coded count octet.
+    IteratedSalted { hash: HashAlgorithm, salt: [u8; 8], count: u8 },
+    /// Type 4: Argon2id with passes `t`, parallelism `p` and memory exponent `m` (2^m KiB).
+    Argon2 { salt: [u8; 16], t: u8, p: u8, m: u8 },
+    /// Any other type (0 simple, 1 salted, 101 GnuPG, ...), kept verbatim (type octet first).
+    Other(Vec<u8>),
+}
+
+/// Decodes the coded count octet of an iterated and salted S2K into an octet count
+/// (RFC 9580 §3.7.1.3): `(16 + (c & 15)) << ((c >> 4) + 6)`.
+///
+/// <https://www.rfc-editor.org/rfc/rfc9580#section-3.7.1.3>
+pub(crate) fn count_octets(count: u8) -> u64 {
+    // `16 | (c & 15)` equals `16 + (c & 15)` because the low nibble is below 16.
+    let mantissa = 16 | u64::from(count & 15);
+    // The exponent is at most 15 + 6 = 21, so the shift cannot overflow a u64.
+    let exponent = u32::from(count.checked_shr(4).unwrap_or(0)).saturating_add(6);
+    mantissa.checked_shl(exponent).unwrap_or(u64::MAX)
+}
 
 /// Longest key this module derives (two SHA2-256 contexts; any cipher key fits).
 const MAX_KEY_LEN: usize = 64;

@@ -16,6 +16,7 @@ use crate::packet::header::{Header, Tag};
 use crate::packet::key::PublicKeyPacket;
 use crate::packet::signature::SignaturePacket;
 use crate::packet::user_id::UserId;
+use crate::packet::{PacketBody, Serialize};
 
 /// An OpenPGP certificate: a v6 primary key with its self-signatures, user IDs and subkeys.
 ///
@@ -164,7 +165,7 @@ impl Cert {
     ) -> io::Result<()> {
         write_sigs(&self.primary_sigs, w)?;
         for u in &self.user_ids {
-            write_packet(Tag::UserId, u.user_id.encoded_len(), w, |w| u.user_id.write_to(w))?;
+            u.user_id.write_packet(w)?;
             write_sigs(&u.sigs, w)?;
         }
         for (i, s) in self.subkeys.iter().enumerate() {
@@ -179,8 +180,7 @@ impl Cert {
     /// # Errors
     /// Any I/O error of `w`.
     pub fn write_to(&self, w: &mut (impl Write + ?Sized)) -> Result<()> {
-        let p = &self.primary;
-        write_packet(Tag::PublicKey, p.encoded_len(), w, |w| p.write_to(w))?;
+        self.primary.write_packet(w)?;
         self.write_components(w, |_, s, w| {
             write_packet(Tag::PublicSubkey, s.key.encoded_len(), w, |w| s.key.write_to(w))
         })?;
@@ -216,7 +216,7 @@ pub(crate) fn write_packet<W: Write + ?Sized>(
 
 fn write_sigs(sigs: &[SignaturePacket], w: &mut (impl Write + ?Sized)) -> io::Result<()> {
     for sig in sigs {
-        write_packet(Tag::Signature, sig.encoded_len(), w, |w| sig.write_to(w))?;
+        sig.write_packet(w)?;
     }
     Ok(())
 }

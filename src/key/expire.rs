@@ -12,12 +12,12 @@ use std::time::SystemTime;
 use crate::crypto::rng::Rng;
 use crate::error::{Error, KeyProblem, Result};
 use crate::key::fingerprint::Fingerprint;
-use crate::key::revoke::base_subpackets;
-use crate::key::sig::{self, Signed, critical, sub};
+use crate::key::sig::{self, Signed};
 use crate::key::tsk::Tsk;
 use crate::key::{flags, to_timestamp};
 use crate::packet::signature::{SignaturePacket, SignatureType};
 use crate::packet::subpacket::{Subpacket, SubpacketData};
+use crate::signature::{base_subpackets, critical, sub};
 
 /// The creation time for a signature that must supersede `prev`: `t`, or one second after
 /// `prev` if that is later (two self-signatures made in the same second would tie).
@@ -77,7 +77,7 @@ impl Tsk {
                 &binding.key,
                 sub_secret,
                 SignatureType::PrimaryKeyBinding,
-                base_subpackets(&binding.fingerprint, created),
+                base_subpackets(binding.fingerprint.as_bytes(), created),
                 signed,
                 rng,
             )?;

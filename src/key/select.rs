@@ -343,10 +343,12 @@ impl Cert {
 mod tests {
     use super::*;
     use crate::crypto::rng::Rng;
-    use crate::key::sig::{critical, make_over, sub};
+    use crate::key::sig::make_over;
     use crate::key::{KeyBuilder, Profile, Tsk};
+    use crate::packet::Serialize;
     use crate::packet::key::{SecretKeyData, SecretKeyMaterial};
     use crate::packet::subpacket::SubpacketData;
+    use crate::signature::{critical, sub};
 
     const T0: u32 = 1_750_000_000;
 

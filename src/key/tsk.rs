@@ -17,6 +17,7 @@ use crate::key::cert::{Cert, armored, write_packet};
 use crate::key::fingerprint::Fingerprint;
 use crate::key::parse::{self, Secrets};
 use crate::limits::Limits;
+use crate::packet::Serialize;
 use crate::packet::header::Tag;
 use crate::packet::key::{
     EncryptedSecret, PublicKeyPacket, SecretKeyData, SecretKeyMaterial, secret_key_len, write_secret_key,

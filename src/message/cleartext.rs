@@ -16,9 +16,9 @@ use crate::armor::{ArmorKind, ArmorReader, ArmorWriter};
 use crate::crypto::HashAlgorithm;
 use crate::error::{Error, Limit, Result};
 use crate::limits::Limits;
-use crate::message::hashing::SignatureMode;
 use crate::message::sign::{SignWriter, Signer};
 use crate::message::verify::{Verification, Verifier};
+use crate::signature::SignatureMode;
 
 /// The first line of a cleartext-signed message.
 pub(crate) const CLEARTEXT_BEGIN: &[u8] = b"-----BEGIN PGP SIGNED MESSAGE-----";
@@ -337,6 +337,7 @@ mod tests {
     use super::*;
     use crate::crypto::HashAlgorithm;
     use crate::crypto::hash::Hasher;
+    use crate::packet::PacketBody;
     use crate::packet::signature::SignaturePacket;
 
     /// RFC 9580 A.6: the hashed data and the SHA2-512 digest are reproduced exactly.
@@ -361,11 +362,10 @@ mod tests {
         assert_eq!(hex::encode(h.finish()), v["sha512_digest"].as_str().unwrap());
         // The streaming text hasher gives the same digest from the LF text.
         let mut dh =
-            crate::message::hashing::DataHasher::new(HashAlgorithm::Sha512, &sig.salt, SignatureMode::Text)
-                .unwrap();
+            crate::signature::DataHasher::new(HashAlgorithm::Sha512, &sig.salt, SignatureMode::Text).unwrap();
         dh.update(b"What we need from the grocery store:\n\n- tofu\n- vegetables\n- noodles\n");
         assert_eq!(
-            hex::encode(crate::key::sig::finish_hash(dh.into_hasher(), &sig)),
+            hex::encode(crate::signature::finish_hash(dh.into_hasher(), &sig)),
             v["sha512_digest"].as_str().unwrap()
         );
     }

@@ -35,6 +35,7 @@ use crate::message::parallel;
 use crate::message::seipd::SeipdReader;
 use crate::message::skesk::decrypt_session_key;
 use crate::message::verify::{InlineSignatures, Verification, Verifier};
+use crate::packet::PacketBody;
 use crate::packet::header::{BodyLength, Header, Tag};
 use crate::packet::key::{PublicKeyMaterial, PublicKeyPacket, SecretKeyMaterial};
 use crate::packet::partial::PartialBodyReader;
@@ -364,13 +365,13 @@ impl Decryptor {
                     // may be a whole packet body (1 MiB by default) each, up to the count
                     // limit.
                     if header.tag == Tag::Pkesk {
-                        match Pkesk::from_bytes(&body) {
+                        match Pkesk::parse(&body) {
                             Ok(p) if !matches!(p.fields, PkeskFields::Unknown(_)) => pkesks.push(p),
                             Ok(_) | Err(Error::Unsupported(_)) => {}
                             Err(e) => return Err(e),
                         }
                     } else {
-                        match Skesk::from_bytes(&body) {
+                        match Skesk::parse(&body) {
                             Ok(s) if usable_skesk(&s) => skesks.push(s),
                             Ok(_) | Err(Error::Unsupported(_)) => {}
                             Err(e) => return Err(e),

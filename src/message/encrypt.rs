@@ -23,21 +23,21 @@ use crate::error::{Error, Poison, Result, Unsupported};
 use crate::key::{Cert, Fingerprint, Profile, Tsk, flags, to_timestamp};
 use crate::limits::Limits;
 use crate::message::Sink;
-use crate::message::hashing::SignatureMode;
 use crate::message::info::DataFormat;
 use crate::message::literal::LiteralWriter;
 use crate::message::parallel;
 use crate::message::seipd::SeipdWriter;
 use crate::message::sign::{InlineSignWriter, Signer};
 use crate::message::skesk::encrypt_session_key;
-use crate::packet::Packet;
 use crate::packet::header::Tag;
 use crate::packet::key::{PublicKeyMaterial, PublicKeyPacket};
-use crate::packet::literal::{LiteralFormat, LiteralHeader};
+use crate::packet::literal::LiteralHeader;
 use crate::packet::padding::Padding;
 use crate::packet::partial::PartialBodyWriter;
 use crate::packet::pkesk::{Pkesk, PkeskFields, Recipient};
 use crate::packet::s2k::S2k;
+use crate::packet::{PacketBody, Serialize};
+use crate::signature::SignatureMode;
 
 /// The default chunk size: 256 KiB (chunk size octet 12).
 pub(crate) const DEFAULT_CHUNK_SIZE: usize = 1 << 18;
@@ -716,11 +716,7 @@ impl Encryptor {
         let signatures = if signers.is_empty() {
             None
         } else {
-            let mode = match literal.format {
-                LiteralFormat::Utf8 | LiteralFormat::Text => SignatureMode::Text,
-                _ => SignatureMode::Binary,
-            };
-            let mut signer = Signer::new().mode(mode);
+            let mut signer = Signer::new().mode(SignatureMode::from_literal_format(literal.format));
             if let Some(t) = time {
                 signer = signer.creation_time(t);
             }
@@ -766,7 +762,7 @@ impl Encryptor {
             Some(len) => {
                 let mut body = vec![0u8; len];
                 rng.fill(&mut body)?;
-                Some(Packet::Padding(Padding(body)).to_vec())
+                Some(Padding(body))
             }
             None => None,
         };
@@ -847,7 +843,7 @@ impl<W: Write> Write for Inner<W> {
 #[must_use = "call finish() to complete the message"]
 pub struct EncryptWriter<W: Write> {
     inner: Inner<W>,
-    padding: Option<Vec<u8>>,
+    padding: Option<Padding>,
     sym: SymmetricAlgorithm,
     aead: AeadAlgorithm,
     session_key: SessionKey,
@@ -921,7 +917,7 @@ impl<W: Write> EncryptWriter<W> {
         self.poison.check()?;
         let mut seipd = self.inner.finish()?;
         if let Some(padding) = &self.padding {
-            seipd.write_all(padding)?;
+            padding.write_packet(&mut seipd)?;
         }
         seipd.finish()?.finish()?.finish()
     }

@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::key::Fingerprint;
 use crate::limits::Limits;
 use crate::message::lookup::Recipient;
+use crate::packet::PacketBody;
 use crate::packet::header::Tag;
 use crate::packet::one_pass::OnePassSignature;
 use crate::packet::pkesk::Pkesk;
@@ -73,11 +74,11 @@ impl MessageInfo {
             };
             match raw.tag {
                 Tag::Pkesk => {
-                    if let Ok(p) = Pkesk::from_bytes(&raw.body) {
+                    if let Ok(p) = Pkesk::parse(&raw.body) {
                         info.recipients.push((&p.recipient).into());
                     }
                 }
-                Tag::Skesk if Skesk::from_bytes(&raw.body).is_ok() => {
+                Tag::Skesk if Skesk::parse(&raw.body).is_ok() => {
                     info.passwords = info.passwords.saturating_add(1);
                 }
                 Tag::OnePassSignature => {

@@ -23,6 +23,7 @@ use crate::crypto::secret::SessionKey;
 use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm};
 use crate::error::{Error, Poison, Result, Unsupported};
 use crate::message::parallel::{Job, Pipeline, Work};
+use crate::packet::Serialize;
 use crate::packet::partial::DirectSink;
 use crate::packet::seipd::SeipdHeader;
 
@@ -1602,7 +1603,7 @@ mod tests {
             check_seipd_vector(&v);
             let pk = packets(&dearmor(armored));
             assert_eq!(pk.iter().map(|p| p.0).collect::<Vec<_>>(), [Tag::Skesk, Tag::Seipd]);
-            let skesk = crate::packet::skesk::Skesk::from_bytes(&pk[0].1).unwrap();
+            let skesk = <crate::packet::skesk::Skesk as crate::packet::PacketBody>::parse(&pk[0].1).unwrap();
             let session_key =
                 crate::message::skesk::decrypt_session_key(&skesk, &hexf(&v, "s2k_derived_key")).unwrap();
             assert_eq!(session_key.as_bytes(), hexf(&v, "session_key"));

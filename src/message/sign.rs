@@ -13,17 +13,14 @@ use crate::crypto::HashAlgorithm;
 use crate::crypto::rng::Rng;
 use crate::error::{Error, Result};
 use crate::key::Fingerprint;
-use crate::key::sig::{critical, default_hash, sign_hashed, sub};
 use crate::key::{Tsk, flags, to_timestamp};
 use crate::message::Sink;
-use crate::message::hashing::{DataHasher, SignatureMode};
 use crate::message::literal::LiteralWriter;
-use crate::packet::Packet;
-use crate::packet::header::{Header, Tag};
-use crate::packet::literal::{LiteralFormat, LiteralHeader};
+use crate::packet::PacketBody;
+use crate::packet::literal::LiteralHeader;
 use crate::packet::one_pass::OnePassSignature;
-use crate::packet::signature::{SignatureMaterial, SignaturePacket, SignatureType};
-use crate::packet::subpacket::SubpacketData;
+use crate::packet::signature::SignaturePacket;
+use crate::signature::{DataHasher, SignatureMode, base_subpackets, default_hash, sign_hashed, unsigned};
 
 /// Builds signing streams: which keys sign, in which mode, at what time.
 ///
@@ -129,10 +126,6 @@ impl Signer {
             return Err(Error::InvalidArgument("no signing key given"));
         }
         let t = to_timestamp(self.creation_time.unwrap_or_else(SystemTime::now));
-        let sig_type = match self.mode {
-            SignatureMode::Binary => SignatureType::Binary,
-            SignatureMode::Text => SignatureType::Text,
-        };
         let mut pending = Vec::with_capacity(self.keys.len());
         for tsk in self.keys {
             let mut locked = false;
@@ -151,30 +144,9 @@ impl Signer {
                 return Err(if locked { Error::KeyLocked } else { tsk.cert.no_key_error(t, flags::SIGN) });
             };
             let hash = default_hash(key.algorithm);
-            let salt_len =
-                hash.v6_salt_len().ok_or(Error::InvalidArgument("hash algorithm has no v6 salt size"))?;
-            let mut salt = vec![0u8; salt_len];
-            rng.fill(&mut salt)?;
-            let hasher = DataHasher::new(hash, &salt, self.mode)?;
-            // Hashed subpackets: creation time (critical), issuer fingerprint (RFC 9580 §5.2.3.11,
-            // §5.2.3.35).
-            let hashed = vec![
-                critical(SubpacketData::SignatureCreationTime(t)),
-                sub(SubpacketData::IssuerFingerprint {
-                    version: 6,
-                    fingerprint: fingerprint.as_bytes().to_vec(),
-                }),
-            ];
-            let sig = SignaturePacket {
-                sig_type,
-                pk_algorithm: key.algorithm,
-                hash_algorithm: hash,
-                hashed,
-                unhashed: Vec::new(),
-                left16: [0; 2],
-                salt,
-                material: SignatureMaterial::Unknown(Vec::new()),
-            };
+            let hashed = base_subpackets(fingerprint.as_bytes(), t);
+            let sig = unsigned(key.algorithm, self.mode.signature_type(), hash, hashed, rng)?;
+            let hasher = DataHasher::new(hash, &sig.salt, self.mode)?;
             pending.push(Pending { tsk: Arc::clone(&tsk), fingerprint, sig, hasher });
         }
         Ok(PreparedSignatures { pending, mode: self.mode })
@@ -218,11 +190,7 @@ impl Signer {
     /// # Errors
     /// As [`Signer::detached`], and I/O errors of `sink`.
     pub fn inline_writer<W: Write>(self, sink: W) -> Result<InlineSignWriter<W>> {
-        let format = match self.mode {
-            SignatureMode::Binary => LiteralFormat::Binary,
-            SignatureMode::Text => LiteralFormat::Utf8,
-        };
-        let header = LiteralHeader { format, filename: Vec::new(), date: 0 };
+        let header = LiteralHeader { format: self.mode.literal_format(), filename: Vec::new(), date: 0 };
         let sink = if self.armor {
             Sink::Armored(ArmorWriter::new(sink, ArmorKind::Message)?)
         } else {
@@ -312,9 +280,7 @@ impl SignWriter {
                 fingerprint: *p.fingerprint.as_bytes(),
                 last: u8::from(i.saturating_add(1) == count),
             };
-            let body = ops.to_vec();
-            Header::fixed(Tag::OnePassSignature, body.len())?.write_to(&mut sink)?;
-            sink.write_all(&body)?;
+            ops.write_packet(&mut sink)?;
         }
         let literal = LiteralWriter::new(sink, header)?;
         Ok(InlineSignWriter { signer: self, literal })
@@ -341,7 +307,7 @@ impl SignWriter {
         let armor = self.armor;
         let mut out = Vec::new();
         for sig in self.make()? {
-            out.extend(Packet::Signature(sig).to_vec());
+            sig.write_packet(&mut out)?;
         }
         if armor {
             let mut w =
@@ -392,7 +358,7 @@ impl<W: Write> InlineSignWriter<W> {
         let mut sink = self.literal.finish()?;
         let sigs = self.signer.make()?;
         for sig in sigs.into_iter().rev() {
-            Packet::Signature(sig).write_to(&mut sink)?;
+            sig.write_packet(&mut sink)?;
         }
         sink.finish()
     }

@@ -24,16 +24,15 @@ use crate::crypto::HashAlgorithm;
 use crate::error::KeyProblem;
 use crate::error::{Error, Limit, Result, Unsupported};
 use crate::key::Fingerprint;
-use crate::key::sig::{finish_hash, verify_digest};
 use crate::key::{Cert, flags, from_timestamp, to_timestamp};
 use crate::limits::Limits;
-use crate::message::hashing::{DataHasher, SignatureMode};
 use crate::message::literal::LiteralReader;
 use crate::message::lookup::{KeyStore, SharedStore};
 use crate::packet::header::Tag;
 use crate::packet::one_pass::OnePassSignature;
-use crate::packet::signature::{SignaturePacket, SignatureType};
-use crate::packet::{RawPacket, read_raw_packet};
+use crate::packet::signature::SignaturePacket;
+use crate::packet::{PacketBody, RawPacket, read_raw_packet};
+use crate::signature::{DataHasher, SignatureMode, finish_hash, verify_digest};
 
 /// The verdict on one signature.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -451,12 +450,9 @@ fn issuer_of(sig: &SignaturePacket) -> Option<Fingerprint> {
     sig.issuer_fingerprint().and_then(|f| <[u8; 32]>::try_from(f).ok()).map(Fingerprint::from_bytes)
 }
 
-/// Binary or text, as the signature type says.
+/// Binary or text, as the signature type says (binary for a type that is neither).
 fn mode_of(sig: &SignaturePacket) -> Option<SignatureMode> {
-    match sig.sig_type {
-        SignatureType::Text => Some(SignatureMode::Text),
-        _ => Some(SignatureMode::Binary),
-    }
+    Some(SignatureMode::from_signature_type(sig.sig_type).unwrap_or(SignatureMode::Binary))
 }
 
 /// One signature awaiting the end of the data.
@@ -479,10 +475,8 @@ impl Pending {
     }
 
     fn start(sig: SignaturePacket) -> Self {
-        let mode = match sig.sig_type {
-            SignatureType::Binary => SignatureMode::Binary,
-            SignatureType::Text => SignatureMode::Text,
-            _ => return Self::Done(Verification::unverifiable(UnverifiableReason::NotDocumentSignature)),
+        let Some(mode) = SignatureMode::from_signature_type(sig.sig_type) else {
+            return Self::Done(Verification::unverifiable(UnverifiableReason::NotDocumentSignature));
         };
         match DataHasher::new(sig.hash_algorithm, &sig.salt, mode) {
             Ok(h) => Self::Hashing(Box::new(sig), h),
@@ -856,11 +850,8 @@ type OpsHash = std::result::Result<DataHasher, Verification>;
 
 /// Starts the hash a One-Pass Signature announces.
 fn start_for(ops: &OnePassSignature) -> OpsHash {
-    let mode = match ops.sig_type {
-        SignatureType::Binary => SignatureMode::Binary,
-        SignatureType::Text => SignatureMode::Text,
-        _ => return Err(Verification::unverifiable(UnverifiableReason::NotDocumentSignature)),
-    };
+    let mode = SignatureMode::from_signature_type(ops.sig_type)
+        .ok_or_else(|| Verification::unverifiable(UnverifiableReason::NotDocumentSignature))?;
     DataHasher::new(ops.hash_algorithm, &ops.salt, mode)
         .map_err(|_| Verification::unverifiable(UnverifiableReason::UnsupportedHash))
 }
@@ -919,12 +910,13 @@ mod tests {
 
     use super::*;
     use crate::crypto::rng::Rng;
-    use crate::key::sig::{Signed, critical, make, make_over, sub};
-    use crate::key::{KeyBuilder, Profile, Tsk};
+    use crate::key::{KeyBuilder, Profile, Signed, Tsk, make_over};
     use crate::message::sign::Signer;
-    use crate::packet::Packet;
     use crate::packet::key::{SecretKeyData, SecretKeyMaterial};
+    use crate::packet::signature::SignatureType;
     use crate::packet::subpacket::SubpacketData;
+    use crate::packet::{Packet, Serialize};
+    use crate::signature::{base_subpackets, critical, make, sub};
 
     const T0: u32 = 1_750_000_000;
 
@@ -1033,10 +1025,7 @@ mod tests {
                      key: &crate::packet::key::PublicKeyPacket,
                      fp: Fingerprint,
                      t: u32| {
-            let hashed = vec![
-                critical(SubpacketData::SignatureCreationTime(t)),
-                sub(SubpacketData::IssuerFingerprint { version: 6, fingerprint: fp.as_bytes().to_vec() }),
-            ];
+            let hashed = base_subpackets(fp.as_bytes(), t);
             let sig = make(
                 key,
                 secret,

@@ -6,6 +6,7 @@ use std::io::{self, Write};
 
 use crate::Limits;
 use crate::error::{Error, Limit, Result};
+use crate::packet::Serialize;
 use crate::packet::header::write_fixed_length;
 use crate::packet::reader::Reader;
 use crate::packet::signature::SignaturePacket;
