@@ -14,6 +14,7 @@ mod inspect;
 pub(crate) mod literal;
 mod lookup;
 pub(crate) mod parallel;
+mod reader;
 pub(crate) mod seipd;
 pub(crate) mod sign;
 pub(crate) mod skesk;

@@ -29,20 +29,20 @@ use crate::error::{Error, Limit, Result, Unsupported};
 use crate::key::{Cert, Fingerprint, Tsk};
 use crate::limits::Limits;
 use crate::message::info::LiteralInfo;
-use crate::message::literal::LiteralReader;
 use crate::message::lookup::{self, KeyStore, SharedStore};
 use crate::message::parallel;
+use crate::message::reader::{Container, MessageReader};
 use crate::message::seipd::SeipdReader;
 use crate::message::skesk::decrypt_session_key;
-use crate::message::verify::{InlineSignatures, Verification, Verifier};
-use crate::packet::PacketBody;
-use crate::packet::header::{BodyLength, Header, Tag};
+use crate::message::verify::{Verification, Verifier, peek_tag};
+use crate::packet::header::{Header, Tag};
 use crate::packet::key::{PublicKeyMaterial, PublicKeyPacket, SecretKeyMaterial};
 use crate::packet::partial::PartialBodyReader;
 use crate::packet::pkesk::{Pkesk, PkeskFields, Recipient};
 use crate::packet::s2k::S2k;
 use crate::packet::seipd::SeipdHeader;
 use crate::packet::skesk::Skesk;
+use crate::packet::{PacketBody, read_raw_packet};
 
 /// What opened a message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -349,9 +349,27 @@ impl Decryptor {
         let mut skesks = Vec::new();
         let mut count = 0usize;
         let seipd_length = loop {
-            let header = Header::read_from(&mut armor)?.ok_or(Error::Truncated("encrypted message"))?;
-            match header.tag {
-                Tag::Seipd => break header.length,
+            match peek_tag(&mut armor)? {
+                None => return Err(Error::Truncated("encrypted message")),
+                Some(Tag::Seipd) => {
+                    let header =
+                        Header::read_from(&mut armor)?.ok_or(Error::Truncated("encrypted message"))?;
+                    break header.length;
+                }
+                Some(Tag::SymmetricallyEncryptedData) => {
+                    return Err(Error::Unsupported(Unsupported::Feature(
+                        "symmetrically encrypted data without integrity protection",
+                    )));
+                }
+                Some(Tag::CompressedData) => return Err(Error::Unsupported(Unsupported::CompressedData)),
+                Some(tag) if tag.is_data() => {
+                    return Err(Error::malformed("encrypted message: expected PKESK, SKESK or SEIPD"));
+                }
+                Some(_) => {}
+            }
+            let raw =
+                read_raw_packet(&mut armor, &self.limits)?.ok_or(Error::Truncated("encrypted message"))?;
+            match raw.tag {
                 Tag::Pkesk | Tag::Skesk => {
                     count = count.saturating_add(1);
                     Limits::check(
@@ -359,34 +377,26 @@ impl Decryptor {
                         u64::try_from(self.limits.max_session_key_packets()).unwrap_or(u64::MAX),
                         Limit::SessionKeyPackets,
                     )?;
-                    let body = read_body(&mut armor, header, &self.limits)?;
+                    let body = &raw.body;
                     // Only packets this crate can use are kept, so what is held before the
                     // SEIPD stays small: an unknown algorithm's PKESK or an unusable SKESK
                     // may be a whole packet body (1 MiB by default) each, up to the count
                     // limit.
-                    if header.tag == Tag::Pkesk {
-                        match Pkesk::parse(&body) {
+                    if raw.tag == Tag::Pkesk {
+                        match Pkesk::parse(body) {
                             Ok(p) if !matches!(p.fields, PkeskFields::Unknown(_)) => pkesks.push(p),
                             Ok(_) | Err(Error::Unsupported(_)) => {}
                             Err(e) => return Err(e),
                         }
                     } else {
-                        match Skesk::parse(&body) {
+                        match Skesk::parse(body) {
                             Ok(s) if usable_skesk(&s) => skesks.push(s),
                             Ok(_) | Err(Error::Unsupported(_)) => {}
                             Err(e) => return Err(e),
                         }
                     }
                 }
-                tag if tag.is_ignored_in_messages() => {
-                    let _ = read_body(&mut armor, header, &self.limits)?;
-                }
-                Tag::SymmetricallyEncryptedData => {
-                    return Err(Error::Unsupported(Unsupported::Feature(
-                        "symmetrically encrypted data without integrity protection",
-                    )));
-                }
-                Tag::CompressedData => return Err(Error::Unsupported(Unsupported::CompressedData)),
+                tag if tag.is_ignored_in_messages() => {}
                 _ => return Err(Error::malformed("encrypted message: expected PKESK, SKESK or SEIPD")),
             }
         };
@@ -420,28 +430,15 @@ impl Decryptor {
             seipd.set_threads(n);
         }
         let verify = self.verify || self.store.is_some();
-        let signatures = InlineSignatures::read_prefix(&mut seipd, &self.limits, verify)?;
-        let verifier = verify.then(|| {
+        let message = MessageReader::new(seipd, self.limits, verify, |signatures| {
             let mut verifier = self.verifier.clone().limits(self.limits);
             if let Some(store) = &self.store {
                 verifier.add_certs(store.0.certs(&signatures.issuers()));
             }
-            verifier
-        });
-        let literal = LiteralReader::new(seipd)?;
-        let info = LiteralInfo::from_header(literal.header());
-        Ok(DecryptReader {
-            stage: Stage::Literal(Box::new(literal)),
-            info,
-            sym: header.sym,
-            aead: header.aead,
-            session_key,
-            decrypted_with,
-            signatures,
-            verifier,
-            verifications: Vec::new(),
-            limits: self.limits,
-        })
+            Some(verifier)
+        })?;
+        let info = message.literal().clone();
+        Ok(DecryptReader { message, info, sym: header.sym, aead: header.aead, session_key, decrypted_with })
     }
 
     /// Finds the session key (see the type's documentation for the order).
@@ -629,44 +626,19 @@ fn skesk_s2k(skesk: &Skesk) -> Result<(S2k, usize)> {
     Ok((S2k::parse(&skesk.s2k)?, key_len))
 }
 
-/// Reads the body of a non-data packet whose header was read.
-fn read_body(r: &mut impl BufRead, header: Header, limits: &Limits) -> Result<Vec<u8>> {
-    let BodyLength::Fixed(len) = header.length else {
-        return Err(Error::malformed("partial body length on a non-data packet"));
-    };
-    if usize::try_from(len).map_or(true, |len| len > limits.max_packet_len()) {
-        return Err(Error::LimitExceeded(Limit::PacketLength));
-    }
-    let mut body = Vec::new();
-    let read = r.by_ref().take(u64::from(len)).read_to_end(&mut body)?;
-    if u64::try_from(read).map_or(true, |read| read != u64::from(len)) {
-        return Err(Error::Truncated("packet body"));
-    }
-    Ok(body)
-}
-
-/// The next octet without consuming it; `None` at the end.
-fn peek_octet(r: &mut impl BufRead) -> Result<Option<u8>> {
-    loop {
-        match r.fill_buf() {
-            Ok(buf) => return Ok(buf.first().copied()),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(Error::from_io(e)),
-        }
-    }
-}
-
 type Body<R> = SeipdReader<PartialBodyReader<ArmorReader<R>>>;
 
-enum Stage<R: BufRead> {
-    /// Reading the literal data.
-    Literal(Box<LiteralReader<Body<R>>>),
-    /// Everything was authenticated and checked.
-    Done,
-    /// Reading the signatures and the end of the message.
-    Finishing,
-    /// An error happened: the first one, reported again by every later call.
-    Failed(Error),
+impl<R: BufRead> Container for Body<R> {
+    /// The final tag verified, and nothing follows the encrypted message.
+    fn finish(&mut self) -> Result<()> {
+        if !self.is_done() {
+            return Err(Error::Truncated("SEIPD"));
+        }
+        if peek_tag(self.get_mut().get_mut())?.is_some() {
+            return Err(Error::malformed("trailing data after the encrypted message"));
+        }
+        Ok(())
+    }
 }
 
 /// Decrypted plaintext of a message; made by [`Decryptor::reader`].
@@ -693,19 +665,13 @@ enum Stage<R: BufRead> {
 /// message still decrypts, and the verdict says why the signature is not good. Memory stays
 /// bounded: the signatures are hashed in a stream, not buffered.
 pub struct DecryptReader<R: BufRead> {
-    stage: Stage<R>,
+    /// The signed-message grammar inside the decrypted SEIPD plaintext.
+    message: MessageReader<Body<R>>,
     info: LiteralInfo,
     sym: SymmetricAlgorithm,
     aead: AeadAlgorithm,
     session_key: SessionKey,
     decrypted_with: DecryptedWith,
-    /// The signature packets around the literal data and their running hashes.
-    signatures: InlineSignatures,
-    /// Set if the signatures are to be verified.
-    verifier: Option<Verifier>,
-    /// The verdicts, once the message has ended.
-    verifications: Vec<Verification>,
-    limits: Limits,
 }
 
 impl<R: BufRead> fmt::Debug for DecryptReader<R> {
@@ -773,102 +739,33 @@ impl<R: BufRead> DecryptReader<R> {
     ///
     /// # Errors
     /// As for reading: `Decrypt`, `Truncated`, `Malformed`, ... if any part of the message is
-    /// not authentic or complete.
-    pub fn finish(mut self) -> Result<DecryptSummary> {
-        let _ = io::copy(&mut self, &mut io::sink()).map_err(Error::from_io)?;
-        match &self.stage {
-            Stage::Done => {}
-            Stage::Failed(e) => return Err(e.replay()),
-            Stage::Literal(_) | Stage::Finishing => return Err(Error::poisoned()),
-        }
+    /// not authentic or complete (the first error the stream met).
+    pub fn finish(self) -> Result<DecryptSummary> {
+        let verifications = self.message.finish()?;
         Ok(DecryptSummary {
             literal: self.info,
             sym: self.sym,
             aead: self.aead,
             session_key: self.session_key,
             decrypted_with: self.decrypted_with,
-            verifications: self.verifications,
+            verifications,
         })
-    }
-
-    /// After the literal data: the signatures (checked if verifying), the final tag, then the
-    /// outer end.
-    fn finish_message(&mut self, literal: LiteralReader<Body<R>>) -> Result<()> {
-        let mut seipd = literal.into_inner();
-        self.verifications = self.signatures.read_suffix(&mut seipd, &self.limits, self.verifier.as_ref())?;
-        // `read_suffix` read to the end of the SEIPD plaintext, i.e. the final tag verified.
-        if !seipd.is_done() {
-            return Err(Error::Truncated("SEIPD"));
-        }
-        let mut outer = seipd.into_inner().into_inner();
-        if peek_octet(&mut outer)?.is_some() {
-            return Err(Error::malformed("trailing data after the encrypted message"));
-        }
-        Ok(())
-    }
-
-    /// Makes sure plaintext is available or the stage is `Done`.
-    fn advance(&mut self) -> io::Result<()> {
-        let at_end = match &mut self.stage {
-            Stage::Literal(l) => l.fill_buf()?.is_empty(),
-            Stage::Done => return Ok(()),
-            Stage::Finishing => return Err(Error::poisoned().into()),
-            Stage::Failed(e) => return Err(e.replay().into()),
-        };
-        if at_end {
-            let Stage::Literal(l) = std::mem::replace(&mut self.stage, Stage::Finishing) else {
-                return Err(Error::poisoned().into());
-            };
-            self.finish_message(*l)?;
-            self.stage = Stage::Done;
-        }
-        Ok(())
     }
 }
 
 impl<R: BufRead> BufRead for DecryptReader<R> {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        if let Stage::Failed(first) = &self.stage {
-            return Err(first.replay().into());
-        }
-        if let Err(e) = self.advance() {
-            let first = Error::from_io(e);
-            let again = first.replay();
-            self.stage = Stage::Failed(first);
-            return Err(again.into());
-        }
-        match &mut self.stage {
-            Stage::Literal(l) => l.fill_buf(),
-            Stage::Done => Ok(&[]),
-            Stage::Finishing => Err(Error::poisoned().into()),
-            Stage::Failed(e) => Err(e.replay().into()),
-        }
+        self.message.fill_buf()
     }
 
     fn consume(&mut self, amt: usize) {
-        let Stage::Literal(l) = &mut self.stage else {
-            return;
-        };
-        if amt == 0 {
-            return;
-        }
-        // What is consumed is what `fill_buf` returned, still buffered: hash it now, so that
-        // each octet is hashed once however the caller reads. `fill_buf` does no I/O here
-        // (there is buffered data); if it did fail, the stream is poisoned.
-        match l.fill_buf() {
-            Ok(buf) if buf.len() >= amt => {
-                self.signatures.update(buf.get(..amt).unwrap_or_default());
-                l.consume(amt);
-            }
-            Ok(_) => self.stage = Stage::Failed(Error::InvalidArgument("consumed more than was buffered")),
-            Err(e) => self.stage = Stage::Failed(Error::from_io(e)),
-        }
+        self.message.consume(amt);
     }
 }
 
 impl<R: BufRead> Read for DecryptReader<R> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        crate::message::read_via_fill_buf(self, out)
+        self.message.read(out)
     }
 }
 

@@ -643,9 +643,8 @@ impl<R: Read> SeipdReader<R> {
     }
 
     /// The inner reader (positioned after the packet body once `read` returned `Ok(0)`).
-    pub(crate) fn into_inner(self) -> R {
-        let Self { inner, .. } = self;
-        inner
+    pub(crate) fn get_mut(&mut self) -> &mut R {
+        &mut self.inner
     }
 
     /// True once the final tag has been verified.

@@ -26,8 +26,8 @@ use crate::error::{Error, Limit, Result, Unsupported};
 use crate::key::Fingerprint;
 use crate::key::{Cert, flags, from_timestamp, to_timestamp};
 use crate::limits::Limits;
-use crate::message::literal::LiteralReader;
 use crate::message::lookup::{KeyStore, SharedStore};
+use crate::message::reader::{Container, MessageReader};
 use crate::packet::header::Tag;
 use crate::packet::one_pass::OnePassSignature;
 use crate::packet::signature::SignaturePacket;
@@ -586,6 +586,14 @@ pub(crate) fn peek_tag(r: &mut impl BufRead) -> Result<Option<Tag>> {
     }
 }
 
+impl<R: BufRead> Container for ArmorReader<R> {
+    /// An inline-signed message ends where its input does: the trailing signatures were read
+    /// to the end.
+    fn finish(&mut self) -> Result<()> {
+        Ok(())
+    }
+}
+
 /// Most signatures of one inline-signed message whose hashes run over its literal data: each
 /// hashes all of it again, so a message with many (up to `Limits::max_signatures`) One-Pass
 /// Signatures would multiply the cost of reading it. Those beyond are reported as unverifiable.
@@ -776,16 +784,6 @@ impl InlineSignatures {
     }
 }
 
-/// Where an [`InlineVerifyReader`] is.
-enum Stage<R: BufRead> {
-    /// Inside the literal data.
-    Body(LiteralReader<R>),
-    /// The message has been read completely.
-    Done,
-    /// An error happened: the first one, reported again by every later call.
-    Failed(Error),
-}
-
 /// Reads an inline-signed message (RFC 9580 §10.3): signatures or One-Pass Signatures, a Literal
 /// Data packet, the signatures that the One-Pass Signatures announce.
 ///
@@ -796,34 +794,33 @@ enum Stage<R: BufRead> {
 /// signature, trailing garbage, truncation) are reported by `read`, never as EOF.
 #[must_use = "call finish() to get the verifications"]
 pub struct InlineVerifyReader<R: BufRead> {
-    verifier: Verifier,
-    stage: Stage<ArmorReader<R>>,
-    signatures: InlineSignatures,
-    /// The verdicts, once the message has ended.
-    results: Vec<Verification>,
+    /// The signed-message grammar over the (dearmored) input.
+    message: MessageReader<ArmorReader<R>>,
 }
 
 impl<R: BufRead> fmt::Debug for InlineVerifyReader<R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("InlineVerifyReader").field("signatures", &self.signatures).finish_non_exhaustive()
+        f.debug_struct("InlineVerifyReader").field("literal", self.message.literal()).finish_non_exhaustive()
     }
 }
 
 impl<R: BufRead> InlineVerifyReader<R> {
     fn new(mut verifier: Verifier, source: R) -> Result<Self> {
-        let mut source = ArmorReader::with_limits(source, &verifier.limits);
+        let limits = verifier.limits;
+        let mut source = ArmorReader::with_limits(source, &limits);
         let _ = source.detect()?;
-        let signatures = InlineSignatures::read_prefix(&mut source, &verifier.limits, true)?;
-        verifier.look_up(&signatures.issuers());
-        let literal = LiteralReader::new(source)?;
-        Ok(Self { verifier, stage: Stage::Body(literal), signatures, results: Vec::new() })
+        let message = MessageReader::new(source, limits, true, |signatures| {
+            verifier.look_up(&signatures.issuers());
+            Some(verifier)
+        })?;
+        Ok(Self { message })
     }
 
     /// Every Signature packet of the message (header included, binary), in the order found.
     /// Complete once the data has been read to EOF.
     #[must_use]
     pub fn signature_packets(&self) -> &[u8] {
-        self.signatures.signature_packets()
+        self.message.signature_packets()
     }
 
     /// Reads the rest of the data if needed, and returns one [`Verification`] per signature:
@@ -833,15 +830,8 @@ impl<R: BufRead> InlineVerifyReader<R> {
     /// # Errors
     /// As `read`: a message that is truncated or does not have a signature for every One-Pass
     /// Signature.
-    pub fn finish(mut self) -> Result<Vec<Verification>> {
-        if matches!(self.stage, Stage::Body(_)) {
-            let _ = io::copy(&mut self, &mut io::sink()).map_err(Error::from_io)?;
-        }
-        match self.stage {
-            Stage::Done => Ok(self.results),
-            Stage::Failed(first) => Err(first),
-            Stage::Body(_) => Err(Error::poisoned()),
-        }
+    pub fn finish(self) -> Result<Vec<Verification>> {
+        self.message.finish()
     }
 }
 
@@ -864,43 +854,19 @@ fn matches_ops(ops: &OnePassSignature, sig: &SignaturePacket) -> bool {
         && ops.salt == sig.salt
 }
 
-impl<R: BufRead> InlineVerifyReader<R> {
-    /// Keeps `first` as the stream's error and returns it for the caller.
-    fn fail(&mut self, first: Error) -> io::Error {
-        let again = first.replay();
-        self.stage = Stage::Failed(first);
-        again.into()
+impl<R: BufRead> BufRead for InlineVerifyReader<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.message.fill_buf()
+    }
+
+    fn consume(&mut self, amt: usize) {
+        self.message.consume(amt);
     }
 }
 
 impl<R: BufRead> Read for InlineVerifyReader<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if buf.is_empty() {
-            return Ok(0);
-        }
-        let Stage::Body(literal) = &mut self.stage else {
-            return match &self.stage {
-                Stage::Failed(first) => Err(first.replay().into()),
-                _ => Ok(0),
-            };
-        };
-        let n = match literal.read(buf) {
-            Ok(n) => n,
-            Err(e) => return Err(self.fail(Error::from_io(e))),
-        };
-        if n > 0 {
-            self.signatures.update(buf.get(..n).unwrap_or_default());
-            return Ok(n);
-        }
-        let Stage::Body(literal) = std::mem::replace(&mut self.stage, Stage::Done) else {
-            return Ok(0);
-        };
-        let limits = self.verifier.limits;
-        match self.signatures.read_suffix(&mut literal.into_inner(), &limits, Some(&self.verifier)) {
-            Ok(results) => self.results = results,
-            Err(e) => return Err(self.fail(e)),
-        }
-        Ok(0)
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        self.message.read(out)
     }
 }
 

@@ -43,6 +43,11 @@ impl<R: BufRead> PartialBodyReader<R> {
         self.inner
     }
 
+    /// The inner reader. After EOF it is positioned just after the packet.
+    pub(crate) fn get_mut(&mut self) -> &mut R {
+        &mut self.inner
+    }
+
     /// Makes sure the current part has octets left, reading the next length if needed.
     /// `Ok(false)` at the end of the body.
     fn ensure_part(&mut self) -> io::Result<bool> {
