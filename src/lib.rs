@@ -162,6 +162,7 @@ mod key;
 mod limits;
 mod message;
 mod packet;
+mod pipeline;
 mod signature;
 
 pub use crate::armor::{ArmorKind, ArmorReader, ArmorWriter};
@@ -173,7 +174,6 @@ pub use crate::key::{
 };
 pub use crate::limits::Limits;
 pub use crate::message::cleartext::{CleartextMessage, CleartextSignWriter, is_cleartext_signed};
-pub use crate::message::parallel::set_buffer_pool_limit;
 pub use crate::message::sign::{InlineSignWriter, SignWriter, Signer};
 pub use crate::message::verify::{
     BadReason, DetachedVerifier, InlineVerifyReader, UnverifiableReason, Verification, VerificationStatus,
@@ -184,6 +184,7 @@ pub use crate::message::{
     LiteralInfo, MessageInfo, Purpose, Recipient, Recipients,
 };
 pub use crate::packet::signature::SignatureType;
+pub use crate::pipeline::set_buffer_pool_limit;
 pub use crate::signature::SignatureMode;
 
 #[cfg(feature = "fuzzing")]

@@ -13,7 +13,6 @@ mod info;
 mod inspect;
 pub(crate) mod literal;
 mod lookup;
-pub(crate) mod parallel;
 mod reader;
 pub(crate) mod seipd;
 pub(crate) mod sign;

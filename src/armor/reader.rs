@@ -15,7 +15,7 @@ use super::{ArmorKind, DASHES, reserve_wiped};
 use crate::crypto::secret::SecretVec;
 use crate::error::{Error, Limit, Result, Unsupported};
 use crate::limits::Limits;
-use crate::message::parallel::{Pipeline, Work};
+use crate::pipeline::{Pipeline, Work};
 
 /// Base64 characters collected before decoding them in one block (a multiple of 4).
 const B64_CAP: usize = 32 * 1024;

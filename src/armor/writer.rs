@@ -11,7 +11,7 @@ use zeroize::Zeroizing;
 use super::{ArmorKind, DASHES, reserve_wiped};
 use crate::crypto::secret::SecretVec;
 use crate::error::{Error, Result};
-use crate::message::parallel::{Pipeline, Work};
+use crate::pipeline::{Pipeline, Work};
 
 /// Input octets per armored line: 48 octets encode to 64 characters.
 const LINE_INPUT_LEN: usize = 48;

@@ -30,7 +30,6 @@ use crate::key::{Cert, Fingerprint, Tsk};
 use crate::limits::Limits;
 use crate::message::info::LiteralInfo;
 use crate::message::lookup::{self, KeyStore, SharedStore};
-use crate::message::parallel;
 use crate::message::reader::{Container, MessageReader};
 use crate::message::seipd::SeipdReader;
 use crate::message::skesk::decrypt_session_key;
@@ -43,6 +42,7 @@ use crate::packet::s2k::S2k;
 use crate::packet::seipd::SeipdHeader;
 use crate::packet::skesk::Skesk;
 use crate::packet::{PacketBody, read_raw_packet};
+use crate::pipeline as parallel;
 
 /// What opened a message.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -25,7 +25,6 @@ use crate::limits::Limits;
 use crate::message::Sink;
 use crate::message::info::DataFormat;
 use crate::message::literal::LiteralWriter;
-use crate::message::parallel;
 use crate::message::seipd::SeipdWriter;
 use crate::message::sign::{InlineSignWriter, Signer};
 use crate::message::skesk::encrypt_session_key;
@@ -37,6 +36,7 @@ use crate::packet::partial::PartialBodyWriter;
 use crate::packet::pkesk::{Pkesk, PkeskFields, Recipient};
 use crate::packet::s2k::S2k;
 use crate::packet::{PacketBody, Serialize};
+use crate::pipeline as parallel;
 use crate::signature::SignatureMode;
 
 /// The default chunk size: 256 KiB (chunk size octet 12).

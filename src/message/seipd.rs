@@ -22,10 +22,10 @@ use crate::crypto::secret::SecretVec;
 use crate::crypto::secret::SessionKey;
 use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm};
 use crate::error::{Error, Poison, Result, Unsupported};
-use crate::message::parallel::{Job, Pipeline, Work};
 use crate::packet::Serialize;
 use crate::packet::partial::DirectSink;
 use crate::packet::seipd::SeipdHeader;
+use crate::pipeline::{Job, Pipeline, Work};
 
 /// Largest HKDF output: a 32-octet key and an 8-octet IV (EAX).
 const MAX_OKM_LEN: usize = 40;
@@ -276,7 +276,7 @@ pub(crate) struct SeipdWriter<W: Write> {
 impl<W: Write> SeipdWriter<W> {
     /// Writes the SEIPDv2 fields (version, `sym`, `aead`, `chunk_size_octet`, `salt`) to `inner`
     /// and returns a writer for the plaintext, using
-    /// [`default_threads`](crate::message::parallel::default_threads) threads.
+    /// [`default_threads`](crate::pipeline::default_threads) threads.
     ///
     /// # Errors
     /// `Unsupported` for a cipher or mode this crate lacks, `Malformed`-free but
@@ -601,7 +601,7 @@ pub(crate) struct SeipdReader<R: Read> {
 
 impl<R: Read> SeipdReader<R> {
     /// A reader over the chunks that follow `header` in `inner`, using
-    /// [`default_threads`](crate::message::parallel::default_threads) threads.
+    /// [`default_threads`](crate::pipeline::default_threads) threads.
     ///
     /// # Errors
     /// `Unsupported` for an unknown cipher or AEAD mode; `Decrypt` if the session key does not
@@ -827,9 +827,9 @@ impl<R: Read> Read for SeipdReader<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::message::parallel;
     use crate::packet::header::{Header, Tag};
     use crate::packet::partial::{PartialBodyReader, PartialBodyWriter};
+    use crate::pipeline as parallel;
     use base64::Engine as _;
     use proptest::prelude::*;
 

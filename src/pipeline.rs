@@ -28,6 +28,7 @@
 //!
 //! Std only (`std::sync::mpsc`), no pool dependency: a stream has at most a few workers and a
 //! job is a whole chunk (256 KiB by default), so channel costs are negligible.
+#![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use std::collections::VecDeque;
 use std::num::NonZeroUsize;
