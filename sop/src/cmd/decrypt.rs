@@ -133,7 +133,7 @@ impl Ready<(Option<sop::SessionKey>, Vec<Verification>)> for DecryptReady<'_> {
                 let _ = crate::cmd::change_key_password::unlock_one(key, pw).map_err(err)?;
             }
         }
-        let mut d = Decryptor::new(&keys);
+        let mut d = Decryptor::new(keys);
         for pw in passwords {
             d = d.password(pw);
         }
