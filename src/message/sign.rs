@@ -26,7 +26,8 @@ use crate::signature::{DataHasher, SignatureMode, base_subpackets, default_hash,
 ///
 /// Each [`Tsk`] given with [`key`](Self::key) contributes one signature, made by its first key
 /// that is valid for signing at the creation time and whose secret is unlocked. Signatures are v6,
-/// salted, over SHA2-512, with a creation time and the issuer fingerprint in the hashed area.
+/// salted, over the hash the key's algorithm calls for (SHA2-256 for Ed25519, SHA2-512 for
+/// ML-DSA-65+Ed25519), with a creation time and the issuer fingerprint in the hashed area.
 ///
 /// ```
 /// # fn main() -> sixpgp::Result<()> {

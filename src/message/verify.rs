@@ -192,7 +192,7 @@ impl Verification {
         self.cert
     }
 
-    /// Binary or text, for a document signature.
+    /// Binary or text, for a document signature; `None` for another signature type.
     #[must_use]
     pub fn mode(&self) -> Option<SignatureMode> {
         self.mode
@@ -452,7 +452,7 @@ fn issuer_of(sig: &SignaturePacket) -> Option<Fingerprint> {
 
 /// Binary or text, as the signature type says (binary for a type that is neither).
 fn mode_of(sig: &SignaturePacket) -> Option<SignatureMode> {
-    Some(SignatureMode::from_signature_type(sig.sig_type).unwrap_or(SignatureMode::Binary))
+    SignatureMode::from_signature_type(sig.sig_type)
 }
 
 /// One signature awaiting the end of the data.
