@@ -5,13 +5,20 @@
 //!
 //! A `Cert` remembers the signature checks it has done, so each iteration gets freshly parsed
 //! certificates (parsing is not timed), as a process that reads them from files would.
+//!
+//! `encrypt_256KiB_prepared` encrypts to the same 50 X25519 certificates evaluated once
+//! beforehand (`Recipients`), as a mailing list or backup tool would for message after message:
+//! per recipient only the key agreement and the key wrap remain.
 #![allow(missing_docs, reason = "criterion_group! generates an undocumented function")]
 #![allow(clippy::unwrap_used, reason = "a benchmark fails loudly")]
 
 use std::io::Write;
 
 use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_main};
-use sixpgp::{Cert, Encryptor, KeyBuilder, Profile};
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use sixpgp::{Cert, Encryptor, KeyBuilder, Profile, Purpose, Recipients};
 
 const SIZE: usize = 256 * 1024;
 
@@ -43,13 +50,30 @@ fn recipients(c: &mut Criterion) {
                     || to.iter().map(|c| Cert::from_bytes(c).unwrap()).collect::<Vec<Cert>>(),
                     |to| {
                         let mut w =
-                            Encryptor::new(&to).writer(Vec::with_capacity(SIZE + 4096 + n * 100)).unwrap();
+                            Encryptor::new(to).writer(Vec::with_capacity(SIZE + 4096 + n * 100)).unwrap();
                         w.write_all(plain).unwrap();
                         w.finish().unwrap()
                     },
                     BatchSize::SmallInput,
                 )
             });
+        }
+        if profile == Profile::Rfc9580 {
+            for n in [1usize, 10, 50] {
+                let to: Vec<Cert> = certs[..n].iter().map(|c| Cert::from_bytes(c).unwrap()).collect();
+                let prepared = Arc::new(Recipients::new(&to, SystemTime::now(), Purpose::Any).unwrap());
+                let id = BenchmarkId::new("encrypt_256KiB_prepared", n);
+                let _ = group.bench_with_input(id, &plain, |b, plain| {
+                    b.iter(|| {
+                        let mut w = Encryptor::default()
+                            .prepared(Arc::clone(&prepared))
+                            .writer(Vec::with_capacity(SIZE + 4096 + n * 100))
+                            .unwrap();
+                        w.write_all(plain).unwrap();
+                        w.finish().unwrap()
+                    })
+                });
+            }
         }
     }
     group.finish();

@@ -30,7 +30,7 @@ const CHUNKS: [usize; 4] = [1 << 10, 1 << 16, 1 << 18, 1 << 22];
 const SIZES: [usize; 6] = [1 << 10, 1 << 16, 1 << 18, 1 << 20, 1 << 24, 1 << 26];
 
 /// The message, for the decryption benchmarks.
-fn encrypt(e: Encryptor<'_>, plain: &[u8]) -> Vec<u8> {
+fn encrypt(e: Encryptor, plain: &[u8]) -> Vec<u8> {
     let mut w = e.writer(Vec::with_capacity(plain.len() + plain.len() / 64 + 4096)).unwrap();
     let _ = w.copy_from(&mut &plain[..]).unwrap();
     w.finish().unwrap()
@@ -39,7 +39,7 @@ fn encrypt(e: Encryptor<'_>, plain: &[u8]) -> Vec<u8> {
 /// Encrypts into a sink that discards the ciphertext: what is timed is the library (the
 /// plaintext is copied into chunk buffers, encrypted, framed and written out), not growing a
 /// `Vec`.
-fn encrypt_to_sink(e: Encryptor<'_>, plain: &[u8]) {
+fn encrypt_to_sink(e: Encryptor, plain: &[u8]) {
     let mut w = e.writer(io::sink()).unwrap();
     let _ = w.copy_from(&mut &plain[..]).unwrap();
     let _ = w.finish().unwrap();
@@ -67,10 +67,10 @@ fn decrypt(key: &Tsk, threads: Option<usize>, msg: &[u8]) -> usize {
 
 /// Benchmarks `encrypt/<label>` (encryptors from `make`) and `decrypt/<label>` (of one message
 /// made by `make`, with `threads`).
-fn encrypt_and_decrypt<'a>(
+fn encrypt_and_decrypt(
     group: &mut BenchmarkGroup<'_, WallTime>,
     label: &str,
-    make: impl Fn() -> Encryptor<'a>,
+    make: impl Fn() -> Encryptor,
     plain: &[u8],
     key: &Tsk,
     threads: Option<usize>,
@@ -84,8 +84,8 @@ fn encrypt_and_decrypt<'a>(
     });
 }
 
-/// A group of a few samples of about 2 s each (the messages are large; the machine has two
-/// cores).
+/// A group of a few samples of about 2 s each (the messages are large, and the run should stay
+/// short on a small machine).
 fn short_group<'a>(c: &'a mut Criterion, name: &str) -> BenchmarkGroup<'a, WallTime> {
     let mut group = c.benchmark_group(name);
     let _ = group

@@ -9,15 +9,23 @@
 #
 # A peer that is not installed is skipped, and the script says so. Exit status is non-zero if
 # any check failed. Usage: scripts/interop.sh [peer...]
+#
+# The peers' detached and inline signatures are also checked with `sixsopv`, the
+# verification-only subset, which must accept what `sixsop` accepts.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# Peers installed with `cargo install` are found even when ~/.cargo/bin is not on PATH.
+PATH="$PATH:$HOME/.cargo/bin"
 
-# SIXSOP=/path/to/sixsop skips the build (e.g. to test a debug build).
+# SIXSOP=/path/to/sixsop skips the build (e.g. to test a debug build); SIXSOPV defaults to the
+# `sixsopv` beside it.
 if [ -z "${SIXSOP:-}" ]; then
-  cargo build --release -q -p sixpgp-sop || exit 1
+  cargo build --release -q -p sixpgp-sop --bins || exit 1
   SIXSOP="${CARGO_TARGET_DIR:-$PWD/target}/release/sixsop"
 fi
 SIX="$SIXSOP"
+SIXV="${SIXSOPV:-$(dirname "$SIXSOP")/sixsopv}"
+[ -x "$SIXV" ] || { echo "sixsopv not found at $SIXV"; exit 1; }
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
@@ -169,11 +177,17 @@ for peer in "${PEERS[@]}"; do
             "'$SIX' sign '$k' <'$WORK/$f' >'$D/s.sig' && '$peer' verify '$D/s.sig' '$c' <'$WORK/$f'"
           check "$peer signs, sixsop verifies (detached, $what, $f)" sh -c \
             "'$peer' sign '$k' <'$WORK/$f' >'$D/p.sig' && '$SIX' verify '$D/p.sig' '$c' <'$WORK/$f'"
+          check "$peer signs, sixsopv verifies (detached, $what, $f)" sh -c \
+            "'$SIXV' verify '$D/p.sig' '$c' <'$WORK/$f'"
+          check "$peer signature over other data fails in sixsopv (exit 3; $what, $f)" sh -c \
+            "'$SIXV' verify '$D/p.sig' '$c' <'$D/p.sig' >/dev/null 2>&1; test \$? -eq 3"
         done
         check "sixsop signs --as text, $peer verifies (detached, $what)" sh -c \
           "'$SIX' sign --as text '$k' <'$WORK/msg' >'$D/s.sig' && '$peer' verify '$D/s.sig' '$c' <'$WORK/msg'"
         check "$peer signs --as text, sixsop verifies (detached, $what)" sh -c \
           "'$peer' sign --as text '$k' <'$WORK/msg' >'$D/p.sig' && '$SIX' verify '$D/p.sig' '$c' <'$WORK/msg'"
+        check "$peer signs --as text, sixsopv verifies (detached, $what)" sh -c \
+          "'$SIXV' verify '$D/p.sig' '$c' <'$WORK/msg'"
         check "sixsop detached signature over other data fails in $peer ($what)" sh -c \
           "'$SIX' sign '$k' <'$WORK/msg' >'$D/s.sig' && ! '$peer' verify '$D/s.sig' '$c' <'$WORK/big'"
         for as in binary text clearsigned; do
@@ -190,6 +204,9 @@ for peer in "${PEERS[@]}"; do
           rm -f "$D/v"
           check "$peer inline-sign --as $as, sixsop inline-verify ($what)" sh -c \
             "'$peer' inline-sign --as $as '$k' <'$WORK/msg' >'$D/p.msg' && '$SIX' inline-verify --verifications-out '$D/v' '$c' <'$D/p.msg' | cmp -s - '$WORK/msg' && test -s '$D/v'"
+          rm -f "$D/v"
+          check "$peer inline-sign --as $as, sixsopv inline-verify ($what)" sh -c \
+            "'$SIXV' inline-verify --verifications-out '$D/v' '$c' <'$D/p.msg' | cmp -s - '$WORK/msg' && test -s '$D/v'"
           rm -f "$D/v"
           check "$peer inline-detach of a sixsop --as $as message verifies in $peer ($what)" sh -c \
             "'$peer' inline-detach --signatures-out '$D/d.sig' <'$D/s.msg' >'$D/d.txt' && '$peer' verify '$D/d.sig' '$c' <'$D/d.txt'"

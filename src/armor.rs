@@ -51,14 +51,10 @@ impl ArmorKind {
 /// The dashes around a BEGIN or END label.
 const DASHES: &[u8] = b"-----";
 
-/// Gives `buf` room for `capacity` octets by moving its contents to a new buffer: a
-/// reallocation would leave a copy behind unwiped (armor may hold a secret key).
+/// Gives `buf` room for `capacity` octets in one step (armor may hold a secret key; a
+/// `SecretVec` wipes the allocation it leaves).
 fn reserve_wiped(buf: &mut SecretVec, capacity: usize) {
-    if buf.capacity() < capacity {
-        let mut bigger = SecretVec::with_capacity(capacity);
-        bigger.extend_from_slice(buf);
-        *buf = bigger;
-    }
+    buf.reserve_exact(capacity.saturating_sub(buf.len()));
 }
 
 #[cfg(test)]

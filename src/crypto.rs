@@ -17,6 +17,24 @@ pub(crate) mod s2k;
 pub(crate) mod secret;
 pub(crate) mod x25519;
 
+/// Which implementations of the primitives this process uses, in one line (for `--version`
+/// output and bug reports).
+///
+/// AES-GCM, X25519 and Ed25519 verification run on `graviola` when the build includes it (x86_64
+/// and aarch64, not with `--cfg sixpgp_portable`) and the CPU has the features it needs; the
+/// answer is decided once per process. Everything else, and these elsewhere, runs on RustCrypto
+/// and dalek crates.
+#[must_use]
+pub fn backend() -> &'static str {
+    if accel::available() {
+        "RustCrypto (aes with sixpgp's OCB, ml-kem, ml-dsa, sha2, sha3, argon2, eax) and dalek \
+         (ed25519-dalek, x25519-dalek); graviola for AES-GCM, X25519 and Ed25519 verification"
+    } else {
+        "RustCrypto (aes with sixpgp's OCB and GCM, polyval, ml-kem, ml-dsa, sha2, sha3, argon2, \
+         eax) and dalek (ed25519-dalek, x25519-dalek); graviola not in use"
+    }
+}
+
 /// `a xor b` on 16-octet blocks, octet-wise (one vector XOR once compiled; inlined into the
 /// AES backends' bulk loops of OCB and GCM).
 #[inline(always)]
@@ -175,5 +193,19 @@ impl HashAlgorithm {
             Self::Sha512 | Self::Sha3_512 => Some(32),
             Self::Unknown(_) => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// `backend` tells the path that runs (`.ci/run` runs the library's tests on both).
+    #[test]
+    fn backend_names_the_path_taken() {
+        assert_eq!(
+            super::backend().contains("graviola for"),
+            super::accel::available(),
+            "{}",
+            super::backend()
+        );
     }
 }

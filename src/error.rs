@@ -4,6 +4,8 @@
 use std::fmt;
 use std::io;
 
+use crate::key::Fingerprint;
+
 /// Everything that can go wrong in this crate.
 ///
 /// Variants say what was wrong and where; [`Error::Decrypt`] is opaque on purpose and never says
@@ -29,15 +31,22 @@ pub enum Error {
     /// A secret key is locked and no given password unlocks it.
     #[error("secret key is locked")]
     KeyLocked,
-    /// A password did not unlock a secret key.
-    #[error("wrong password for secret key")]
+    /// No given password opened what it was given for: a locked secret key
+    /// ([`Tsk::unlock`](crate::Tsk::unlock)), or a message's password-encrypted session keys
+    /// (when no key or session key opened it either).
+    #[error("wrong password")]
     BadPassword,
     /// A signature does not verify.
     #[error("bad signature: {0}")]
     BadSignature(&'static str),
-    /// A key cannot be used for the requested operation (flags, expiry, revocation).
-    #[error("key not usable: {0}")]
-    KeyUnusable(&'static str),
+    /// A certificate or key cannot be used for the requested operation: which one, and why.
+    #[error("key {fingerprint} not usable: {problem}")]
+    KeyUnusable {
+        /// The primary fingerprint of the certificate (or key) concerned.
+        fingerprint: Fingerprint,
+        /// Why it cannot be used.
+        problem: KeyProblem,
+    },
     /// Input asked for more resources than the [`Limits`](crate::Limits) allow.
     #[error("limit exceeded: {0}")]
     LimitExceeded(Limit),
@@ -46,7 +55,50 @@ pub enum Error {
     InvalidArgument(&'static str),
     /// The underlying reader or writer failed.
     #[error("I/O error: {0}")]
-    Io(io::Error),
+    Io(#[source] io::Error),
+}
+
+/// Why a certificate or key cannot be used (see [`Error::KeyUnusable`]), evaluated at the
+/// time of the operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum KeyProblem {
+    /// The key was created after the evaluation time.
+    NotYetValid,
+    /// The certificate (or the key) is revoked.
+    Revoked,
+    /// The certificate (or the key) is expired.
+    Expired,
+    /// No self-signature binds the key at that time (none verifies, or all are expired).
+    NoValidSelfSignature,
+    /// The certificate is valid but has no valid key for encryption (for the purpose asked):
+    /// none exists, or every such subkey is revoked or expired, as the reason of the
+    /// certificate's subkeys would say (see [`Cert::encryption_keys_at`](crate::Cert::encryption_keys_at)).
+    NoEncryptionKey,
+    /// The certificate is valid but has no valid key for signing.
+    NoSigningKey,
+    /// The key is valid but not flagged for what was asked (signing, certifying).
+    WrongKeyFlags,
+    /// The key's secret material is absent (a stub, or a public subkey in a secret key).
+    NoSecret,
+    /// The key's algorithm cannot be used for the operation by this crate.
+    UnsupportedAlgorithm,
+}
+
+impl fmt::Display for KeyProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::NotYetValid => "created after the evaluation time",
+            Self::Revoked => "revoked",
+            Self::Expired => "expired",
+            Self::NoValidSelfSignature => "no valid self-signature",
+            Self::NoEncryptionKey => "no valid encryption-capable key",
+            Self::NoSigningKey => "no valid signing-capable key",
+            Self::WrongKeyFlags => "key not flagged for this use",
+            Self::NoSecret => "no secret key material",
+            Self::UnsupportedAlgorithm => "unsupported key algorithm for this use",
+        })
+    }
 }
 
 /// Where input was malformed.
@@ -112,6 +164,9 @@ impl fmt::Display for Unsupported {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::LegacyPacketFormat => f.write_str("legacy packet format"),
+            Self::PacketVersion { packet: "public key", version } => {
+                write!(f, "version {version} key (only version 6 keys are supported)")
+            }
             Self::PacketVersion { packet, version } => {
                 write!(f, "{packet} version {version}")
             }
@@ -163,6 +218,10 @@ pub enum Limit {
     CertPackets,
     /// Octets of one certificate or keyring.
     KeyringLength,
+    /// Number of password-based key derivations attempted while unlocking one key.
+    UnlockDerivations,
+    /// Octets of the signed text of a cleartext-signed message.
+    CleartextLength,
 }
 
 impl fmt::Display for Limit {
@@ -182,6 +241,8 @@ impl fmt::Display for Limit {
             Self::ArmorHeaders => "armor headers",
             Self::CertPackets => "packets per certificate",
             Self::KeyringLength => "size of a certificate or keyring",
+            Self::UnlockDerivations => "number of key derivations to unlock a key",
+            Self::CleartextLength => "size of a cleartext-signed text",
         })
     }
 }
@@ -192,9 +253,38 @@ impl Error {
         Self::Malformed(Malformed { context })
     }
 
-    /// The error a stream returns once an earlier error has poisoned it.
+    /// The error a stream returns once an earlier error has poisoned it, where that error was
+    /// not kept.
     pub(crate) const fn poisoned() -> Self {
         Self::InvalidArgument("stream used after an error")
+    }
+
+    /// The same error again, for a stream that reports its first error on every later call.
+    /// An I/O error is rebuilt from its kind and message (`io::Error` cannot be cloned).
+    pub(crate) fn replay(&self) -> Self {
+        match self {
+            Self::Malformed(m) => Self::Malformed(*m),
+            Self::Unsupported(u) => Self::Unsupported(*u),
+            Self::Truncated(w) => Self::Truncated(w),
+            Self::Decrypt => Self::Decrypt,
+            Self::NoDecryptionKey => Self::NoDecryptionKey,
+            Self::KeyLocked => Self::KeyLocked,
+            Self::BadPassword => Self::BadPassword,
+            Self::BadSignature(w) => Self::BadSignature(w),
+            Self::KeyUnusable { fingerprint, problem } => {
+                Self::KeyUnusable { fingerprint: *fingerprint, problem: *problem }
+            }
+            Self::LimitExceeded(l) => Self::LimitExceeded(*l),
+            Self::InvalidArgument(w) => Self::InvalidArgument(w),
+            Self::Io(e) => {
+                // A replayed error must not invite a retry loop.
+                let kind = match e.kind() {
+                    io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock => io::ErrorKind::Other,
+                    kind => kind,
+                };
+                Self::Io(io::Error::new(kind, e.to_string()))
+            }
+        }
     }
 
     /// Recovers a crate error carried inside an [`io::Error`] by the streaming adapters.
@@ -209,6 +299,43 @@ impl Error {
         } else {
             Self::Io(err)
         }
+    }
+}
+
+/// The first error of a stream, reported again by every later call: the one rule every reader
+/// and writer of this crate follows once something failed.
+#[derive(Debug, Default)]
+pub(crate) struct Poison(Option<Error>);
+
+impl Poison {
+    /// `Ok` until an error was kept, then that error again.
+    pub(crate) fn check(&self) -> Result<()> {
+        match &self.0 {
+            Some(first) => Err(first.replay()),
+            None => Ok(()),
+        }
+    }
+
+    /// [`Poison::check`] for `io` methods.
+    pub(crate) fn check_io(&self) -> io::Result<()> {
+        self.check().map_err(io::Error::from)
+    }
+
+    /// Keeps `err` if it is the first, and returns the error to report now.
+    pub(crate) fn set(&mut self, err: Error) -> Error {
+        match &self.0 {
+            Some(first) => first.replay(),
+            None => {
+                let now = err.replay();
+                self.0 = Some(err);
+                now
+            }
+        }
+    }
+
+    /// [`Poison::set`] for `io` methods.
+    pub(crate) fn set_io(&mut self, err: io::Error) -> io::Error {
+        self.set(Error::from_io(err)).into()
     }
 }
 

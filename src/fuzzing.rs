@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::packet::header::Tag;
-use crate::packet::{Packet, RawPacket, read_raw_packet};
+use crate::packet::{Packet, PacketBody, RawPacket, Serialize, read_raw_packet};
 use crate::{Cert, CleartextMessage, Decryptor, Limits, Tsk, Verifier};
 
 /// Reads packets until the input ends or a framing error, parses each one, and checks the
@@ -62,8 +62,8 @@ fn message_packet_round_trip(raw: &RawPacket) {
     let body = raw.body.as_slice();
     let mut out = Vec::new();
     let written = match raw.tag {
-        Tag::Pkesk => Pkesk::from_bytes(body).map(|p| p.write_to(&mut out)),
-        Tag::Skesk => Skesk::from_bytes(body).map(|p| p.write_to(&mut out)),
+        Tag::Pkesk => Pkesk::parse(body).map(|p| p.write_to(&mut out)),
+        Tag::Skesk => Skesk::parse(body).map(|p| p.write_to(&mut out)),
         Tag::OnePassSignature => OnePassSignature::parse(body).map(|p| p.write_to(&mut out)),
         Tag::Seipd => {
             let mut r = Reader::new(body, "fuzz: SEIPD header");
@@ -122,10 +122,10 @@ pub const PASSWORD: &str = "password";
 #[must_use]
 pub fn fuzz_limits() -> Limits {
     Limits::default()
-        .argon2_max_memory_kib(256)
-        .argon2_max_passes(2)
-        .argon2_max_parallelism(4)
-        .s2k_max_iterations(1 << 16)
+        .with_max_argon2_memory_kib(256)
+        .with_max_argon2_passes(2)
+        .with_max_argon2_parallelism(4)
+        .with_max_s2k_iterations(1 << 16)
 }
 
 /// Reads `r` to EOF in `step`-octet reads; returns the output and whether EOF (`Ok(0)`) was
@@ -318,8 +318,8 @@ mod tests {
     use crate::SymmetricAlgorithm::{Aes128, Aes256};
     use crate::crypto::s2k;
     use crate::message::skesk::encrypt_session_key;
-    use crate::packet::read_raw_packet;
     use crate::packet::s2k::S2k;
+    use crate::packet::{PacketBody, Serialize, read_raw_packet};
     use crate::{
         CleartextMessage, Decryptor, Encryptor, HashAlgorithm, Limits, Profile, SignatureMode, Signer,
         Verifier,
@@ -394,7 +394,7 @@ mod tests {
             ("gen-pkesk-and-skesk.bin", both),
         ];
         for (name, bytes) in &seeds {
-            let mut r = Decryptor::new([]).password(PASSWORD).limits(fuzz_limits()).reader(&bytes[..]);
+            let mut r = Decryptor::default().password(PASSWORD).limits(fuzz_limits()).reader(&bytes[..]);
             if name.contains("x25519") {
                 r = Decryptor::new(&f.keys).limits(fuzz_limits()).reader(&bytes[..]);
             }
@@ -498,18 +498,33 @@ mod tests {
         super::cleartext(&cleartext);
     }
 
-    const CORPUS: &[&[u8]] = &[
-        include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/corpus/packet/a03-cert.bin")),
-        include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/corpus/packet/a04-secret-key.bin")),
-        include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/corpus/packet/a05-secret-key-locked.bin")),
-        include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/corpus/packet/pqc-eddsa-sk.bin")),
-        include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/corpus/packet/pqc-mldsa65-sk.bin")),
-        include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/corpus/packet/pqc-mldsa65-signature.bin")),
+    /// The packet target's seeds, from `tests/data/` (which the published package carries, unlike
+    /// `fuzz/corpus/`): the RFC 9580 A.3-A.5 keys and the PQC sample keys and signature,
+    /// dearmored. They are the octets of `fuzz/corpus/packet/{a03-cert, a04-secret-key,
+    /// a05-secret-key-locked, pqc-eddsa-sk, pqc-mldsa65-sk, pqc-mldsa65-signature}.bin`.
+    const SEEDS: &[&str] = &[
+        include_str!("../tests/data/a03-v6-certificate.asc"),
+        include_str!("../tests/data/a04-v6-secret-key.asc"),
+        include_str!("../tests/data/a05-v6-secret-key-locked.asc"),
+        include_str!("../tests/data/v6-eddsa-sample-sk.asc"),
+        include_str!("../tests/data/v6-mldsa-65-sample-sk.asc"),
+        include_str!("../tests/data/v6-mldsa-65-sample-signature.asc"),
     ];
+
+    fn corpus() -> Vec<Vec<u8>> {
+        SEEDS
+            .iter()
+            .map(|armored| {
+                let mut binary = Vec::new();
+                let _ = crate::ArmorReader::new(armored.as_bytes()).read_to_end(&mut binary).unwrap();
+                binary
+            })
+            .collect()
+    }
 
     #[test]
     fn corpus_passes_the_oracle() {
-        for seed in CORPUS {
+        for seed in &corpus() {
             super::packets(seed);
         }
     }
@@ -517,10 +532,10 @@ mod tests {
     proptest! {
         #[test]
         fn mutated_corpus_passes_the_oracle(
-            which in 0..CORPUS.len(),
+            which in 0..SEEDS.len(),
             edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..4),
         ) {
-            let mut data = CORPUS[which].to_vec();
+            let mut data = corpus().swap_remove(which);
             for (idx, value) in edits {
                 let i = idx.index(data.len());
                 data[i] = value;

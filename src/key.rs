@@ -9,22 +9,28 @@ mod certify;
 mod expire;
 mod fingerprint;
 mod generate;
+mod inspect;
 mod merge;
 mod parse;
 mod profile;
 mod revoke;
 pub(crate) mod select;
-pub(crate) mod sig;
+mod sig;
 mod tsk;
 mod update;
 
 pub use cert::Cert;
 pub use fingerprint::{Fingerprint, KeyId};
 pub use generate::KeyBuilder;
+pub use inspect::{KeyFlags, KeyInfo};
 pub use profile::Profile;
 pub use revoke::ReasonForRevocation;
 pub use tsk::Tsk;
 pub use update::KeyUpdate;
+
+/// For the message layer's tests, which make signatures over keys by hand.
+#[cfg(test)]
+pub(crate) use sig::{Signed, make_over};
 
 /// Key flags (RFC 9580 §5.2.3.29), first octet.
 pub(crate) mod flags {

@@ -5,36 +5,155 @@
 //! ML-KEM-768+X25519 and ML-DSA-65+Ed25519 (RFC 9980).
 #![forbid(unsafe_code)]
 //!
-//! ## Scope
-//!
-//! Only version 6 keys and signatures, SEIPDv2 and the algorithms above. There are no v4 keys,
-//! no SEIPDv1, no compression and no legacy algorithms: such input gets a typed
+//! Only version 6 keys and signatures, SEIPDv2 and the algorithms above are implemented. There
+//! are no v4 keys, no SEIPDv1, no compression and no legacy algorithms: such input gets a typed
 //! [`Error::Unsupported`] naming what was found.
 //!
-//! ## Keys
+//! # Guide
+//!
+//! ## Keys and certificates
+//!
+//! A [`Tsk`] (transferable secret key) holds a [`Cert`] (the public part) and the secret key
+//! material. [`KeyBuilder`] makes one from a [`Profile`]; both parse from armored or binary
+//! input and serialize back byte for byte. A certificate can be looked at through
+//! [`Cert::keys`] ([`KeyInfo`]: algorithm, flags, expiration, revocation, validity at a time),
+//! [`Cert::primary_user_id`] and [`Cert::expiration_time`].
+//!
+//! A secret key may be locked with a password. [`Tsk::unlock`] opens it (and says
+//! [`Error::BadPassword`] if the password opens nothing); [`Tsk::lock`] protects it with
+//! AES-256-OCB and Argon2.
 //!
 //! ```
 //! # fn main() -> sixpgp::Result<()> {
-//! use sixpgp::{Cert, KeyBuilder, Profile, Tsk};
+//! use std::time::SystemTime;
+//! use sixpgp::{Cert, Error, KeyBuilder, Password, Profile, Tsk};
 //!
-//! let tsk = KeyBuilder::new(Profile::Pqc).user_id("Alice <alice@example.org>").generate()?;
+//! let mut tsk = KeyBuilder::new(Profile::Pqc)
+//!     .user_id("Alice <alice@example.org>")
+//!     .password("correct horse")
+//!     .generate()?;
 //! let cert: Cert = tsk.to_cert();
-//! let armored = cert.to_armored();
-//! assert_eq!(Cert::from_bytes(armored.as_bytes())?, cert);
-//! let again = Tsk::from_bytes(&tsk.to_vec())?;
-//! assert_eq!(again.fingerprint(), tsk.fingerprint());
+//! assert_eq!(Cert::from_bytes(cert.to_armored().as_bytes())?, cert);
+//! assert_eq!(cert.primary_user_id(SystemTime::now()).as_deref(), Some("Alice <alice@example.org>"));
+//! for key in cert.keys() {
+//!     println!("{} {:?} {:?}", key.fingerprint(), key.algorithm(), key.flags(SystemTime::now()));
+//! }
+//!
+//! assert!(tsk.is_locked());
+//! assert!(matches!(tsk.unlock(&Password::from("wrong")), Err(Error::BadPassword)));
+//! tsk.unlock(&Password::from("correct horse"))?;
+//! assert!(!tsk.is_locked());
+//! # let _ = Tsk::from_bytes(&tsk.to_vec())?;
 //! # Ok(()) }
 //! ```
+//!
+//! ## Encryption and decryption
+//!
+//! [`Encryptor`] builds a message to certificates and passwords and ends in an
+//! [`EncryptWriter`], a `Write` whose [`finish`](EncryptWriter::finish) completes the
+//! message; [`Decryptor`] holds the keys, passwords and limits to open messages with, and
+//! makes one [`DecryptReader`] per message. Both take keys and certificates owned, as `Arc`s
+//! or by reference (copied), so they can live as long as a service. A `Decryptor` is `Sync`:
+//! share one behind an `Arc` between threads.
+//!
+//! Plaintext is released only after the AEAD chunk holding it has been authenticated, and
+//! `read` returns `Ok(0)` only once the final tag verified and the message ended exactly: a
+//! truncated or modified message is an error, never a clean end. [`DecryptReader::finish`]
+//! confirms it and returns the [`DecryptSummary`].
+//!
+//! ```
+//! # fn main() -> sixpgp::Result<()> {
+//! use std::io::{Read, Write};
+//! use std::sync::Arc;
+//! use sixpgp::{Decryptor, Encryptor, KeyBuilder, Profile};
+//!
+//! let bob = KeyBuilder::new(Profile::Rfc9580).user_id("Bob <bob@example.org>").generate()?;
+//! let mut w = Encryptor::new([bob.to_cert()]).armor(true).writer(Vec::new())?;
+//! w.write_all(b"Hello, Bob")?;
+//! let message = w.finish()?;
+//!
+//! let decryptor = Arc::new(Decryptor::new([bob]));      // built once, shared
+//! let mut r = decryptor.reader(&message[..])?;          // one reader per message
+//! let mut plaintext = Vec::new();
+//! r.read_to_end(&mut plaintext)?;
+//! let summary = r.finish()?;
+//! assert_eq!(plaintext, b"Hello, Bob");
+//! # let _ = summary;
+//! # Ok(()) }
+//! ```
+//!
+//! For data held in memory, [`Encryptor::encrypt_bytes`] and [`Decryptor::decrypt_bytes`] do
+//! the same in one call. [`MessageInfo`] tells, before decrypting, whom a message is for; a
+//! [`KeyStore`] lets the decryptor ask a keyring for just the keys a message names.
+//!
+//! ## Signing and verification verdicts
+//!
+//! [`Signer`] makes detached, inline or cleartext signatures; [`Verifier`] checks them, and
+//! [`Decryptor::verify_with`] checks the signatures inside an encrypted message. A bad or
+//! uncheckable signature is not an error: each signature gets a [`Verification`] whose
+//! [`VerificationStatus`] is `Good`, `Bad(`[`BadReason`]`)` or
+//! `Unverifiable(`[`UnverifiableReason`]`)`. Streamed data is released before its signatures are
+//! checked: act on it only once `finish` has returned a good verdict.
+//!
+//! ```
+//! # fn main() -> sixpgp::Result<()> {
+//! use sixpgp::{BadReason, KeyBuilder, Profile, Signer, VerificationStatus, Verifier};
+//!
+//! let alice = KeyBuilder::new(Profile::Rfc9580).user_id("Alice <alice@example.org>").generate()?;
+//! let signature = Signer::new().key(&alice).armor(true).sign_bytes(b"the document")?;
+//! let verifier = Verifier::new([alice.to_cert()]);
+//! let verdicts = verifier.clone().verify_bytes(&signature, b"the document")?;
+//! assert!(verdicts[0].is_good());
+//! let verdicts = verifier.verify_bytes(&signature, b"another document")?;
+//! assert_eq!(verdicts[0].status(), VerificationStatus::Bad(BadReason::Invalid));
+//! # Ok(()) }
+//! ```
+//!
+//! ## Errors
+//!
+//! Every fallible function returns [`Error`], whose variants a caller can match: which
+//! certificate cannot be used and why ([`Error::KeyUnusable`] with a [`KeyProblem`]), a wrong
+//! password ([`Error::BadPassword`]) as opposed to a message not for these keys
+//! ([`Error::NoDecryptionKey`]), an authentication failure ([`Error::Decrypt`], opaque on
+//! purpose), a limit ([`Error::LimitExceeded`]). The streaming adapters carry an `Error` inside
+//! the `io::Error` they return; [`Error::from_io`] recovers it. A stream that failed reports
+//! its first error again on every later call.
+//!
+//! ## Limits
+//!
+//! Every resource an input can make the library spend (Argon2 memory and passes, S2K runs,
+//! packet sizes, counts of session-key packets and signatures) is bounded by a [`Limits`],
+//! checked before the allocation or computation. Builders take it with `.limits(..)`,
+//! functions with a `_with_limits` variant. The defaults open every legitimate input known;
+//! [`Limits::untrusted_input`] is the preset for servers handling input from anyone.
+//!
+//! ```
+//! # fn main() -> sixpgp::Result<()> {
+//! use sixpgp::{Decryptor, Error, Limit, Limits};
+//! let decryptor = Decryptor::default().password("pw").limits(Limits::untrusted_input());
+//! # let _ = decryptor;
+//! # Ok(()) }
+//! ```
+//!
+//! ## Many messages
+//!
+//! For message after message to the same recipients, evaluate them once with [`Recipients`]
+//! and pass them to [`Encryptor::prepared`]. For many small messages to decrypt,
+//! [`Decryptor::decrypt_all`] spreads a batch over the available cores; a large message is
+//! encrypted and decrypted on several cores by itself ([`Encryptor::threads`]), with the same
+//! output whatever the thread count.
 //!
 //! ## Module map
 //!
 //! - `packet`: parsing and serializing packets (no cryptography);
 //! - `crypto`: the OpenPGP constructions on RustCrypto primitives (no I/O);
 //! - `armor`: streaming ASCII armor ([`ArmorReader`], [`ArmorWriter`]);
+//! - `signature`: v6 signature hashing, making and checking over any signed content
+//!   ([`SignatureMode`]);
 //! - `key`: [`Cert`], [`Tsk`], [`KeyBuilder`], self-signature evaluation;
-//! - `message`: the streaming encryption and decryption adapters.
+//! - `message`: the streaming encryption, decryption, signing and verification adapters.
 //!
-//! Every limit on what input may make the library spend lives in [`Limits`].
+//! ARCHITECTURE.md in the repository describes the layers and their invariants.
 
 mod armor;
 mod crypto;
@@ -43,24 +162,30 @@ mod key;
 mod limits;
 mod message;
 mod packet;
+mod pipeline;
+mod signature;
 
 pub use crate::armor::{ArmorKind, ArmorReader, ArmorWriter};
 pub use crate::crypto::secret::{Password, SessionKey};
-pub use crate::crypto::{AeadAlgorithm, HashAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm};
-pub use crate::error::{Error, Limit, Malformed, Result, Unsupported};
-pub use crate::key::{Cert, Fingerprint, KeyBuilder, KeyId, KeyUpdate, Profile, ReasonForRevocation, Tsk};
+pub use crate::crypto::{AeadAlgorithm, HashAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm, backend};
+pub use crate::error::{Error, KeyProblem, Limit, Malformed, Result, Unsupported};
+pub use crate::key::{
+    Cert, Fingerprint, KeyBuilder, KeyFlags, KeyId, KeyInfo, KeyUpdate, Profile, ReasonForRevocation, Tsk,
+};
 pub use crate::limits::Limits;
 pub use crate::message::cleartext::{CleartextMessage, CleartextSignWriter, is_cleartext_signed};
-pub use crate::message::hashing::SignatureMode;
 pub use crate::message::sign::{InlineSignWriter, SignWriter, Signer};
 pub use crate::message::verify::{
-    DetachedVerifier, InlineVerifyReader, Verification, VerificationStatus, Verifier,
+    BadReason, DetachedVerifier, InlineVerifyReader, UnverifiableReason, Verification, VerificationStatus,
+    Verifier,
 };
 pub use crate::message::{
-    DataFormat, DecryptReader, DecryptSummary, DecryptedWith, Decryptor, EncryptWriter, Encryptor,
-    LiteralInfo, Purpose,
+    DataFormat, DecryptReader, DecryptSummary, DecryptedWith, Decryptor, EncryptWriter, Encryptor, KeyStore,
+    LiteralInfo, MessageInfo, Purpose, Recipient, Recipients,
 };
 pub use crate::packet::signature::SignatureType;
+pub use crate::pipeline::set_buffer_pool_limit;
+pub use crate::signature::SignatureMode;
 
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]

@@ -29,6 +29,76 @@ use crate::packet::padding::Padding;
 use crate::packet::signature::SignaturePacket;
 use crate::packet::user_id::UserId;
 
+/// The serialization interface of packet bodies and their parts: [`write_to`] writes exactly
+/// [`encoded_len`] octets, and parsing them gives back an equal value.
+///
+/// [`write_to`]: Serialize::write_to
+/// [`encoded_len`]: Serialize::encoded_len
+pub(crate) trait Serialize {
+    /// What [`to_vec`](Serialize::to_vec) returns: a `Vec<u8>`, or a [`SecretVec`] for values
+    /// that may hold secret key material.
+    type Buf: SerializeBuf;
+
+    /// Writes the octets.
+    ///
+    /// # Errors
+    /// The writer's errors, or `InvalidInput` if a field does not fit its length field.
+    fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()>;
+
+    /// Octets [`write_to`](Serialize::write_to) writes.
+    fn encoded_len(&self) -> usize;
+
+    /// The serialized octets, in a buffer allocated once at its full length.
+    fn to_vec(&self) -> Self::Buf {
+        let mut out = Self::Buf::with_capacity(self.encoded_len());
+        // Writing to memory fails only for a field that does not fit its length field, which
+        // ends the output early.
+        let _ = self.write_to(&mut out);
+        out
+    }
+}
+
+/// A buffer [`Serialize::to_vec`] can fill.
+pub(crate) trait SerializeBuf: Write {
+    /// An empty buffer with room for `capacity` octets.
+    fn with_capacity(capacity: usize) -> Self;
+}
+
+impl SerializeBuf for Vec<u8> {
+    fn with_capacity(capacity: usize) -> Self {
+        Self::with_capacity(capacity)
+    }
+}
+
+impl SerializeBuf for SecretVec {
+    fn with_capacity(capacity: usize) -> Self {
+        Self::with_capacity(capacity)
+    }
+}
+
+/// The body of a packet type: it knows its type and parses from a whole body.
+pub(crate) trait PacketBody: Serialize + Sized {
+    /// The packet type. Key bodies are also the bodies of subkey packets: for them this is the
+    /// primary key's type, so [`write_packet`](PacketBody::write_packet) writes primary keys only.
+    const TAG: Tag;
+
+    /// Parses a whole packet body.
+    ///
+    /// # Errors
+    /// `Truncated`, `Malformed` or `Unsupported`, as the type's format says.
+    fn parse(body: &[u8]) -> Result<Self>;
+
+    /// Writes the whole packet: a header with the shortest fixed length, then the body.
+    ///
+    /// # Errors
+    /// The writer's errors, or `InvalidInput` if the body is longer than 2^32 - 1 octets or a
+    /// field does not fit its length field.
+    fn write_packet(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
+        Header::fixed(Self::TAG, self.encoded_len())?.write_to(w)?;
+        self.write_to(w)
+    }
+}
+
 /// A non-data packet read whole: its type and body. The body may hold unencrypted secret key
 /// material, so it is wiped on drop.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,7 +114,7 @@ pub(crate) struct RawPacket {
 ///
 /// # Errors
 /// Header errors from [`Header::read_from`]; `Unsupported(PacketType)` for a data packet;
-/// `LimitExceeded(PacketLength)` for a body longer than [`Limits::packet_len_limit`];
+/// `LimitExceeded(PacketLength)` for a body longer than [`Limits::max_packet_len`];
 /// `Truncated("packet body")` if the input ends inside the body; `Io` from the reader.
 pub(crate) fn read_raw_packet(r: &mut impl BufRead, limits: &Limits) -> Result<Option<RawPacket>> {
     let Some(header) = Header::read_from(r)? else {
@@ -57,7 +127,7 @@ pub(crate) fn read_raw_packet(r: &mut impl BufRead, limits: &Limits) -> Result<O
     let BodyLength::Fixed(len) = header.length else {
         return Err(Error::malformed("partial body length on a non-data packet"));
     };
-    let too_long = usize::try_from(len).map_or(true, |len| len > limits.packet_len_limit());
+    let too_long = usize::try_from(len).map_or(true, |len| len > limits.max_packet_len());
     if too_long {
         return Err(Error::LimitExceeded(Limit::PacketLength));
     }
@@ -98,15 +168,15 @@ impl Packet {
     pub(crate) fn from_raw(raw: &RawPacket) -> Result<Self> {
         let body = raw.body.as_slice();
         Ok(match raw.tag {
-            Tag::PublicKey => Self::PublicKey(PublicKeyPacket::parse(body)?),
-            Tag::PublicSubkey => Self::PublicSubkey(PublicKeyPacket::parse(body)?),
-            Tag::SecretKey => Self::SecretKey(SecretKeyPacket::parse(body)?),
-            Tag::SecretSubkey => Self::SecretSubkey(SecretKeyPacket::parse(body)?),
-            Tag::Signature => Self::Signature(SignaturePacket::parse(body)?),
-            Tag::UserId => Self::UserId(UserId::parse(body)?),
-            Tag::Padding => Self::Padding(Padding::parse(body)?),
+            Tag::PublicKey => Self::PublicKey(PacketBody::parse(body)?),
+            Tag::PublicSubkey => Self::PublicSubkey(PacketBody::parse(body)?),
+            Tag::SecretKey => Self::SecretKey(PacketBody::parse(body)?),
+            Tag::SecretSubkey => Self::SecretSubkey(PacketBody::parse(body)?),
+            Tag::Signature => Self::Signature(PacketBody::parse(body)?),
+            Tag::UserId => Self::UserId(PacketBody::parse(body)?),
+            Tag::Padding => Self::Padding(PacketBody::parse(body)?),
             Tag::Marker => {
-                let Marker = Marker::parse(body)?;
+                let Marker = PacketBody::parse(body)?;
                 Self::Marker
             }
             other => Self::Other { tag: u8::from(other), body: body.to_vec() },
@@ -156,29 +226,22 @@ impl Packet {
             Self::Other { body, .. } => w.write_all(body),
         }
     }
+}
 
-    /// Writes the packet: a header with the shortest fixed length, then the body.
-    ///
-    /// # Errors
-    /// The writer's errors, or `InvalidInput` if the body is longer than 2^32 - 1 octets.
-    pub(crate) fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
+/// A whole packet: a header with the shortest fixed length, then the body.
+impl Serialize for Packet {
+    /// A packet may hold secret key material.
+    type Buf = SecretVec;
+
+    fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
         Header::fixed(self.tag(), self.body_len())?.write_to(w)?;
         self.write_body(w)
     }
 
-    /// Octets [`Packet::write_to`] writes.
-    pub(crate) fn encoded_len(&self) -> usize {
+    fn encoded_len(&self) -> usize {
         let body_len = self.body_len();
         let header_len = Header::fixed(self.tag(), body_len).map_or(0, |h| h.encoded_len());
         header_len.saturating_add(body_len)
-    }
-
-    /// The serialized packet, header included.
-    pub(crate) fn to_vec(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.encoded_len());
-        // Writing to a Vec cannot fail.
-        let _ = self.write_to(&mut out);
-        out
     }
 }
 
@@ -250,7 +313,7 @@ pub(crate) mod tests {
                 assert_eq!(body, *raw.body, "{name}: {:?}", raw.tag);
                 assert_eq!(packet.body_len(), raw.body.len(), "{name}");
                 assert_eq!(packet.tag(), raw.tag, "{name}");
-                out.extend(packet.to_vec());
+                out.extend_from_slice(&packet.to_vec());
             }
             assert_eq!(out, bytes, "{name}");
         }
@@ -342,6 +405,12 @@ pub(crate) mod tests {
             ("legacy header", &[0x99, 0, 1, 0], |e| {
                 matches!(e, Error::Unsupported(Unsupported::LegacyPacketFormat))
             }),
+            ("v4 key in a legacy header", &[0x99, 0, 1, 4], |e| {
+                matches!(
+                    e,
+                    Error::Unsupported(Unsupported::PacketVersion { packet: "public key", version: 4 })
+                )
+            }),
             ("bad marker", &[0xca, 3, b'P', b'G', b'Q'], |e| matches!(e, Error::Malformed(_))),
             ("empty public key", &[0xc6, 0], |e| matches!(e, Error::Truncated(_))),
             (
@@ -378,10 +447,10 @@ pub(crate) mod tests {
     fn limit_is_configurable() {
         let bytes = [0xcd, 4, b'a', b'b', b'c', b'd'];
         let mut r = &bytes[..];
-        let limits = Limits::default().max_packet_len(3);
+        let limits = Limits::default().with_max_packet_len(3);
         assert!(matches!(read_raw_packet(&mut r, &limits), Err(Error::LimitExceeded(Limit::PacketLength))));
         let mut r = &bytes[..];
-        let limits = Limits::default().max_packet_len(4);
+        let limits = Limits::default().with_max_packet_len(4);
         assert_eq!(read_raw_packet(&mut r, &limits).unwrap().unwrap().body[..], b"abcd"[..]);
     }
 

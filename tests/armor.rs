@@ -230,11 +230,6 @@ fn checksum_right_wrong_or_absent() {
         let with_crlf = insert_before_end(text, &right).replace('\n', "\r\n");
         assert_eq!(dearmor(with_crlf.as_bytes()).unwrap(), expected, "{name}");
     }
-    let (_, text) = data!("a03-v6-certificate.asc");
-    for bad in ["=AAA", "=AAAAA", "=AA=A", "=", "=AAAA x"] {
-        let with = insert_before_end(text, bad);
-        assert!(matches!(dearmor(with.as_bytes()), Err(Error::Malformed(_))), "{bad}");
-    }
 }
 
 #[test]
@@ -325,7 +320,6 @@ fn malformed_input_is_rejected() {
         (text.replacen("\n\n", "\n\nAA==\n==\n", 1), "too much padding"),
         (text.replacen("\n\n", "\n\nAB==\n", 1), "non-canonical bits"),
         (text.replacen("-----\n", &format!("-----{}\n", " ".repeat(2000)), 1), "long BEGIN"),
-        (insert_before_end(text, &format!("=AAAA{}", " ".repeat(2000))), "long checksum"),
         (format!("{}{}\n", text.trim_end(), " ".repeat(2000)), "long END"),
     ];
     for (input, what) in &cases {
@@ -355,10 +349,10 @@ fn header_overflow() {
     let long = text.replacen("\n\n", &format!("\nComment: {}\n\n", "y".repeat(5000)), 1);
     assert!(matches!(dearmor(long.as_bytes()), Err(Error::LimitExceeded(Limit::ArmorHeaders))));
     // A custom limit: the two A.12 comments (102 octets with the blank line) fit exactly.
-    let limits = Limits::default().max_armor_header_len(102);
+    let limits = Limits::default().with_max_armor_header_len(102);
     let mut out = Vec::new();
     let _ = ArmorReader::with_limits(text.as_bytes(), &limits).read_to_end(&mut out).unwrap();
-    let limits = Limits::default().max_armor_header_len(101);
+    let limits = Limits::default().with_max_armor_header_len(101);
     let err = ArmorReader::with_limits(text.as_bytes(), &limits).read_to_end(&mut out).unwrap_err();
     assert!(matches!(Error::from_io(err), Error::LimitExceeded(Limit::ArmorHeaders)));
 }
@@ -487,6 +481,11 @@ proptest! {
 #[cfg(feature = "fuzzing")]
 #[test]
 fn fuzz_corpus_replays() {
+    // The published package carries no `fuzz/` directory (see tests/fuzz_corpus.rs).
+    if !std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz")).is_dir() {
+        eprintln!("skipped: no fuzz/ directory (the published package does not carry the fuzz corpus)");
+        return;
+    }
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/corpus/armor");
     let mut count = 0;
     for entry in std::fs::read_dir(dir).unwrap() {
@@ -497,9 +496,9 @@ fn fuzz_corpus_replays() {
     assert!(count >= 5);
 }
 
-/// A valid body whose one line of 2 MiB has a blank after every quad. The scanner used to look
-/// for the line's end again after each run of characters: quadratic in the line's length
-/// (seconds for 256 KiB, hours for this), whatever the thread count or source buffer.
+/// A valid body whose one line of 2 MiB has a blank after every quad. A scanner that looks for
+/// the line's end again after each run of characters is quadratic in the line's length (hours
+/// for this), whatever the thread count or source buffer.
 #[test]
 fn long_lines_with_blanks_read_in_linear_time() {
     let data: Vec<u8> = (0..1_500_000_u32).map(|i| (i % 251) as u8).collect();

@@ -129,12 +129,12 @@ fn literal(content: &[u8]) -> Vec<u8> {
 
 /// Decrypts `message` with the fixed session key, reading to EOF and calling `finish`.
 fn open_with_session_key(message: &[u8]) -> Result<Vec<u8>, Error> {
-    let decryptor = Decryptor::new([]).session_key(session_key(), Some(SymmetricAlgorithm::Aes128));
+    let decryptor = Decryptor::default().session_key(session_key(), Some(SymmetricAlgorithm::Aes128));
     read_all(decryptor, message)
 }
 
 /// Reads `message` through `decryptor` to EOF and calls `finish`.
-fn read_all(decryptor: Decryptor<'_>, message: &[u8]) -> Result<Vec<u8>, Error> {
+fn read_all(decryptor: Decryptor, message: &[u8]) -> Result<Vec<u8>, Error> {
     let mut r = decryptor.reader(message)?;
     let mut out = Vec::new();
     let _ = r.read_to_end(&mut out).map_err(Error::from_io)?;
@@ -318,7 +318,7 @@ fn thousands_of_pkesks() {
     let e = read_all(Decryptor::new([&key]), &message).unwrap_err();
     assert!(matches!(e, Error::LimitExceeded(Limit::SessionKeyPackets)), "{e:?}");
     // A lower limit applies as set.
-    let limits = Limits::default().max_session_key_packets(3);
+    let limits = Limits::default().with_max_session_key_packets(3);
     let mut four = one.repeat(4);
     four.extend_from_slice(&packet(18, &seipd));
     let e = read_all(Decryptor::new([&key]).limits(limits), &four).unwrap_err();
@@ -351,7 +351,7 @@ fn argon2_memory_exponent_31_is_refused_before_allocating() {
     let mut message = packet(3, &skesk(&argon2_s2k(1, 4, 31)));
     message.extend_from_slice(&seipd);
     // 2^31 KiB = 2 TiB: refused by the default limits, before any allocation.
-    let e = read_all(Decryptor::new([]).password("password"), &message).unwrap_err();
+    let e = read_all(Decryptor::default().password("password"), &message).unwrap_err();
     assert!(matches!(e, Error::LimitExceeded(Limit::Argon2Memory)), "{e:?}");
     // Passes and parallelism are bounded too.
     for (s2k, limit) in
@@ -359,7 +359,7 @@ fn argon2_memory_exponent_31_is_refused_before_allocating() {
     {
         let mut message = packet(3, &skesk(&s2k));
         message.extend_from_slice(&seipd);
-        let e = read_all(Decryptor::new([]).password("password"), &message).unwrap_err();
+        let e = read_all(Decryptor::default().password("password"), &message).unwrap_err();
         assert!(matches!(e, Error::LimitExceeded(l) if l == limit), "{limit:?}: {e:?}");
     }
     // A locked secret key asking for 2 TiB: its m octet patched from 21 to 31.
@@ -373,7 +373,7 @@ fn argon2_memory_exponent_31_is_refused_before_allocating() {
     }
     assert_eq!(patched, 2, "A.5 has two Argon2 S2K specifiers (t=1, p=4, m=21)");
     let mut tsk = Tsk::from_bytes(&locked).unwrap();
-    let e = tsk.unlock(&Password::from("correct horse battery staple"), &Limits::default()).unwrap_err();
+    let e = tsk.unlock(&Password::from("correct horse battery staple")).unwrap_err();
     assert!(matches!(e, Error::LimitExceeded(Limit::Argon2Memory)), "{e:?}");
 }
 
@@ -385,8 +385,8 @@ fn iterated_s2k_count_above_the_limit() {
     s2k.push(0xff);
     let mut message = packet(3, &skesk(&s2k));
     message.extend_from_slice(&seipd);
-    let limits = Limits::default().s2k_max_iterations(1 << 16);
-    let e = read_all(Decryptor::new([]).password("password").limits(limits), &message).unwrap_err();
+    let limits = Limits::default().with_max_s2k_iterations(1 << 16);
+    let e = read_all(Decryptor::default().password("password").limits(limits), &message).unwrap_err();
     assert!(matches!(e, Error::LimitExceeded(Limit::S2kIterations)), "{e:?}");
 }
 
@@ -432,7 +432,7 @@ fn chunk_size_octet_above_16() {
         assert!(matches!(e, Error::Malformed(_) | Error::Unsupported(_)), "{octet}: {e:?}");
         // With the session key given directly, too (no PKESK processing on the way).
         let e = read_all(
-            Decryptor::new([]).session_key(session_key(), Some(SymmetricAlgorithm::Aes128)),
+            Decryptor::default().session_key(session_key(), Some(SymmetricAlgorithm::Aes128)),
             &packet(18, &seipd),
         )
         .unwrap_err();
@@ -665,10 +665,10 @@ fn signing_subkey_without_back_signature_is_not_usable() {
 #[test]
 fn many_expensive_skesks_are_bounded() {
     // 40 SKESKs with a wrong key each (256 KiB Argon2), then a sealed message.
-    let limits = Limits::default().max_s2k_derivations(4);
+    let limits = Limits::default().with_max_s2k_derivations(4);
     let mut message = packet(3, &skesk(&argon2_s2k(1, 1, 8))).repeat(40);
     message.extend_from_slice(&seal(&literal(b"x"), 0));
-    let e = read_all(Decryptor::new([]).password("password").limits(limits), &message).unwrap_err();
+    let e = read_all(Decryptor::default().password("password").limits(limits), &message).unwrap_err();
     assert!(matches!(e, Error::LimitExceeded(Limit::S2kDerivations)), "{e:?}");
 }
 
@@ -718,15 +718,15 @@ fn unknown_non_critical_packets_are_ignored() {
 fn unusable_skesks_do_not_use_up_the_derivation_budget() {
     // Ten SKESKs with an unknown cipher (nothing to derive) before the real one: the budget of
     // two derivations is enough, as only the real SKESK runs its S2K.
-    let mut w = Encryptor::new([]).password("pw").writer(Vec::new()).unwrap();
+    let mut w = Encryptor::default().password("pw").writer(Vec::new()).unwrap();
     w.write_all(b"hello").unwrap();
     let real = w.finish().unwrap();
     let mut junk = skesk(&argon2_s2k(1, 1, 8));
     junk[2] = 99;
     let mut message = packet(3, &junk).repeat(10);
     message.extend_from_slice(&real);
-    let limits = Limits::default().max_s2k_derivations(2);
-    let plain = read_all(Decryptor::new([]).password("pw").limits(limits), &message).unwrap();
+    let limits = Limits::default().with_max_s2k_derivations(2);
+    let plain = read_all(Decryptor::default().password("pw").limits(limits), &message).unwrap();
     assert_eq!(plain, b"hello");
 }
 
@@ -746,7 +746,7 @@ fn certificate_component_with_too_many_signatures() {
 #[test]
 fn keyring_size_is_bounded() {
     let a03 = data("a03-v6-certificate.asc");
-    let small = Limits::default().max_keyring_len(100);
+    let small = Limits::default().with_max_keyring_len(100);
     let e = Cert::read_all_with_limits(&a03[..], &small).unwrap_err();
     assert!(matches!(e, Error::LimitExceeded(Limit::KeyringLength)), "{e:?}");
     assert_eq!(Cert::read_all_with_limits(&a03[..], &Limits::default()).unwrap().len(), 1);

@@ -1,6 +1,6 @@
 //! Memory held before the encrypted data: session-key packets this crate cannot use are not
-//! kept. (A review found that 1000 PKESKs of an unknown algorithm, each just under the 1 MiB
-//! packet limit, held about 1 GiB.) A test binary of its own, so that the process's peak memory
+//! kept. (Otherwise 1000 PKESKs of an unknown algorithm, each just under the 1 MiB packet
+//! limit, would hold about 1 GiB.) A test binary of its own, so that the process's peak memory
 //! is this test's alone.
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used, reason = "a test fails by panicking")]
@@ -65,13 +65,13 @@ fn unusable_session_key_packets_are_not_kept() {
     skesk.extend_from_slice(&s2k);
     skesk.extend_from_slice(&[0u8; 12]);
     skesk.resize((1 << 20) - 64, 0xbb);
-    let mut w = Encryptor::new([]).password("x").writer(Vec::new()).unwrap();
+    let mut w = Encryptor::default().password("x").writer(Vec::new()).unwrap();
     w.write_all(b"hello").unwrap();
     let tail = w.finish().unwrap();
     let flood = Flood { parts: vec![(packet(1, &pkesk), 200), (packet(3, &skesk), 200)], tail, pos: 0 };
 
     let before = peak_kib();
-    let mut r = Decryptor::new([]).password("x").reader(BufReader::new(flood)).unwrap();
+    let mut r = Decryptor::default().password("x").reader(BufReader::new(flood)).unwrap();
     let mut out = Vec::new();
     let _ = r.read_to_end(&mut out).unwrap();
     assert_eq!(out, b"hello");

@@ -13,7 +13,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use common::data;
 use sixpgp::{
     Cert, DataFormat, DecryptSummary, Decryptor, Encryptor, Error, KeyBuilder, Profile, SignatureMode, Tsk,
-    VerificationStatus,
+    UnverifiableReason, VerificationStatus,
 };
 
 const T0: u64 = 1_750_000_000;
@@ -30,7 +30,7 @@ fn key(profile: Profile, name: &str) -> Tsk {
 fn sign_encrypt(recipient: &Cert, signers: &[&Tsk], format: DataFormat, plain: &[u8]) -> Vec<u8> {
     let mut e = Encryptor::new([recipient]).format(format).at(at(T0 + 100));
     for s in signers {
-        e = e.signer(s);
+        e = e.signer(*s);
     }
     let mut w = e.writer(Vec::new()).unwrap();
     // Odd write sizes: the hash must not depend on them.
@@ -146,7 +146,7 @@ fn signer_without_certificate_is_unverifiable_and_the_other_still_good() {
 }
 
 #[test]
-fn without_verify_with_nothing_is_verified_and_unsigned_messages_have_no_verdict() {
+fn without_verify_with_signatures_are_listed_unchecked_and_unsigned_messages_have_no_verdict() {
     let alice = key(Profile::Rfc9580, "Alice <alice@example.org>");
     let carol = key(Profile::Rfc9580, "Carol <carol@example.org>");
     let signed = sign_encrypt(&carol.to_cert(), &[&alice], DataFormat::Binary, b"hello");
@@ -154,7 +154,12 @@ fn without_verify_with_nothing_is_verified_and_unsigned_messages_have_no_verdict
     let mut out = Vec::new();
     let _ = r.read_to_end(&mut out).unwrap();
     assert_eq!(out, b"hello");
-    assert!(r.finish().unwrap().verifications.is_empty());
+    let verifications = r.finish().unwrap().verifications;
+    assert_eq!(verifications.len(), 1);
+    assert_eq!(verifications[0].status(), VerificationStatus::Unverifiable(UnverifiableReason::NotRequested));
+    // The issuer the signature names is one of Alice's keys.
+    let issuer = verifications[0].signing_key().unwrap();
+    assert!(issuer == alice.fingerprint() || alice.cert().subkey_fingerprints().any(|f| f == issuer));
 
     let unsigned = sign_encrypt(&carol.to_cert(), &[], DataFormat::Binary, b"hello");
     let (out, summary) = decrypt_verify(&carol, &[alice.to_cert()], &unsigned).unwrap();
@@ -195,7 +200,7 @@ fn time_window_expired_and_locked_signers() {
     }
     // Signing with the expired key is refused before anything is written.
     let e = Encryptor::new([&carol_cert]).signer(&expiring).at(at(T0 + 2000));
-    assert!(matches!(e.writer(Vec::new()), Err(Error::KeyUnusable(_))));
+    assert!(matches!(e.writer(Vec::new()), Err(Error::KeyUnusable { .. })));
 
     // A locked signing key.
     let locked = KeyBuilder::new(Profile::Rfc9580)
@@ -210,7 +215,7 @@ fn time_window_expired_and_locked_signers() {
 #[test]
 fn password_encrypted_signed_message() {
     let alice = key(Profile::Pqc, "Alice <alice@example.org>");
-    let mut w = Encryptor::new([])
+    let mut w = Encryptor::default()
         .password(b"secret".to_vec())
         .signer(&alice)
         .at(at(T0 + 100))
@@ -220,7 +225,7 @@ fn password_encrypted_signed_message() {
     w.write_all(b"by password").unwrap();
     let msg = w.finish().unwrap();
     let certs = [alice.to_cert()];
-    let mut r = Decryptor::new([])
+    let mut r = Decryptor::default()
         .password(b"secret".to_vec())
         .verify_with(&certs)
         .at(at(T0 + 200))

@@ -228,7 +228,7 @@ fn time_windows_and_expired_keys() {
     let mut w = Signer::new().key(&alice).creation_time(at(T0 + 100)).detached().unwrap();
     w.write_all(b"data").unwrap();
     let sigs = w.finish().unwrap();
-    let verify = |v: Verifier<'_>| v.verify_detached(&sigs, &b"data"[..]).unwrap();
+    let verify = |v: Verifier| v.verify_detached(&sigs, &b"data"[..]).unwrap();
     assert_eq!(good(&verify(Verifier::new(&certs).at(at(T0 + 200)))), 1);
     assert_eq!(good(&verify(Verifier::new(&certs).at(at(T0 + 200)).not_before(at(T0 + 101)))), 0);
     assert_eq!(good(&verify(Verifier::new(&certs).at(at(T0 + 200)).not_after(at(T0 + 99)))), 0);
@@ -251,7 +251,7 @@ fn time_windows_and_expired_keys() {
     // Signing after expiry is refused.
     assert!(matches!(
         Signer::new().key(&expiring).creation_time(at(T0 + 2000)).detached(),
-        Err(sixpgp::Error::KeyUnusable(_))
+        Err(sixpgp::Error::KeyUnusable { .. })
     ));
     // A signature claiming a time after expiry does not verify (made with a forged clock: the
     // key is used at a time it is valid, then the certificate's expiry is what is checked).

@@ -1,4 +1,4 @@
-//! The streaming contract (STYLE §7) through the public API, with 64-octet chunks: every
+//! The streaming contract through the public API, with 64-octet chunks: every
 //! truncation and every bit flip is refused (OCB, GCM and EAX), write splits do not change the output, read
 //! sizes do not change the plaintext; proptest round trips.
 #![allow(

@@ -28,16 +28,18 @@ pub(crate) fn to_sop_in(context: Context, err: Error) -> sop::errors::Error {
         {
             sop::errors::Error::UnsupportedAsymmetricAlgo
         }
-        Error::KeyUnusable(_) if context == Context::Encrypt => sop::errors::Error::CertCannotEncrypt,
+        Error::KeyUnusable { .. } if context == Context::Encrypt => sop::errors::Error::CertCannotEncrypt,
         Error::Malformed(_)
         | Error::Truncated(_)
         | Error::Unsupported(_)
         | Error::LimitExceeded(_)
         | Error::InvalidArgument(_) => sop::errors::Error::BadData,
         Error::Decrypt | Error::NoDecryptionKey => sop::errors::Error::CannotDecrypt,
+        // In `decrypt`, a wrong password is one for the message, not for a key.
+        Error::BadPassword if context == Context::Decrypt => sop::errors::Error::CannotDecrypt,
         Error::KeyLocked | Error::BadPassword => sop::errors::Error::KeyIsProtected,
         Error::BadSignature(_) => sop::errors::Error::NoSignature,
-        Error::KeyUnusable(_) => sop::errors::Error::KeyCannotSign,
+        Error::KeyUnusable { .. } => sop::errors::Error::KeyCannotSign,
         Error::Io(e) => sop::errors::Error::IoError(e),
         _ => sop::errors::Error::UnspecifiedFailure,
     }

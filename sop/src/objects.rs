@@ -8,25 +8,34 @@ use sop::plumbing::SopRef;
 use crate::SixSop;
 use crate::errors::to_sop;
 
-/// One or more transferable secret keys.
+/// One or more transferable secret keys: the KEYS of the SOP interface.
+///
+/// Made by [`sop::Load`] from OpenPGP bytes (armored or binary) or by an operation, written out
+/// by [`sop::Save`].
 #[derive(Debug)]
-pub(crate) struct Keys<'s> {
+pub struct Keys<'s> {
     sop: &'s SixSop,
     pub(crate) keys: Vec<Tsk>,
     source_name: Option<String>,
 }
 
-/// One or more certificates.
+/// One or more certificates: the CERTS of the SOP interface.
+///
+/// Made by [`sop::Load`] from OpenPGP bytes (armored or binary) or by an operation, written out
+/// by [`sop::Save`].
 #[derive(Debug)]
-pub(crate) struct Certs<'s> {
+pub struct Certs<'s> {
     sop: &'s SixSop,
     pub(crate) certs: Vec<Cert>,
     source_name: Option<String>,
 }
 
-/// One or more signatures, kept as binary packets.
+/// One or more signatures, kept as binary packets: the SIGNATURES of the SOP interface.
+///
+/// Made by [`sop::Load`] from OpenPGP bytes (armored or binary) or by an operation, written out
+/// by [`sop::Save`].
 #[derive(Debug)]
-pub(crate) struct Sigs<'s> {
+pub struct Sigs<'s> {
     sop: &'s SixSop,
     pub(crate) bytes: Vec<u8>,
     source_name: Option<String>,

@@ -1,4 +1,5 @@
 //! Runs the built `sixsop` binary: key generation, encryption, decryption, exit codes.
+#![cfg(feature = "cli")]
 #![allow(
     clippy::unwrap_used,
     clippy::cast_possible_truncation,

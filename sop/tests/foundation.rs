@@ -1,4 +1,5 @@
 //! `sixsop` on the foundation subcommands: RFC 9580 sample keys, profiles, armor, passwords.
+#![cfg(feature = "cli")]
 #![allow(clippy::unwrap_used, reason = "a test fails by panicking")]
 
 mod common;

@@ -1,5 +1,6 @@
 //! Runs the built `sixsop` binary: revoke-key, merge-certs, update-key, certify-userid and
 //! validate-userid, with their exit codes.
+#![cfg(feature = "cli")]
 #![allow(clippy::unwrap_used, reason = "test helpers fail loudly")]
 
 use std::path::Path;

@@ -11,14 +11,14 @@ use super::{ArmorKind, DASHES, reserve_wiped};
 use crate::crypto::secret::SecretVec;
 use crate::error::{Error, Limit, Result, Unsupported};
 use crate::limits::Limits;
-use crate::message::parallel::{Pipeline, Work};
+use crate::pipeline::{Pipeline, Work};
 
 /// Base64 characters collected before decoding them in one block (a multiple of 4).
 const B64_CAP: usize = 32 * 1024;
 /// The same for the first blocks: most armored data (a certificate, a key, a signature) is a
 /// few KiB, and the buffers are zeroed when allocated and wiped when dropped.
 const SMALL_B64_CAP: usize = 4 * 1024;
-/// Longest BEGIN, END or checksum line accepted, trailing whitespace included.
+/// Longest BEGIN or END line accepted, trailing whitespace included.
 const MAX_MARKER_LINE_LEN: usize = 1024;
 /// Text read per block when decoding on several threads (4096 lines of 64 characters).
 const BLOCK_TEXT_LEN: usize = 4096 * 65;
@@ -62,12 +62,13 @@ fn decode_into(engine: &base64_simd::Base64, src: &[u8], dst: &mut [u8]) -> Opti
 /// - LF or CRLF line endings, trailing whitespace on any line, whitespace inside base64 lines,
 ///   and base64 lines of any length. Base64 must be padded to a multiple of 4 characters and use
 ///   canonical trailing bits.
-/// - A CRC24 line (`=` and four base64 characters) is accepted and ignored whether it is right,
-///   wrong or absent: [RFC 9580 §6.1](https://www.rfc-editor.org/rfc/rfc9580#section-6.1) says
-///   a reader MUST NOT reject data because of it.
+/// - A line that starts with `=` after complete base64 quads is the CRC24 line and is skipped
+///   whatever it holds (right, wrong, malformed, of any length) or absent:
+///   [RFC 9580 §6.1](https://www.rfc-editor.org/rfc/rfc9580#section-6.1) says a reader MUST NOT
+///   reject data because of it.
 /// - The armor header lines and the blank line after them are bounded together by
-///   [`Limits::armor_header_len_limit`] octets (line endings included); the BEGIN, checksum and
-///   END lines by 1024 octets each.
+///   [`Limits::max_armor_header_len`] octets (line endings included); the BEGIN and END lines
+///   by 1024 octets each.
 /// - Armor headers must have the `Key: Value` shape (a colon is required) and the blank line
 ///   after them is required, even when there are no headers.
 ///
@@ -77,8 +78,8 @@ fn decode_into(engine: &base64_simd::Base64, src: &[u8], dst: &mut [u8]) -> Opti
 ///
 /// # Threads
 ///
-/// With [`threads`](Self::threads) above 1, the base64 body is read in blocks of 260 KiB (the
-/// first one 16 KiB), cut after their last line break, and the blocks' lines are decoded on
+/// With [`threads`](Self::threads) above 1, the base64 body is read in blocks, cut after their
+/// last line break, and the blocks' lines are decoded on
 /// worker threads while the calling thread reads the next ones. Only the plain part of a block
 /// goes this way: lines of base64 characters whose length is a multiple of 4, without padding
 /// or whitespace, each ending in LF or CRLF. From the first other line on (the last line of the
@@ -140,7 +141,7 @@ pub struct ArmorReader<R: BufRead> {
     fast_line: bool,
     /// Base64 padding (`=`) has been seen.
     padded: bool,
-    /// Scratch space for BEGIN, header, checksum and END lines.
+    /// Scratch space for BEGIN, header and END lines.
     line: Vec<u8>,
     /// Threads to decode the body on (1: none).
     threads: usize,
@@ -374,12 +375,12 @@ impl<R: BufRead> ArmorReader<R> {
     }
 
     /// Reads from `inner`; the armor header section may be at most
-    /// [`limits.armor_header_len_limit()`](Limits::armor_header_len_limit) octets long.
+    /// [`limits.max_armor_header_len()`](Limits::max_armor_header_len) octets long.
     pub fn with_limits(inner: R, limits: &Limits) -> Self {
         Self {
             inner,
             state: State::Start,
-            header_len_limit: limits.armor_header_len_limit(),
+            header_len_limit: limits.max_armor_header_len(),
             kind: None,
             b64: SecretVec::default(),
             b64_cap: SMALL_B64_CAP,
@@ -398,12 +399,10 @@ impl<R: BufRead> ArmorReader<R> {
     }
 
     /// Decodes the base64 body on `threads` worker threads (1, the default, or 0: on the calling
-    /// thread only) while the calling thread reads, which is mostly I/O (and decodes a queued
-    /// block itself rather than wait for a worker); at most the available
-    /// parallelism less one, or 3 if that is more. See [Threads](Self#threads): the output and the
-    /// kinds of error are the same, but the source may be read beyond the END line. The first block is
-    /// decoded on the calling thread, so input shorter than one block starts no thread. Takes
-    /// effect only if set before the body is reached.
+    /// thread only) while the calling thread reads; at most the available parallelism less one,
+    /// or 3 if that is more. See [Threads](Self#threads): the output and the kinds of error are
+    /// the same, but the source may be read beyond the END line. A short body starts no thread.
+    /// Takes effect only if set before the body is reached.
     #[must_use]
     pub fn threads(mut self, threads: usize) -> Self {
         self.threads = threads.max(1);
@@ -428,7 +427,7 @@ impl<R: BufRead> ArmorReader<R> {
     /// base64 body; [`Error::Io`] if the source fails.
     pub fn detect(&mut self) -> Result<Option<ArmorKind>> {
         match &self.state {
-            State::Failed(e) => return Err(replay(e)),
+            State::Failed(e) => return Err(e.replay()),
             State::Start => {
                 if let Err(e) = self.detect_inner() {
                     return Err(self.poison(e));
@@ -460,7 +459,7 @@ impl<R: BufRead> ArmorReader<R> {
 
     /// Remembers `err` so that later calls fail the same way, and returns it.
     fn poison(&mut self, err: Error) -> Error {
-        self.state = State::Failed(replay(&err));
+        self.state = State::Failed(err.replay());
         err
     }
 
@@ -712,23 +711,23 @@ impl<R: BufRead> ArmorReader<R> {
         Ok(())
     }
 
-    /// Reads the CRC24 line, `=` and four base64 characters, and ignores its value
-    /// (RFC 9580 §6.1: the checksum MUST NOT cause a rejection).
+    /// Skips the CRC24 line whatever it holds: RFC 9580 §6.1 says an OpenPGP object MUST NOT be
+    /// rejected when the CRC24 footer is present, missing, malformed, or wrong. The line is
+    /// consumed without being stored, so its length costs no memory.
     fn read_checksum_line(&mut self) -> Result<()> {
-        let end = read_line(
-            &mut Source { ahead: &mut self.ahead, inner: &mut self.inner },
-            &mut self.line,
-            MAX_MARKER_LINE_LEN,
-            Error::malformed("armor: checksum line too long"),
-        )?;
-        if end == LineEnd::Eof {
-            return Err(Error::Truncated("armor"));
+        let mut source = Source { ahead: &mut self.ahead, inner: &mut self.inner };
+        loop {
+            let buf = fill_buf(&mut source)?;
+            if buf.is_empty() {
+                return Err(Error::Truncated("armor"));
+            }
+            let lf = buf.iter().position(|b| *b == b'\n');
+            let used = lf.map_or(buf.len(), |i| i.saturating_add(1));
+            source.consume(used);
+            if lf.is_some() {
+                return Ok(());
+            }
         }
-        let crc = self.line.trim_ascii_end();
-        let valid = crc
-            .strip_prefix(b"=")
-            .is_some_and(|c| c.len() == 4 && c.iter().all(|b| *b != b'=' && is_base64(*b)));
-        if valid { Ok(()) } else { Err(Error::malformed("armor: checksum line")) }
     }
 
     /// Reads the END line (skipping blank lines before it) and checks its label.
@@ -774,7 +773,7 @@ impl<R: BufRead> ArmorReader<R> {
     fn fill_buf_inner(&mut self) -> Result<()> {
         loop {
             match &self.state {
-                State::Failed(e) => return Err(replay(e)),
+                State::Failed(e) => return Err(e.replay()),
                 State::Start => self.detect_inner()?,
                 State::Binary | State::Done => return Ok(()),
                 State::Body if self.out_pos < self.out_len => return Ok(()),
@@ -887,7 +886,7 @@ fn read_line<R: BufRead>(inner: &mut R, line: &mut Vec<u8>, cap: usize, too_long
 /// # Errors
 ///
 /// [`Error::Malformed`] for misplaced padding or data after it.
-fn push_run(b64: &mut Vec<u8>, padded: &mut bool, run: &[u8]) -> Result<()> {
+fn push_run(b64: &mut SecretVec, padded: &mut bool, run: &[u8]) -> Result<()> {
     // Position of the run's first character within its quad.
     let pos_in_quad = b64.len() & 3;
     if *padded {
@@ -1008,8 +1007,8 @@ fn line_end(text: &[u8], limit: usize) -> Option<usize> {
 }
 
 /// Whether `s` holds `byte`: 4 KiB at a time with no early exit inside, which the compiler
-/// vectorizes (`contains` calls a word-at-a-time `memchr`: 4 % of armored decryption for the
-/// `-` check of every read, and as much again for the LF check of every line).
+/// vectorizes (`contains` calls a word-at-a-time `memchr`, which shows in armored decryption:
+/// the `-` check runs on every read and the LF check on every line).
 fn holds(s: &[u8], byte: u8) -> bool {
     s.chunks(4096).any(|chunk| chunk.iter().fold(0u8, |acc, &b| acc | u8::from(b == byte)) != 0)
 }
@@ -1022,27 +1021,6 @@ const fn decoded_len(text_len: usize) -> usize {
 /// Whitespace allowed before the armor or binary data.
 const fn is_whitespace(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r' | b'\n')
-}
-
-/// A copy of `err` to return again from a poisoned reader.
-fn replay(err: &Error) -> Error {
-    match err {
-        Error::Malformed(m) => Error::Malformed(*m),
-        Error::Unsupported(u) => Error::Unsupported(*u),
-        Error::Truncated(what) => Error::Truncated(what),
-        Error::LimitExceeded(limit) => Error::LimitExceeded(*limit),
-        Error::InvalidArgument(what) => Error::InvalidArgument(what),
-        Error::Decrypt => Error::Decrypt,
-        Error::Io(e) => {
-            // A replayed error must not invite a retry loop.
-            let kind = match e.kind() {
-                io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock => io::ErrorKind::Other,
-                kind => kind,
-            };
-            Error::Io(io::Error::new(kind, "armor: the source failed earlier"))
-        }
-        _ => Error::malformed("armor: reader failed earlier"),
-    }
 }
 
 #[cfg(test)]
@@ -1092,12 +1070,12 @@ mod tests {
     }
 
     fn push_all(runs: &[&[u8]]) -> Result<Vec<u8>> {
-        let mut b64 = Vec::new();
+        let mut b64 = SecretVec::default();
         let mut padded = false;
         for run in runs {
             push_run(&mut b64, &mut padded, run)?;
         }
-        Ok(b64)
+        Ok(b64.to_vec())
     }
 
     /// Reads `input` to its end or first error, `read_size` octets at a time, with `threads`

@@ -9,7 +9,7 @@ use zeroize::Zeroizing;
 use super::{ArmorKind, DASHES, reserve_wiped};
 use crate::crypto::secret::SecretVec;
 use crate::error::{Error, Result};
-use crate::message::parallel::{Pipeline, Work};
+use crate::pipeline::{Pipeline, Work};
 
 /// Input octets per armored line: 48 octets encode to 64 characters.
 const LINE_INPUT_LEN: usize = 48;
@@ -39,7 +39,7 @@ const FIRST_BLOCK_INPUT_LEN: usize = 341 * LINE_INPUT_LEN;
 /// writer without it does no I/O and leaves an incomplete block. Any error poisons the writer:
 /// later calls fail.
 ///
-/// With [`threads`](Self::threads) above 1, the input is collected in blocks of 192 KiB whose
+/// With [`threads`](Self::threads) above 1, the input is collected in blocks whose
 /// base64 is computed on worker threads while the calling thread goes on; the output is the
 /// same. Memory is then bounded by the blocks in flight: about 2 × `threads` + 4 blocks of
 /// 450 KiB.
@@ -174,7 +174,7 @@ impl<W: Write> ArmorWriter<W> {
     ///
     /// [`Error::Io`] if `inner` fails.
     pub fn new(mut inner: W, kind: ArmorKind) -> Result<Self> {
-        let mut begin = Vec::with_capacity(64);
+        let mut begin = SecretVec::with_capacity(64);
         write_marker(&mut begin, "BEGIN", kind);
         begin.push(b'\n');
         inner.write_all(&begin)?;
@@ -189,12 +189,10 @@ impl<W: Write> ArmorWriter<W> {
         })
     }
 
-    /// Encodes on `threads` worker threads (1, the default, or 0: on the calling thread only):
-    /// blocks of 192 KiB of input are encoded on the workers while the calling thread collects
-    /// the next block and writes the finished ones, which is mostly I/O (and encodes a queued
-    /// block itself rather than wait for a worker). At most the available
-    /// parallelism less one, or 3 if that is more. The first block is encoded on the calling thread, so
-    /// output shorter than one block starts no thread. The output is identical for every value.
+    /// Encodes on `threads` worker threads (1, the default, or 0: on the calling thread only)
+    /// while the calling thread collects the input and writes the output. At most the available
+    /// parallelism less one, or 3 if that is more. Short output starts no thread. The output is
+    /// identical for every value.
     /// Takes effect only while nothing is buffered: before the first write, or after a flush
     /// that left no partial line; otherwise the call changes nothing.
     pub fn threads(mut self, threads: usize) -> Self {
@@ -293,8 +291,8 @@ impl<W: Write> ArmorWriter<W> {
             self.push_line(&line)?;
         }
         // Whole lines straight from the input, encoded many lines per call (the base64
-        // encoder's fast loop only runs on long inputs; line by line it spent most of its time
-        // in its scalar tail).
+        // encoder's fast loop only runs on long inputs; line by line most of the time would go to
+        // its scalar tail).
         let (lines, rest) = data.as_chunks::<LINE_INPUT_LEN>();
         for group in lines.chunks(BATCH_LINES) {
             self.push_lines(group)?;
@@ -324,10 +322,10 @@ fn encode_into(input: &[u8], dst: &mut [u8]) -> usize {
 
 /// Appends the base64 of `input` to `out` in lines of [`LINE_LEN`] characters, each ending in
 /// LF; the last line is shorter (and padded) if `input` is not whole lines.
-fn encode_lines(input: &[u8], out: &mut Vec<u8>) {
+fn encode_lines(input: &[u8], out: &mut SecretVec) {
     out.reserve(input.len().div_ceil(LINE_INPUT_LEN).saturating_mul(LINE_LEN + 1));
     // Many lines per call: the base64 encoder's fast loop only runs on long inputs; line by
-    // line it spent most of its time in its scalar tail.
+    // line most of the time would go to its scalar tail.
     let mut encoded = [0_u8; BATCH_LINES * LINE_LEN];
     for batch in input.chunks(BATCH_LINES * LINE_INPUT_LEN) {
         // `encoded` holds the base64 of a whole batch.
@@ -340,7 +338,7 @@ fn encode_lines(input: &[u8], out: &mut Vec<u8>) {
 }
 
 /// Appends `-----BEGIN <label>-----\n` (plus the blank line for BEGIN) or `-----END <label>-----\n`.
-fn write_marker(out: &mut Vec<u8>, which: &str, kind: ArmorKind) {
+fn write_marker(out: &mut SecretVec, which: &str, kind: ArmorKind) {
     out.extend_from_slice(DASHES);
     out.extend_from_slice(which.as_bytes());
     out.push(b' ');

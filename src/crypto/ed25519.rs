@@ -36,8 +36,8 @@ pub(crate) fn sign(secret: &Curve25519Secret, msg: &[u8]) -> [u8; 64] {
 /// Verifies a PureEdDSA signature with the strict checks (canonical `S`, no small-order `R` or
 /// public key, RFC 8032 §5.1.7, cofactorless).
 ///
-/// Where the CPU allows (see `accel`), the group equation is checked by `graviola` (1.5 times
-/// as fast), after [`strict_encoding`] has checked `R` and the public key: that accepts what
+/// Where the CPU allows (see `accel`), the group equation is checked by `graviola` (faster),
+/// after [`strict_encoding`] has checked `R` and the public key: that accepts what
 /// `ed25519-dalek`'s `verify_strict` accepts, except a public key with a non-canonical
 /// encoding (y ≥ p), which no one can sign for and which is refused here on both paths
 /// (`verify_strict` compares `R` as encoded, so it already refuses a non-canonical `R`).

@@ -55,8 +55,8 @@ fn mulx_polyval(block: [u8; 16]) -> [u8; 16] {
 
 /// ByteReverse of RFC 8452, written as two 64-bit byte swaps: LLVM turns that into one byte
 /// shuffle where the AES backend's target features have one (VAES) and into two `bswap`s where
-/// they do not (AES-NI alone implies only SSE2); `[u8; 16]::reverse` is 13 % slower there and
-/// `u128::swap_bytes` 5 % slower with VAES (same-process A/B against `aes-gcm`).
+/// they do not (AES-NI alone implies only SSE2); `[u8; 16]::reverse` compiles worse on the
+/// latter and `u128::swap_bytes` on the former.
 #[inline(always)]
 fn reversed(b: &[u8; 16]) -> [u8; 16] {
     let (lo, hi) = b.split_at(8);
@@ -307,7 +307,7 @@ impl BlockCipherEncClosure for CtrGhash<'_, '_> {
 ///
 /// Each block is made as one 128-bit value (the nonce ORed with the byte-swapped counter)
 /// rather than written as 12 + 4 octets: AES reads the block back with one 16-octet load,
-/// which cannot be forwarded from two smaller stores (that stall cost a third of the speed).
+/// which cannot be forwarded from two smaller stores (a store-forwarding stall per block).
 #[inline(always)]
 fn next_counters(prefix: &[u8; NONCE_LEN], counter: &mut u32, blocks: &mut [Block]) {
     let nonce = u128::from_ne_bytes(counter_block(prefix, 0));

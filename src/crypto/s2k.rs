@@ -8,14 +8,76 @@
 
 use zeroize::Zeroizing;
 
+use crate::crypto::HashAlgorithm;
 use crate::crypto::hash::Hasher;
 use crate::crypto::secret::SecretVec;
 use crate::error::{Error, Limit, Result, Unsupported};
 use crate::limits::Limits;
-use crate::packet::s2k::{S2k, count_octets};
+
+/// An S2K specifier: which derivation, with which parameters (RFC 9580 §3.7.1). The packet
+/// layer reads and writes its wire form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum S2k {
+    /// Type 3: iterated and salted, with the coded count octet.
+    IteratedSalted { hash: HashAlgorithm, salt: [u8; 8], count: u8 },
+    /// Type 4: Argon2id with passes `t`, parallelism `p` and memory exponent `m` (2^m KiB).
+    Argon2 { salt: [u8; 16], t: u8, p: u8, m: u8 },
+    /// Any other type (0 simple, 1 salted, 101 GnuPG, ...), kept verbatim (type octet first).
+    Other(Vec<u8>),
+}
+
+/// Decodes the coded count octet of an iterated and salted S2K into an octet count
+/// (RFC 9580 §3.7.1.3): `(16 + (c & 15)) << ((c >> 4) + 6)`.
+///
+/// <https://www.rfc-editor.org/rfc/rfc9580#section-3.7.1.3>
+pub(crate) fn count_octets(count: u8) -> u64 {
+    // `16 | (c & 15)` equals `16 + (c & 15)` because the low nibble is below 16.
+    let mantissa = 16 | u64::from(count & 15);
+    // The exponent is at most 15 + 6 = 21, so the shift cannot overflow a u64.
+    let exponent = u32::from(count.checked_shr(4).unwrap_or(0)).saturating_add(6);
+    mantissa.checked_shl(exponent).unwrap_or(u64::MAX)
+}
 
 /// Longest key this module derives (two SHA2-256 contexts; any cipher key fits).
 const MAX_KEY_LEN: usize = 64;
+
+/// A derivation whose every parameter has been checked: running it can no longer fail
+/// because of the specifier, only do the work.
+enum Plan {
+    Iterated { octets: u64 },
+    Argon2(Argon2Params),
+}
+
+/// Checks everything [`derive`] would check, without deriving anything: callers validate a
+/// whole protection (cipher, mode, nonce, S2K) before spending the derivation's time and memory.
+///
+/// # Errors
+/// As [`derive`].
+pub(crate) fn check(s2k: &S2k, key_len: usize, limits: &Limits) -> Result<()> {
+    plan(s2k, key_len, limits).map(|_| ())
+}
+
+fn plan(s2k: &S2k, key_len: usize, limits: &Limits) -> Result<Plan> {
+    if key_len == 0 || key_len > MAX_KEY_LEN {
+        return Err(Error::InvalidArgument("S2K: key length"));
+    }
+    match s2k {
+        S2k::IteratedSalted { hash, count, .. } => {
+            let _ = Hasher::new(*hash)?;
+            let octets = count_octets(*count);
+            Limits::check(octets, limits.max_s2k_iterations(), Limit::S2kIterations)?;
+            Ok(Plan::Iterated { octets })
+        }
+        S2k::Argon2 { t, p, m, .. } => {
+            let params = Argon2Params::check(*t, *p, *m, limits)?;
+            // What `argon2id` will ask of the argon2 crate (it refuses tags under 4 octets).
+            let _ = argon2::Params::new(params.memory_kib, params.t, params.p, Some(key_len))
+                .map_err(|_| Error::InvalidArgument("S2K: Argon2 parameters"))?;
+            Ok(Plan::Argon2(params))
+        }
+        S2k::Other(spec) => Err(Error::Unsupported(Unsupported::S2k(spec.first().copied().unwrap_or(0)))),
+    }
+}
 
 /// Derives `key_len` octets from `password` as `s2k` specifies.
 ///
@@ -26,21 +88,12 @@ const MAX_KEY_LEN: usize = 64;
 /// - `Unsupported(S2k)` for any other S2K type, `Unsupported(HashAlgorithm)` for an unknown hash;
 /// - `InvalidArgument` if `key_len` is 0 or above 64 (or below 4 for Argon2).
 pub(crate) fn derive(s2k: &S2k, password: &[u8], key_len: usize, limits: &Limits) -> Result<SecretVec> {
-    if key_len == 0 || key_len > MAX_KEY_LEN {
-        return Err(Error::InvalidArgument("S2K: key length"));
-    }
-    match s2k {
-        S2k::IteratedSalted { hash, salt, count } => {
-            let hasher = Hasher::new(*hash)?;
-            let octets = count_octets(*count);
-            Limits::check(octets, limits.max_s2k_iterations(), Limit::S2kIterations)?;
-            iterated_salted(&hasher, salt, password, octets, key_len)
+    match (plan(s2k, key_len, limits)?, s2k) {
+        (Plan::Iterated { octets }, S2k::IteratedSalted { hash, salt, .. }) => {
+            iterated_salted(&Hasher::new(*hash)?, salt, password, octets, key_len)
         }
-        S2k::Argon2 { salt, t, p, m } => {
-            let params = Argon2Params::check(*t, *p, *m, limits)?;
-            argon2id(password, salt, &params, key_len)
-        }
-        S2k::Other(spec) => Err(Error::Unsupported(Unsupported::S2k(spec.first().copied().unwrap_or(0)))),
+        (Plan::Argon2(params), S2k::Argon2 { salt, .. }) => argon2id(password, salt, &params, key_len),
+        _ => Err(Error::InvalidArgument("S2K: specifier")),
     }
 }
 
@@ -211,7 +264,7 @@ mod tests {
     #[test]
     fn iterated_salted_limits_and_errors() {
         let s2k = S2k::IteratedSalted { hash: HashAlgorithm::Sha256, salt: [0; 8], count: 0xff };
-        let limits = Limits::default().s2k_max_iterations(1 << 20);
+        let limits = Limits::default().with_max_s2k_iterations(1 << 20);
         assert!(matches!(derive(&s2k, b"pw", 16, &limits), Err(Error::LimitExceeded(Limit::S2kIterations))));
         let s2k = S2k::IteratedSalted { hash: HashAlgorithm::Unknown(1), salt: [0; 8], count: 0 };
         assert!(matches!(
@@ -252,7 +305,7 @@ mod tests {
             assert!(matches!(derive_with(1, 4, m, &limits), Err(Error::LimitExceeded(Limit::Argon2Memory))));
         }
         assert!(matches!(
-            derive_with(1, 4, 16, &limits.argon2_max_memory_kib(1 << 15)),
+            derive_with(1, 4, 16, &limits.with_max_argon2_memory_kib(1 << 15)),
             Err(Error::LimitExceeded(Limit::Argon2Memory))
         ));
         assert!(matches!(derive_with(17, 1, 10, &limits), Err(Error::LimitExceeded(Limit::Argon2Passes))));
@@ -277,7 +330,7 @@ mod tests {
         assert!(matches!(derive_with(1, 4, 4, &limits), Err(Error::Malformed(_))));
         assert!(derive_with(1, 4, 5, &limits).is_ok());
         // A 2^31 KiB limit lets m = 32 past the limit check, but not past the RFC bound.
-        let huge = limits.argon2_max_memory_kib(u64::MAX).argon2_max_work(u64::MAX);
+        let huge = limits.with_max_argon2_memory_kib(u64::MAX).with_max_argon2_work(u64::MAX);
         assert!(matches!(derive_with(1, 1, 32, &huge), Err(Error::Malformed(_))));
     }
 

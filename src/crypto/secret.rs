@@ -20,6 +20,13 @@ macro_rules! secret_array {
             }
         }
 
+        // A secret key is `Clone` (see `Tsk`); each copy is wiped on its own drop.
+        impl Clone for $name {
+            fn clone(&self) -> Self {
+                Self(self.0)
+            }
+        }
+
         impl $name {
             /// The secret octets.
             #[allow(dead_code, reason = "not every secret type is read through a borrowed view")]
@@ -72,6 +79,13 @@ impl MlDsaSeed {
     }
 }
 
+impl Clone for MlDsaSeed {
+    /// Copies the seed only: the copy expands its own signing key when it first signs.
+    fn clone(&self) -> Self {
+        Self::new(self.seed)
+    }
+}
+
 impl Drop for MlDsaSeed {
     fn drop(&mut self) {
         self.seed.zeroize();
@@ -93,9 +107,8 @@ secret_array!(
 ///
 /// This replaces `Zeroizing<Vec<u8>>` inside the crate: `zeroize` 1.9 wipes the spare
 /// capacity of a `Vec` in bulk (memset and an optimization barrier) but its initialized
-/// octets one volatile store at a time, 10 times slower (53 against 5.6 µs for a 256 KiB
-/// chunk buffer), which was a sixth of encrypting a 256 KiB message. Here both parts go
-/// through the slice and `MaybeUninit` impls, which are bulk.
+/// octets one volatile store at a time, which is slow enough to show in the cost of a chunk.
+/// Here both parts go through the slice and `MaybeUninit` impls, which are bulk.
 #[derive(Default, Clone, PartialEq, Eq)]
 pub(crate) struct SecretVec(Vec<u8>);
 
@@ -116,17 +129,111 @@ impl SecretVec {
     }
 }
 
-impl std::ops::Deref for SecretVec {
-    type Target = Vec<u8>;
+impl SecretVec {
+    /// The octets.
+    pub(crate) fn as_slice(&self) -> &[u8] {
+        &self.0
+    }
 
-    fn deref(&self) -> &Vec<u8> {
+    /// The octets, writable in place.
+    pub(crate) fn as_mut_slice(&mut self) -> &mut [u8] {
+        &mut self.0
+    }
+
+    /// Octets in the buffer.
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Octets the buffer holds without reallocating.
+    pub(crate) fn capacity(&self) -> usize {
+        self.0.capacity()
+    }
+
+    /// Makes room for `additional` more octets. A reallocation goes through
+    /// [`SecretVec::grow`]: the old allocation is wiped, never left behind in freed memory.
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        let needed = self.0.len().saturating_add(additional);
+        if needed > self.0.capacity() {
+            self.grow(needed.max(self.0.capacity().saturating_mul(2)));
+        }
+    }
+
+    /// Makes room for exactly `additional` more octets, as [`SecretVec::reserve`] does.
+    pub(crate) fn reserve_exact(&mut self, additional: usize) {
+        let needed = self.0.len().saturating_add(additional);
+        if needed > self.0.capacity() {
+            self.grow(needed);
+        }
+    }
+
+    /// Moves the octets into a new allocation of `capacity` octets (at least the length) and
+    /// wipes the old one.
+    fn grow(&mut self, capacity: usize) {
+        let mut bigger = Vec::with_capacity(capacity.max(self.0.len()));
+        bigger.extend_from_slice(&self.0);
+        // The old buffer, now in `old`, is wiped when `old` drops.
+        let old = Self(std::mem::replace(&mut self.0, bigger));
+        drop(old);
+    }
+
+    /// Appends `data`, growing as [`SecretVec::reserve`] does.
+    pub(crate) fn extend_from_slice(&mut self, data: &[u8]) {
+        self.reserve(data.len());
+        self.0.extend_from_slice(data);
+    }
+
+    /// Appends one octet, growing as [`SecretVec::reserve`] does.
+    pub(crate) fn push(&mut self, octet: u8) {
+        self.reserve(1);
+        self.0.push(octet);
+    }
+
+    /// Shortens the buffer to `len` octets (the octets after it stay in the allocation until
+    /// it is wiped or reused).
+    pub(crate) fn truncate(&mut self, len: usize) {
+        self.0.truncate(len);
+    }
+
+    /// Empties the buffer (the allocation and its capacity stay).
+    pub(crate) fn clear(&mut self) {
+        self.0.clear();
+    }
+
+    /// Wipes the first `len` octets (all of them if `len` is longer), keeping the length: for a
+    /// buffer about to be reused, only the part that held secret data.
+    pub(crate) fn wipe_prefix(&mut self, len: usize) {
+        let end = len.min(self.0.len());
+        if let Some(part) = self.0.get_mut(..end) {
+            part.zeroize();
+        }
+    }
+}
+
+// Slices only: a `&mut Vec<u8>` would let any caller push past the capacity and leave an
+// unwiped copy of the old allocation behind.
+impl std::ops::Deref for SecretVec {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
         &self.0
     }
 }
 
 impl std::ops::DerefMut for SecretVec {
-    fn deref_mut(&mut self) -> &mut Vec<u8> {
+    fn deref_mut(&mut self) -> &mut [u8] {
         &mut self.0
+    }
+}
+
+impl std::io::Write for SecretVec {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.extend_from_slice(data);
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -180,7 +287,10 @@ impl fmt::Debug for SessionKey {
 }
 
 /// A password or passphrase. Wiped on drop, never printed.
-#[derive(Zeroize, ZeroizeOnDrop)]
+///
+/// `Clone` so that one password can be handed to several builders; every copy is wiped on
+/// its own drop.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
 pub struct Password {
     bytes: Vec<u8>,
 }
@@ -249,7 +359,31 @@ mod tests {
         v.zeroize();
         assert!(v.is_empty());
         assert!(v.capacity() >= 64);
-        v.resize(8, 1);
+        v.extend_from_slice(&[1; 8]);
         assert_eq!(*v, [1; 8]);
+    }
+
+    /// Growing past the capacity moves the octets into a new allocation (the old one is
+    /// wiped when its `SecretVec` drops); only slices are handed out, so no caller can
+    /// reallocate the `Vec` behind its back.
+    #[test]
+    fn secret_vec_grows_by_moving() {
+        let mut v = SecretVec::with_capacity(4);
+        v.extend_from_slice(b"abc");
+        v.extend_from_slice(b"defgh");
+        assert_eq!(v.as_slice(), b"abcdefgh");
+        assert!(v.capacity() >= 8);
+        v.push(b'i');
+        assert_eq!(&*v, b"abcdefghi");
+        let cap = v.capacity();
+        v.reserve_exact(cap + 10);
+        assert_eq!(v.capacity(), v.len() + cap + 10);
+        v.wipe_prefix(3);
+        assert_eq!(&*v, b"\0\0\0defghi");
+        v.wipe_prefix(100);
+        assert_eq!(&*v, [0; 9]);
+        let mut w = SecretVec::default();
+        std::io::Write::write_all(&mut w, b"xyz").unwrap();
+        assert_eq!(w.as_slice(), b"xyz");
     }
 }

@@ -1,6 +1,8 @@
 //! Certificates (transferable public keys, RFC 9580 §10.1).
 
+use std::fmt;
 use std::io::{self, BufRead, Write};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use crate::armor::{ArmorKind, ArmorWriter};
@@ -14,6 +16,7 @@ use crate::packet::header::{Header, Tag};
 use crate::packet::key::PublicKeyPacket;
 use crate::packet::signature::SignaturePacket;
 use crate::packet::user_id::UserId;
+use crate::packet::{PacketBody, Serialize};
 
 /// An OpenPGP certificate: a v6 primary key with its self-signatures, user IDs and subkeys.
 ///
@@ -30,7 +33,7 @@ use crate::packet::user_id::UserId;
 /// );
 /// # Ok(()) }
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct Cert {
     pub(crate) primary: PublicKeyPacket,
     pub(crate) fingerprint: Fingerprint,
@@ -56,6 +59,25 @@ pub(crate) struct SubkeyBinding {
     pub(crate) key: PublicKeyPacket,
     pub(crate) fingerprint: Fingerprint,
     pub(crate) sigs: Vec<SignaturePacket>,
+}
+
+impl fmt::Debug for Cert {
+    /// The fingerprint, user IDs and keys: what identifies the certificate, not its octets.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Cert")
+            .field("fingerprint", &self.fingerprint)
+            .field("user_ids", &self.user_id_strings().collect::<Vec<_>>())
+            .field("keys", &self.keys().map(|k| (k.fingerprint(), k.algorithm())).collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+impl From<&Cert> for Arc<Cert> {
+    /// Copies the certificate: builders that keep certificates take `Cert`, `Arc<Cert>` or
+    /// `&Cert` alike.
+    fn from(cert: &Cert) -> Self {
+        Arc::new(cert.clone())
+    }
 }
 
 impl Cert {
@@ -143,7 +165,7 @@ impl Cert {
     ) -> io::Result<()> {
         write_sigs(&self.primary_sigs, w)?;
         for u in &self.user_ids {
-            write_packet(Tag::UserId, u.user_id.encoded_len(), w, |w| u.user_id.write_to(w))?;
+            u.user_id.write_packet(w)?;
             write_sigs(&u.sigs, w)?;
         }
         for (i, s) in self.subkeys.iter().enumerate() {
@@ -158,8 +180,7 @@ impl Cert {
     /// # Errors
     /// Any I/O error of `w`.
     pub fn write_to(&self, w: &mut (impl Write + ?Sized)) -> Result<()> {
-        let p = &self.primary;
-        write_packet(Tag::PublicKey, p.encoded_len(), w, |w| p.write_to(w))?;
+        self.primary.write_packet(w)?;
         self.write_components(w, |_, s, w| {
             write_packet(Tag::PublicSubkey, s.key.encoded_len(), w, |w| s.key.write_to(w))
         })?;
@@ -195,7 +216,7 @@ pub(crate) fn write_packet<W: Write + ?Sized>(
 
 fn write_sigs(sigs: &[SignaturePacket], w: &mut (impl Write + ?Sized)) -> io::Result<()> {
     for sig in sigs {
-        write_packet(Tag::Signature, sig.encoded_len(), w, |w| sig.write_to(w))?;
+        sig.write_packet(w)?;
     }
     Ok(())
 }

@@ -10,10 +10,11 @@
 //!
 //! <https://www.rfc-editor.org/rfc/rfc9580#section-5.2.1>
 
+use std::borrow::Borrow;
 use std::time::SystemTime;
 
 use crate::crypto::rng::Rng;
-use crate::error::{Error, Result};
+use crate::error::{Error, KeyProblem, Result};
 use crate::key::cert::{Cert, UserIdBinding};
 use crate::key::select::{CERTIFICATIONS, alive_at};
 use crate::key::sig::{self, Signed};
@@ -69,9 +70,9 @@ impl Cert {
             })
     }
 
-    fn validate_matching(
+    fn validate_matching<C: Borrow<Cert>>(
         &self,
-        authorities: &[Cert],
+        authorities: &[C],
         at: SystemTime,
         matches: impl Fn(&[u8]) -> bool,
     ) -> bool {
@@ -85,7 +86,7 @@ impl Cert {
             if crate::key::select::revoked(self, &u.sigs, SignatureType::CertificationRevocation, signed, t) {
                 return false;
             }
-            authorities.iter().any(|a| {
+            authorities.iter().map(Borrow::borrow).any(|a: &Cert| {
                 if a.fingerprint == self.fingerprint {
                     self_valid.contains(&u.user_id.as_bytes())
                 } else {
@@ -96,17 +97,30 @@ impl Cert {
     }
 
     /// Is `user_id` (exact octets) validly bound to this certificate at `at`, certified by
-    /// one of `authorities`? See the rules in this module's documentation.
+    /// one of `authorities` (certificates, references or `Arc`s)? See the rules in this
+    /// module's documentation.
     #[must_use]
-    pub fn validate_user_id(&self, user_id: &[u8], authorities: &[Cert], at: SystemTime) -> bool {
-        self.validate_matching(authorities, at, |u| u == user_id)
+    pub fn validate_user_id<C: Borrow<Cert>>(
+        &self,
+        user_id: &[u8],
+        authorities: impl IntoIterator<Item = C>,
+        at: SystemTime,
+    ) -> bool {
+        let authorities: Vec<C> = authorities.into_iter().collect();
+        self.validate_matching(&authorities, at, |u| u == user_id)
     }
 
     /// Like [`Cert::validate_user_id`], but matches any user ID whose e-mail address part
     /// (`Name <addr-spec>`, or a bare `addr-spec`) equals `addr_spec`, ignoring ASCII case.
     #[must_use]
-    pub fn validate_addr_spec(&self, addr: &str, authorities: &[Cert], at: SystemTime) -> bool {
-        self.validate_matching(authorities, at, |u| {
+    pub fn validate_addr_spec<C: Borrow<Cert>>(
+        &self,
+        addr: &str,
+        authorities: impl IntoIterator<Item = C>,
+        at: SystemTime,
+    ) -> bool {
+        let authorities: Vec<C> = authorities.into_iter().collect();
+        self.validate_matching(&authorities, at, |u| {
             addr_spec(u).is_some_and(|a| a.eq_ignore_ascii_case(addr.as_bytes()))
         })
     }
@@ -131,7 +145,11 @@ impl Tsk {
         at: SystemTime,
     ) -> Result<Cert> {
         if !self.cert.can_certify_at(at) {
-            return Err(Error::KeyUnusable("key cannot make certifications"));
+            let _ = self.cert.primary_at(to_timestamp(at))?;
+            return Err(Error::KeyUnusable {
+                fingerprint: self.fingerprint(),
+                problem: KeyProblem::WrongKeyFlags,
+            });
         }
         if require_self_sig && !cert.valid_user_ids_at(at).contains(&user_id) {
             return Err(Error::InvalidArgument("certificate has no self-signed user ID matching"));

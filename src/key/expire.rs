@@ -10,14 +10,14 @@
 use std::time::SystemTime;
 
 use crate::crypto::rng::Rng;
-use crate::error::{Error, Result};
+use crate::error::{Error, KeyProblem, Result};
 use crate::key::fingerprint::Fingerprint;
-use crate::key::revoke::base_subpackets;
-use crate::key::sig::{self, Signed, critical, sub};
+use crate::key::sig::{self, Signed};
 use crate::key::tsk::Tsk;
 use crate::key::{flags, to_timestamp};
 use crate::packet::signature::{SignaturePacket, SignatureType};
 use crate::packet::subpacket::{Subpacket, SubpacketData};
+use crate::signature::{base_subpackets, critical, sub};
 
 /// The creation time for a signature that must supersede `prev`: `t`, or one second after
 /// `prev` if that is later (two self-signatures made in the same second would tie).
@@ -77,7 +77,7 @@ impl Tsk {
                 &binding.key,
                 sub_secret,
                 SignatureType::PrimaryKeyBinding,
-                base_subpackets(&binding.fingerprint, created),
+                base_subpackets(binding.fingerprint.as_bytes(), created),
                 signed,
                 rng,
             )?;
@@ -98,11 +98,10 @@ impl Tsk {
         rng: &mut Rng,
         edit: impl Fn(&mut Vec<Subpacket>, SignatureType),
     ) -> Result<()> {
-        let prev = self
-            .cert
-            .direct_key_binding_at(t)
-            .cloned()
-            .ok_or(Error::KeyUnusable("certificate has no valid direct-key signature"))?;
+        let prev = self.cert.direct_key_binding_at(t).cloned().ok_or(Error::KeyUnusable {
+            fingerprint: self.fingerprint(),
+            problem: KeyProblem::NoValidSelfSignature,
+        })?;
         let mut hashed = kept_subpackets(&prev);
         edit(&mut hashed, SignatureType::DirectKey);
         let primary = self.cert.primary.clone();
@@ -147,11 +146,10 @@ impl Tsk {
         rng: &mut Rng,
         edit: impl FnOnce(&mut Vec<Subpacket>),
     ) -> Result<()> {
-        let prev = self
-            .cert
-            .subkey_binding_at(index, t)
-            .cloned()
-            .ok_or(Error::KeyUnusable("subkey has no valid binding signature"))?;
+        let prev = self.cert.subkey_binding_at(index, t).cloned().ok_or(Error::KeyUnusable {
+            fingerprint: self.cert.subkeys.get(index).map_or(self.fingerprint(), |s| s.fingerprint),
+            problem: KeyProblem::NoValidSelfSignature,
+        })?;
         let mut hashed = kept_subpackets(&prev);
         edit(&mut hashed);
         let binding = self.subkey_binding(index, superseding_time(&prev, t), hashed, rng)?;
@@ -256,6 +254,6 @@ mod tests {
         assert!(!signing(&tsk, 150));
         // Without the subkey's secret, a signing binding cannot be re-issued.
         tsk.secrets.subkeys[1] = None;
-        assert!(matches!(tsk.set_expiration(&fp, None, at(20)), Err(Error::KeyUnusable(_))));
+        assert!(matches!(tsk.set_expiration(&fp, None, at(20)), Err(Error::KeyUnusable { .. })));
     }
 }

@@ -7,6 +7,7 @@ use std::str::FromStr;
 
 use crate::crypto::hash;
 use crate::error::{Error, Result};
+use crate::packet::Serialize;
 use crate::packet::key::PublicKeyPacket;
 
 /// A version 6 key fingerprint: SHA2-256 over `0x9B ‖ length (4 octets) ‖ key packet body`.

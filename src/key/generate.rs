@@ -12,13 +12,14 @@ use crate::key::cert::{Cert, SubkeyBinding, UserIdBinding};
 use crate::key::fingerprint::Fingerprint;
 use crate::key::parse::Secrets;
 use crate::key::profile::Profile;
-use crate::key::sig::{self, Signed, VerifyCache, critical, sub};
+use crate::key::sig::{self, Signed, VerifyCache};
 use crate::key::tsk::Tsk;
 use crate::key::{flags, to_timestamp};
 use crate::packet::key::{PublicKeyMaterial, PublicKeyPacket, SecretKeyData, SecretKeyMaterial};
 use crate::packet::signature::SignatureType;
 use crate::packet::subpacket::{Subpacket, SubpacketData};
 use crate::packet::user_id::UserId;
+use crate::signature::{base_subpackets, critical, sub};
 
 /// Features subpacket value: SEIPDv2 only (RFC 9580 §5.2.3.32). We never read SEIPDv1.
 pub(crate) const FEATURES: u8 = 0x08;
@@ -77,8 +78,8 @@ impl KeyBuilder {
     }
 
     /// Locks the secret key material with a password.
-    pub fn password(mut self, password: Password) -> Self {
-        self.password = Some(password);
+    pub fn password(mut self, password: impl Into<Password>) -> Self {
+        self.password = Some(password.into());
         self
     }
 
@@ -125,13 +126,7 @@ impl KeyBuilder {
         }
 
         let base = |extra: &[Subpacket]| -> Vec<Subpacket> {
-            let mut v = vec![
-                critical(SubpacketData::SignatureCreationTime(created)),
-                sub(SubpacketData::IssuerFingerprint {
-                    version: 6,
-                    fingerprint: fingerprint.as_bytes().to_vec(),
-                }),
-            ];
+            let mut v = base_subpackets(fingerprint.as_bytes(), created);
             v.extend_from_slice(extra);
             v
         };

@@ -21,6 +21,7 @@ use crate::error::{Error, Result};
 use crate::key::cert::{Cert, SubkeyBinding, UserIdBinding};
 use crate::key::sig::{self, Signed};
 use crate::key::tsk::Tsk;
+use crate::packet::Serialize;
 use crate::packet::signature::{SignaturePacket, SignatureType};
 
 /// Sorts `sigs` by creation time then octets, drops exact duplicates, then keeps those `keep`

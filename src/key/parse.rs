@@ -25,7 +25,7 @@ pub(crate) struct ParsedKey {
 }
 
 /// Secret parts of a transferable secret key, parallel to the certificate's keys.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Secrets {
     pub(crate) primary: SecretKeyData,
     /// One entry per `cert.subkeys`, `None` where only the public subkey was present.
@@ -93,10 +93,10 @@ pub(crate) fn parse_packets(input: &mut impl BufRead, limits: &Limits) -> Result
     while let Some(raw) = read_raw_packet(input, limits)? {
         count = count.saturating_add(1);
         octets = octets.saturating_add(raw.body.len());
-        if octets > limits.keyring_len_limit() {
+        if octets > limits.max_keyring_len() {
             return Err(Error::LimitExceeded(Limit::KeyringLength));
         }
-        Limits::check(count as u64, limits.cert_packets_limit() as u64, Limit::CertPackets)?;
+        Limits::check(count as u64, limits.max_cert_packets() as u64, Limit::CertPackets)?;
         match raw.tag {
             Tag::PublicKey | Tag::SecretKey => {
                 if let Some(b) = current.take() {
@@ -154,7 +154,7 @@ fn component(b: &mut Builder, raw: &RawPacket, limits: &Limits) -> Result<()> {
                 },
                 Current::Skipped => return Ok(()),
             };
-            if list.len() >= limits.signatures_limit() {
+            if list.len() >= limits.max_signatures() {
                 return Err(Error::LimitExceeded(Limit::Signatures));
             }
             list.push(sig);

@@ -9,11 +9,12 @@ use crate::crypto::rng::Rng;
 use crate::error::{Error, Result};
 use crate::key::cert::Cert;
 use crate::key::fingerprint::Fingerprint;
-use crate::key::sig::{self, Signed, VerifyCache, critical, sub};
+use crate::key::sig::{self, Signed, VerifyCache};
 use crate::key::to_timestamp;
 use crate::key::tsk::Tsk;
 use crate::packet::signature::{SignaturePacket, SignatureType};
 use crate::packet::subpacket::{Subpacket, SubpacketData};
+use crate::signature::{base_subpackets, sub};
 
 /// Why a key, subkey or user ID is revoked (RFC 9580 §5.2.3.31).
 ///
@@ -50,15 +51,6 @@ impl ReasonForRevocation {
     }
 }
 
-/// The hashed subpackets every self-signature starts with: creation time (critical) and
-/// issuer fingerprint.
-pub(crate) fn base_subpackets(issuer: &Fingerprint, created: u32) -> Vec<Subpacket> {
-    vec![
-        critical(SubpacketData::SignatureCreationTime(created)),
-        sub(SubpacketData::IssuerFingerprint { version: 6, fingerprint: issuer.as_bytes().to_vec() }),
-    ]
-}
-
 fn reason_subpacket(reason: ReasonForRevocation, text: &str) -> Subpacket {
     sub(SubpacketData::ReasonForRevocation { code: reason.code(), reason: text.as_bytes().to_vec() })
 }
@@ -78,7 +70,7 @@ impl Tsk {
         rng: &mut Rng,
     ) -> Result<SignaturePacket> {
         let secret = self.secret_for(&self.cert.fingerprint)?;
-        let mut hashed = base_subpackets(&self.cert.fingerprint, created);
+        let mut hashed = base_subpackets(self.cert.fingerprint.as_bytes(), created);
         hashed.extend(extra);
         sig::make_over(&self.cert.primary, secret, sig_type, hashed, signed, rng)
     }

@@ -12,7 +12,7 @@
 use std::time::SystemTime;
 
 use crate::crypto::PublicKeyAlgorithm;
-use crate::error::{Error, Result};
+use crate::error::{Error, KeyProblem, Result};
 use crate::key::cert::Cert;
 use crate::key::fingerprint::Fingerprint;
 use crate::key::sig::{self, Signed};
@@ -168,19 +168,82 @@ impl Cert {
     /// The primary key as a [`ValidKey`] at `t`.
     pub(crate) fn primary_at(&self, t: u32) -> Result<ValidKey<'_>> {
         let primary = &self.primary;
+        let unusable = |problem| Error::KeyUnusable { fingerprint: self.fingerprint, problem };
         if primary.creation_time > t {
-            return Err(Error::KeyUnusable("primary key created after the given time"));
+            return Err(unusable(KeyProblem::NotYetValid));
         }
         if revoked(self, &self.primary_sigs, SignatureType::KeyRevocation, Signed::Key(primary), t) {
-            return Err(Error::KeyUnusable("certificate is revoked"));
+            return Err(unusable(KeyProblem::Revoked));
         }
-        let binding = self
-            .primary_binding_at(t)
-            .ok_or(Error::KeyUnusable("certificate has no valid self-signature"))?;
+        let binding = self.primary_binding_at(t).ok_or(unusable(KeyProblem::NoValidSelfSignature))?;
         if !key_alive(primary, binding, t) {
-            return Err(Error::KeyUnusable("certificate is expired"));
+            return Err(unusable(KeyProblem::Expired));
         }
         Ok(ValidKey { key: primary, fingerprint: self.fingerprint, flags: first_flags(binding) })
+    }
+
+    /// Why subkey number `index` is not a valid key with one of `wanted` flags at `t`, or
+    /// `None` if it is one.
+    fn subkey_problem(&self, index: usize, t: u32, wanted: u8) -> Option<KeyProblem> {
+        let sub = self.subkeys.get(index)?;
+        let signed = Signed::Subkey(&self.primary, &sub.key);
+        if sub.key.creation_time > t {
+            return Some(KeyProblem::NotYetValid);
+        }
+        if revoked(self, &sub.sigs, SignatureType::SubkeyRevocation, signed, t) {
+            return Some(KeyProblem::Revoked);
+        }
+        let Some(binding) = self.subkey_binding_at(index, t) else {
+            return Some(KeyProblem::NoValidSelfSignature);
+        };
+        if !key_alive(&sub.key, binding, t) {
+            return Some(KeyProblem::Expired);
+        }
+        (first_flags(binding) & wanted == 0).then_some(KeyProblem::WrongKeyFlags)
+    }
+
+    /// Why the key `fingerprint` (primary or subkey) is not valid with one of `wanted` flags at
+    /// `t`: the primary key's problem first, since a subkey is valid only if its primary is.
+    pub(crate) fn key_problem(&self, fingerprint: &Fingerprint, t: u32, wanted: u8) -> KeyProblem {
+        let primary = match self.primary_at(t) {
+            Ok(p) => p,
+            Err(Error::KeyUnusable { problem, .. }) => return problem,
+            Err(_) => return KeyProblem::NoValidSelfSignature,
+        };
+        if *fingerprint == self.fingerprint {
+            return if primary.flags & wanted == 0 {
+                KeyProblem::WrongKeyFlags
+            } else {
+                KeyProblem::NoSecret
+            };
+        }
+        let index = self.subkeys.iter().position(|s| s.fingerprint == *fingerprint);
+        index.and_then(|i| self.subkey_problem(i, t, wanted)).unwrap_or(KeyProblem::NoSecret)
+    }
+
+    /// The error for a certificate with no valid key with one of `wanted` flags at `t`: the
+    /// primary key's problem if it has one; else, if the keys that carried such a flag are all
+    /// expired (or revoked, or not yet valid), that; else that there is no such key.
+    pub(crate) fn no_key_error(&self, t: u32, wanted: u8) -> Error {
+        if let Err(e) = self.primary_at(t) {
+            return e;
+        }
+        let missing =
+            if wanted & flags::SIGN != 0 { KeyProblem::NoSigningKey } else { KeyProblem::NoEncryptionKey };
+        // The subkeys that had the capability in a binding that was valid at some time.
+        let capable = (0..self.subkeys.len()).filter(|&i| {
+            self.subkeys.get(i).is_some_and(|sub| {
+                sub.sigs
+                    .iter()
+                    .any(|s| s.sig_type == SignatureType::SubkeyBinding && first_flags(s) & wanted != 0)
+            })
+        });
+        let problems: Vec<KeyProblem> = capable.filter_map(|i| self.subkey_problem(i, t, wanted)).collect();
+        let problem = [KeyProblem::Expired, KeyProblem::Revoked, KeyProblem::NotYetValid]
+            .into_iter()
+            .find(|p| problems.contains(p))
+            .unwrap_or(missing);
+        Error::KeyUnusable { fingerprint: self.fingerprint, problem }
     }
 
     /// Subkey number `index` as a [`ValidKey`] at `t`, if validly bound, unrevoked and
@@ -280,10 +343,12 @@ impl Cert {
 mod tests {
     use super::*;
     use crate::crypto::rng::Rng;
-    use crate::key::sig::{critical, make_over, sub};
+    use crate::key::sig::make_over;
     use crate::key::{KeyBuilder, Profile, Tsk};
+    use crate::packet::Serialize;
     use crate::packet::key::{SecretKeyData, SecretKeyMaterial};
     use crate::packet::subpacket::SubpacketData;
+    use crate::signature::{critical, sub};
 
     const T0: u32 = 1_750_000_000;
 
@@ -429,7 +494,7 @@ mod tests {
         );
         tsk.cert.primary_sigs.push(direct);
         assert!(tsk.cert.primary_at(T0 + 999).is_ok());
-        assert!(matches!(tsk.cert.primary_at(T0 + 1001), Err(Error::KeyUnusable(_))));
+        assert!(matches!(tsk.cert.primary_at(T0 + 1001), Err(Error::KeyUnusable { .. })));
     }
 
     /// `(fingerprint, flags)` of every key valid at `t`.

@@ -1,4 +1,5 @@
-//! Computing, making and checking v6 signatures (RFC 9580 §5.2.4).
+//! Signatures over keys and user IDs (RFC 9580 §5.2.4): what they hash, making and checking
+//! them, and the cache of verification outcomes a certificate keeps.
 //!
 //! <https://www.rfc-editor.org/rfc/rfc9580#section-5.2.4>
 
@@ -6,14 +7,15 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Mutex;
 
+use crate::crypto::HashAlgorithm;
 use crate::crypto::hash::Hasher;
 use crate::crypto::rng::Rng;
-use crate::crypto::{HashAlgorithm, PublicKeyAlgorithm, ed25519, mldsa_ed25519};
-use crate::error::{Error, Result, Unsupported};
+use crate::error::{Error, Result};
 use crate::key::fingerprint::key_hash_input;
-use crate::packet::key::{PublicKeyMaterial, PublicKeyPacket, SecretKeyMaterial};
+use crate::packet::key::{PublicKeyPacket, SecretKeyMaterial};
 use crate::packet::signature::{SignatureMaterial, SignaturePacket, SignatureType};
-use crate::packet::subpacket::{Subpacket, SubpacketData};
+use crate::packet::subpacket::Subpacket;
+use crate::signature::{default_hash, finish_hash, make, start_hash, verify_digest};
 
 /// What a self- or third-party signature over keys and user IDs covers.
 #[derive(Debug, Clone, Copy)]
@@ -46,55 +48,11 @@ impl Signed<'_> {
     }
 }
 
-/// Starts a v6 signature hash: the salt comes first (RFC 9580 §5.2.4).
-pub(crate) fn start_hash(hash: HashAlgorithm, salt: &[u8]) -> Result<Hasher> {
-    let mut h = Hasher::new(hash)?;
-    h.update(salt);
-    Ok(h)
-}
-
-/// Finishes a v6 signature hash: the hashed part of the signature packet, then the trailer
-/// `0x06 0xFF ‖ 4-octet length of that hashed part`.
-pub(crate) fn finish_hash(mut h: Hasher, sig: &SignaturePacket) -> Vec<u8> {
-    let prefix = sig.hashed_prefix();
-    h.update(&prefix);
-    h.update(&[0x06, 0xff]);
-    h.update(&u32::try_from(prefix.len()).unwrap_or(u32::MAX).to_be_bytes());
-    h.finish()
-}
-
 /// The digest a signature over keys or user IDs signs.
 pub(crate) fn digest_for(sig: &SignaturePacket, signed: Signed<'_>) -> Result<Vec<u8>> {
     let mut h = start_hash(sig.hash_algorithm, &sig.salt)?;
     signed.hash_into(&mut h);
     Ok(finish_hash(h, sig))
-}
-
-/// Checks a signature's cryptography over `digest` with `key`. Does not look at times or types.
-pub(crate) fn verify_digest(key: &PublicKeyPacket, sig: &SignaturePacket, digest: &[u8]) -> Result<()> {
-    if key.algorithm != sig.pk_algorithm {
-        return Err(Error::BadSignature("signature algorithm does not match the key"));
-    }
-    // Hybrid signatures need a digest of at least 256 bits (RFC 9980); we require it of all.
-    if digest.len() < 32 {
-        return Err(Error::BadSignature("hash algorithm too weak"));
-    }
-    if digest.get(..2) != Some(&sig.left16[..]) {
-        return Err(Error::BadSignature("hash prefix mismatch"));
-    }
-    match (&key.material, &sig.material) {
-        (PublicKeyMaterial::Ed25519(public), SignatureMaterial::Ed25519(s)) => {
-            ed25519::verify(public, digest, s)
-        }
-        (
-            PublicKeyMaterial::MlDsa65Ed25519 { ed25519: ed_pub, mldsa: ml_pub },
-            SignatureMaterial::MlDsa65Ed25519 { ed25519: ed_sig, mldsa: ml_sig },
-        ) => mldsa_ed25519::verify(ed_pub, ml_pub, digest, ed_sig, ml_sig),
-        (PublicKeyMaterial::Unknown(_), _) | (_, SignatureMaterial::Unknown(_)) => {
-            Err(Error::Unsupported(Unsupported::PublicKeyAlgorithm(u8::from(sig.pk_algorithm))))
-        }
-        _ => Err(Error::BadSignature("key cannot make signatures")),
-    }
 }
 
 /// Verifies a signature over keys or user IDs.
@@ -240,79 +198,6 @@ pub(crate) fn verifies_cached(
     ok
 }
 
-/// The hash algorithm this crate uses for its own signatures with a key of `algorithm`.
-///
-/// Ed25519: SHA2-256. Its 128-bit collision resistance matches Ed25519's security level (RFC
-/// 9580 asks for a digest of at least 256 bits with Ed25519), and CPUs with SHA extensions (most x86-64 of the last years, ARMv8) hash it about three times faster than
-/// SHA2-512: 1.39 against 0.46-0.50 GB/s here (`sha2` 0.11, 64 MiB), which is most of the
-/// cost of signing or verifying a large message. ML-DSA-65+Ed25519 (NIST category 3) keeps
-/// SHA2-512, whose collision resistance is not below the composite's level. Verification
-/// accepts any hash of at least 256 bits either way.
-pub(crate) fn default_hash(algorithm: PublicKeyAlgorithm) -> HashAlgorithm {
-    match algorithm {
-        PublicKeyAlgorithm::Ed25519 => HashAlgorithm::Sha256,
-        _ => HashAlgorithm::Sha512,
-    }
-}
-
-/// Makes a v6 signature with `hashed` subpackets (creation time and issuer fingerprint must
-/// already be among them) over a hash that `feed` fills after the salt.
-pub(crate) fn make(
-    key: &PublicKeyPacket,
-    secret: &SecretKeyMaterial,
-    sig_type: SignatureType,
-    hash: HashAlgorithm,
-    hashed: Vec<Subpacket>,
-    rng: &mut Rng,
-    feed: impl FnOnce(&mut Hasher),
-) -> Result<SignaturePacket> {
-    let salt_len =
-        hash.v6_salt_len().ok_or(Error::Unsupported(Unsupported::HashAlgorithm(u8::from(hash))))?;
-    let mut salt = vec![0u8; salt_len];
-    rng.fill(&mut salt)?;
-    let mut sig = SignaturePacket {
-        sig_type,
-        pk_algorithm: key.algorithm,
-        hash_algorithm: hash,
-        hashed,
-        unhashed: Vec::new(),
-        left16: [0; 2],
-        salt,
-        material: SignatureMaterial::Unknown(Vec::new()),
-    };
-    let mut h = start_hash(hash, &sig.salt)?;
-    feed(&mut h);
-    sign_hashed(&mut sig, secret, h, rng)?;
-    Ok(sig)
-}
-
-/// Completes `sig`, whose type, algorithms, salt and hashed subpackets are set, over `h`, a
-/// hash that already holds the salt and the signed data: adds the trailer, then sets the left
-/// 16 bits and the signature material.
-///
-/// # Errors
-/// `KeyUnusable` if `secret` cannot make signatures; RNG errors (ML-DSA's hedged signing).
-pub(crate) fn sign_hashed(
-    sig: &mut SignaturePacket,
-    secret: &SecretKeyMaterial,
-    h: Hasher,
-    rng: &mut Rng,
-) -> Result<()> {
-    let digest = finish_hash(h, sig);
-    if let Some(prefix) = digest.first_chunk::<2>() {
-        sig.left16 = *prefix;
-    }
-    sig.material = match secret {
-        SecretKeyMaterial::Ed25519(sk) => SignatureMaterial::Ed25519(ed25519::sign(sk, &digest)),
-        SecretKeyMaterial::MlDsa65Ed25519 { ed25519: ed, mldsa_seed } => {
-            let (ed_sig, ml_sig) = mldsa_ed25519::sign(ed, mldsa_seed, &digest, rng)?;
-            SignatureMaterial::MlDsa65Ed25519 { ed25519: ed_sig, mldsa: ml_sig }
-        }
-        _ => return Err(Error::KeyUnusable("key cannot make signatures")),
-    };
-    Ok(())
-}
-
 /// Makes a signature over keys or user IDs.
 pub(crate) fn make_over(
     key: &PublicKeyPacket,
@@ -324,16 +209,6 @@ pub(crate) fn make_over(
 ) -> Result<SignaturePacket> {
     let hash = default_hash(key.algorithm);
     make(key, secret, sig_type, hash, hashed, rng, |h| signed.hash_into(h))
-}
-
-/// A hashed subpacket, not critical.
-pub(crate) fn sub(data: SubpacketData) -> Subpacket {
-    Subpacket::new(false, data)
-}
-
-/// A hashed subpacket marked critical.
-pub(crate) fn critical(data: SubpacketData) -> Subpacket {
-    Subpacket::new(true, data)
 }
 
 #[cfg(test)]

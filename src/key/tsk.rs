@@ -3,6 +3,7 @@
 //! <https://www.rfc-editor.org/rfc/rfc9580#section-5.5.3>
 
 use std::io::{self, BufRead, Write};
+use std::sync::Arc;
 
 use zeroize::Zeroizing;
 
@@ -11,11 +12,12 @@ use crate::crypto::aead::AeadCipher;
 use crate::crypto::rng::Rng;
 use crate::crypto::secret::{Password, SecretVec};
 use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm, hkdf, s2k};
-use crate::error::{Error, Result, Unsupported};
+use crate::error::{Error, KeyProblem, Limit, Result, Unsupported};
 use crate::key::cert::{Cert, armored, write_packet};
 use crate::key::fingerprint::Fingerprint;
 use crate::key::parse::{self, Secrets};
 use crate::limits::Limits;
+use crate::packet::Serialize;
 use crate::packet::header::Tag;
 use crate::packet::key::{
     EncryptedSecret, PublicKeyPacket, SecretKeyData, SecretKeyMaterial, secret_key_len, write_secret_key,
@@ -33,19 +35,36 @@ const LOCK_ARGON2: (u8, u8, u8) = (3, 4, 16);
 /// be locked with a password.
 ///
 /// Secret material is wiped from memory when the `Tsk` is dropped and is never printed by
-/// `Debug`.
-#[derive(Debug)]
+/// `Debug`. Every secret is checked against its public key before it can be used: unprotected
+/// material when the key is parsed, protected material when [`Tsk::unlock`] decrypts it.
+///
+/// A `Tsk` is `Clone`: the copy holds its own copy of the secret material, wiped on its own
+/// drop. To share one key between several decryptors and signers without copying it, wrap it
+/// in an [`Arc`]: the builders take `Tsk`, `Arc<Tsk>` or `&Tsk` (which is cloned).
+#[derive(Debug, Clone)]
 pub struct Tsk {
     pub(crate) cert: Cert,
     pub(crate) secrets: Secrets,
 }
 
+impl From<&Tsk> for Arc<Tsk> {
+    /// Copies the key (see [`Tsk`]'s note on sharing).
+    fn from(tsk: &Tsk) -> Self {
+        Arc::new(tsk.clone())
+    }
+}
+
 impl Tsk {
     /// Parses exactly one secret key, armored or binary.
     ///
+    /// Unprotected secret key material (S2K usage 0) is checked against its public key here;
+    /// protected material is checked when [`Tsk::unlock`] decrypts it. Either way no secret is
+    /// used before it has been found to belong to its key.
+    ///
     /// # Errors
-    /// `Malformed`/`Truncated` for broken input, `Unsupported` for a non-v6 key, and
-    /// `InvalidArgument` if the input holds a certificate without secrets, no key, or several.
+    /// `Malformed`/`Truncated` for broken input (including unprotected secret key material that
+    /// does not match its public key), `Unsupported` for a non-v6 key, and `InvalidArgument` if
+    /// the input holds a certificate without secrets, no key, or several.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
         Self::from_reader(bytes)
     }
@@ -79,10 +98,34 @@ impl Tsk {
         parse::parse_keyring(reader, limits)?
             .into_iter()
             .map(|k| match k.secrets {
-                Some(secrets) => Ok(Self { cert: k.cert, secrets }),
+                Some(secrets) => {
+                    let tsk = Self { cert: k.cert, secrets };
+                    tsk.check_plain_secrets()?;
+                    Ok(tsk)
+                }
                 None => Err(Error::InvalidArgument("a certificate is not a secret key")),
             })
             .collect()
+    }
+
+    /// Checks that every unprotected secret (S2K usage 0) belongs to its public key, as
+    /// [`Tsk::unlock`] checks a protected one when it decrypts it: a corrupted or substituted
+    /// secret would otherwise make bad signatures, or fail to decrypt, with no clear cause.
+    fn check_plain_secrets(&self) -> Result<()> {
+        let subkeys =
+            self.cert.subkeys.iter().map(|s| &s.key).zip(self.secrets.subkeys.iter().map(Option::as_ref));
+        for (public, data) in
+            std::iter::once((&self.cert.primary, Some(&self.secrets.primary))).chain(subkeys)
+        {
+            // Material of an algorithm this crate does not implement can be neither checked nor
+            // used: it is kept verbatim.
+            if let Some(SecretKeyData::Plain(material)) = data
+                && !matches!(material, SecretKeyMaterial::Unknown(_))
+            {
+                crate::key::generate::check_secret_matches(public, material)?;
+            }
+        }
+        Ok(())
     }
 
     /// The certificate part.
@@ -114,29 +157,56 @@ impl Tsk {
     }
 
     /// Unlocks every locked secret key packet that `password` opens, in place, and returns how
-    /// many it opened. Packets it does not open stay locked; check [`Tsk::is_locked`].
+    /// many it opened, under the default [`Limits`] (see [`Tsk::unlock_with_limits`]). Packets
+    /// it does not open stay locked; check [`Tsk::is_locked`].
+    ///
+    /// # Errors
+    /// `BadPassword` if the key has locked packets and `password` opens none of them; as
+    /// [`Tsk::unlock_with_limits`].
+    pub fn unlock(&mut self, password: &Password) -> Result<usize> {
+        self.unlock_with_limits(password, &Limits::default())
+    }
+
+    /// [`Tsk::unlock`] with explicit limits on the S2K work a key may ask for.
     ///
     /// A packet whose protection this crate does not implement (for example S2K usage 254,
     /// CFB), or whose decrypted material does not match its public key, stays locked: it does
     /// not keep the other packets from opening.
     ///
+    /// Every parameter of a packet's protection is checked before its S2K runs, and at most
+    /// [`Limits::max_unlock_derivations`] S2K runs are attempted per call.
+    ///
     /// # Errors
+    /// `BadPassword` if `password` was tried on locked packets and opened none;
     /// `LimitExceeded` if a packet's S2K parameters exceed `limits` (checked before anything is
-    /// allocated). The key is left as it was before the failing packet.
-    pub fn unlock(&mut self, password: &Password, limits: &Limits) -> Result<usize> {
+    /// allocated), or `LimitExceeded(UnlockDerivations)` when one more packet would need an S2K
+    /// run past [`Limits::max_unlock_derivations`]. The key is left as it was before the
+    /// failing packet: the packets opened before it stay open.
+    pub fn unlock_with_limits(&mut self, password: &Password, limits: &Limits) -> Result<usize> {
         let mut opened = 0usize;
-        if let Some(m) =
-            unlock_or_skip(&self.cert.primary, Tag::SecretKey, &self.secrets.primary, password, limits)?
-        {
+        let mut derivations = 0usize;
+        if let Some(m) = unlock_or_skip(
+            &self.cert.primary,
+            Tag::SecretKey,
+            &self.secrets.primary,
+            password,
+            limits,
+            &mut derivations,
+        )? {
             self.secrets.primary = SecretKeyData::Plain(m);
             opened = opened.saturating_add(1);
         }
         for (sub, secret) in self.cert.subkeys.iter().zip(self.secrets.subkeys.iter_mut()) {
             let Some(data) = secret else { continue };
-            if let Some(m) = unlock_or_skip(&sub.key, Tag::SecretSubkey, data, password, limits)? {
+            if let Some(m) =
+                unlock_or_skip(&sub.key, Tag::SecretSubkey, data, password, limits, &mut derivations)?
+            {
                 *data = SecretKeyData::Plain(m);
                 opened = opened.saturating_add(1);
             }
+        }
+        if opened == 0 && derivations > 0 {
+            return Err(Error::BadPassword);
         }
         Ok(opened)
     }
@@ -183,7 +253,7 @@ impl Tsk {
         match data {
             Some(SecretKeyData::Plain(m)) => Ok(m),
             Some(SecretKeyData::Encrypted(_)) => Err(Error::KeyLocked),
-            None => Err(Error::KeyUnusable("no secret material for this key")),
+            None => Err(Error::KeyUnusable { fingerprint: *fingerprint, problem: KeyProblem::NoSecret }),
         }
     }
 
@@ -230,19 +300,38 @@ fn tag_octet(tag: Tag) -> u8 {
     0xc0 | u8::from(tag)
 }
 
+/// Checks every parameter of an AEAD protection (cipher, mode, nonce length, S2K against
+/// `limits`) without deriving anything, and returns the key length: a protection that would
+/// be refused is refused before the S2K, which may cost seconds and gigabytes, has run.
+fn check_protection(
+    symmetric: SymmetricAlgorithm,
+    aead: AeadAlgorithm,
+    s2k: &S2k,
+    iv_len: usize,
+    limits: &Limits,
+) -> Result<usize> {
+    let key_len = symmetric
+        .key_len()
+        .ok_or(Error::Unsupported(Unsupported::SymmetricAlgorithm(u8::from(symmetric))))?;
+    if AeadCipher::check(symmetric, aead)? != iv_len {
+        return Err(Error::malformed("secret key: AEAD nonce length"));
+    }
+    s2k::check(s2k, key_len, limits)?;
+    Ok(key_len)
+}
+
 /// Derives the AEAD key-encryption key (RFC 9580 §3.7.2.1, usage 253):
 /// HKDF-SHA256(ikm = S2K output, salt = none, info = type octet ‖ version ‖ cipher ‖ AEAD).
+/// The caller has checked the parameters with [`check_protection`].
 fn protection_kek(
     tag: Tag,
     symmetric: SymmetricAlgorithm,
     aead: AeadAlgorithm,
     s2k: &S2k,
     password: &[u8],
+    key_len: usize,
     limits: &Limits,
 ) -> Result<SecretVec> {
-    let key_len = symmetric
-        .key_len()
-        .ok_or(Error::Unsupported(Unsupported::SymmetricAlgorithm(u8::from(symmetric))))?;
     let ikm = s2k::derive(s2k, password, key_len, limits)?;
     let info = [tag_octet(tag), 6, u8::from(symmetric), u8::from(aead)];
     let mut kek = SecretVec::zeroed(key_len);
@@ -265,21 +354,23 @@ fn unlock_or_skip(
     data: &SecretKeyData,
     password: &Password,
     limits: &Limits,
+    derivations: &mut usize,
 ) -> Result<Option<SecretKeyMaterial>> {
-    match try_unlock(public, tag, data, password, limits) {
+    match try_unlock(public, tag, data, password, limits, derivations) {
         Err(Error::Unsupported(_) | Error::Malformed(_)) => Ok(None),
         other => other,
     }
 }
 
 /// Tries `password` on one secret key packet; `Ok(None)` if it is not locked or the password
-/// does not open it.
+/// does not open it. `derivations` counts the S2K runs of this unlock against the limit.
 fn try_unlock(
     public: &PublicKeyPacket,
     tag: Tag,
     data: &SecretKeyData,
     password: &Password,
     limits: &Limits,
+    derivations: &mut usize,
 ) -> Result<Option<SecretKeyMaterial>> {
     let SecretKeyData::Encrypted(enc) = data else {
         return Ok(None);
@@ -288,13 +379,18 @@ fn try_unlock(
         (USAGE_AEAD, Some(aead)) => aead,
         (usage, _) => return Err(Error::Unsupported(Unsupported::SecretKeyProtection(usage))),
     };
-    let kek = protection_kek(tag, enc.symmetric, aead, &enc.s2k, password.as_bytes(), limits)?;
-    let cipher = AeadCipher::new(enc.symmetric, aead, &kek)?;
+    let key_len = check_protection(enc.symmetric, aead, &enc.s2k, enc.iv.len(), limits)?;
     let split = enc
         .ciphertext
         .len()
         .checked_sub(16)
         .ok_or(Error::malformed("secret key: encrypted material shorter than its tag"))?;
+    if *derivations >= limits.max_unlock_derivations() {
+        return Err(Error::LimitExceeded(Limit::UnlockDerivations));
+    }
+    *derivations = derivations.saturating_add(1);
+    let kek = protection_kek(tag, enc.symmetric, aead, &enc.s2k, password.as_bytes(), key_len, limits)?;
+    let cipher = AeadCipher::new(enc.symmetric, aead, &kek)?;
     let (ct, tag_bytes) = enc.ciphertext.split_at(split);
     let tag_arr: [u8; 16] = tag_bytes.try_into().map_err(|_| Error::malformed("secret key: tag"))?;
     let mut buf = SecretVec::new(ct.to_vec());
@@ -320,12 +416,14 @@ fn lock_one(
     rng.fill(&mut salt)?;
     let (t, p, m) = LOCK_ARGON2;
     let s2k = S2k::Argon2 { salt, t, p, m };
-    let kek = protection_kek(tag, symmetric, aead, &s2k, password.as_bytes(), &Limits::default())?;
-    let cipher = AeadCipher::new(symmetric, aead, &kek)?;
     let mut iv = vec![0u8; aead.nonce_len().unwrap_or(15)];
+    let limits = Limits::default();
+    let key_len = check_protection(symmetric, aead, &s2k, iv.len(), &limits)?;
     rng.fill(&mut iv)?;
+    let kek = protection_kek(tag, symmetric, aead, &s2k, password.as_bytes(), key_len, &limits)?;
+    let cipher = AeadCipher::new(symmetric, aead, &kek)?;
     let mut buf = SecretVec::with_capacity(material.encoded_len());
-    material.write_to(&mut *buf)?;
+    material.write_to(&mut buf)?;
     let tag_bytes = cipher.encrypt_in_place(&iv, &protection_ad(public, tag), &mut buf)?;
     let mut ciphertext = buf.to_vec();
     ciphertext.extend_from_slice(&tag_bytes);

@@ -11,12 +11,12 @@ use crate::key::fingerprint::Fingerprint;
 use crate::key::generate::{FEATURES, new_key, preferences};
 use crate::key::profile::Profile;
 use crate::key::revoke::ReasonForRevocation;
-use crate::key::sig::sub;
 use crate::key::tsk::Tsk;
 use crate::key::{flags, to_timestamp};
 use crate::packet::key::{PublicKeyMaterial, SecretKeyData};
 use crate::packet::signature::SignaturePacket;
 use crate::packet::subpacket::{Subpacket, SubpacketData};
+use crate::signature::sub;
 
 const ENCRYPT: u8 = flags::ENCRYPT_COMMUNICATIONS | flags::ENCRYPT_STORAGE;
 

@@ -15,17 +15,17 @@ use std::io::{self, BufRead, Read, Write};
 use crate::armor::{ArmorKind, ArmorReader, ArmorWriter};
 use crate::crypto::HashAlgorithm;
 use crate::error::{Error, Limit, Result};
-use crate::message::hashing::SignatureMode;
+use crate::limits::Limits;
 use crate::message::sign::{SignWriter, Signer};
 use crate::message::verify::{Verification, Verifier};
+use crate::signature::SignatureMode;
 
 /// The first line of a cleartext-signed message.
 pub(crate) const CLEARTEXT_BEGIN: &[u8] = b"-----BEGIN PGP SIGNED MESSAGE-----";
 /// The line that ends the signed text.
 const SIGNATURE_BEGIN: &[u8] = b"-----BEGIN PGP SIGNATURE-----";
-/// Largest signed text read into memory (a v6 signature's salt comes after the text, so the
-/// text must be kept until the signatures have been read).
-const MAX_TEXT_LEN: usize = 64 << 20;
+/// Octets a raw line of the signed text may have beyond the room left in the text.
+const LINE_SLACK: usize = 4096;
 /// Digest names a `Hash:` header may carry (RFC 9580 §9.5, "Text Name").
 /// The hash algorithm a `Hash` header name stands for, among those this crate implements.
 fn hash_from_name(name: &[u8]) -> Option<HashAlgorithm> {
@@ -81,6 +81,14 @@ fn read_line(r: &mut impl BufRead, line: &mut Vec<u8>, cap: usize) -> Result<usi
     Ok(n)
 }
 
+/// Reads one line of the signed text, at most `budget` octets (LF included).
+fn read_text_line(r: &mut impl BufRead, line: &mut Vec<u8>, budget: usize) -> Result<usize> {
+    match read_line(r, line, budget) {
+        Err(Error::LimitExceeded(_)) => Err(Error::LimitExceeded(Limit::CleartextLength)),
+        other => other,
+    }
+}
+
 /// A line without its line ending (LF or CR LF).
 fn strip_eol(line: &[u8]) -> &[u8] {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
@@ -99,9 +107,21 @@ impl CleartextMessage {
     ///
     /// # Errors
     /// `Malformed` for a missing BEGIN line, an armor header other than a valid `Hash:`, or a
-    /// broken signature block; `Truncated` if the input ends early; `LimitExceeded` for a text
-    /// over 64 MiB.
-    pub fn from_reader(mut input: impl BufRead) -> Result<Self> {
+    /// broken signature block; `Truncated` if the input ends early;
+    /// `LimitExceeded(CleartextLength)` for a text over the default
+    /// [`Limits::max_cleartext_len`] (64 MiB).
+    pub fn from_reader(input: impl BufRead) -> Result<Self> {
+        Self::from_reader_with_limits(input, &Limits::default())
+    }
+
+    /// [`CleartextMessage::from_reader`] with explicit resource limits: the signed text is held
+    /// in memory (a v6 signature's salt comes after it, so it cannot be hashed as it is read)
+    /// and may be at most [`Limits::max_cleartext_len`] octets; the signature block is read
+    /// under the same limits.
+    ///
+    /// # Errors
+    /// As [`CleartextMessage::from_reader`], with `limits`.
+    pub fn from_reader_with_limits(mut input: impl BufRead, limits: &Limits) -> Result<Self> {
         let mut line = Vec::new();
         // The cleartext header line, after optional blank lines (§7.1).
         loop {
@@ -143,8 +163,11 @@ impl CleartextMessage {
         let mut text = Vec::new();
         let mut first = true;
         loop {
-            let budget = MAX_TEXT_LEN.saturating_sub(text.len());
-            if read_line(&mut input, &mut line, budget)? == 0 {
+            // A raw line may be longer than what it adds to the text (line ending, escape,
+            // trailing whitespace, or the signature's BEGIN line), hence the slack; the text
+            // itself is checked after each line.
+            let budget = limits.max_cleartext_len().saturating_sub(text.len()).saturating_add(LINE_SLACK);
+            if read_text_line(&mut input, &mut line, budget)? == 0 {
                 return Err(Error::Truncated("cleartext signed message: no signature"));
             }
             let content = strip_eol(&line);
@@ -158,11 +181,14 @@ impl CleartextMessage {
             }
             first = false;
             text.extend_from_slice(strip_trailing_whitespace(content));
+            if text.len() > limits.max_cleartext_len() {
+                return Err(Error::LimitExceeded(Limit::CleartextLength));
+            }
         }
         // The signature block, from its BEGIN line on.
         let mut begin = SIGNATURE_BEGIN.to_vec();
         begin.push(b'\n');
-        let mut armor = ArmorReader::new(io::Cursor::new(begin).chain(input));
+        let mut armor = ArmorReader::with_limits(io::Cursor::new(begin).chain(input), limits);
         let mut signatures = Vec::new();
         let _ = armor.read_to_end(&mut signatures).map_err(Error::from_io)?;
         if armor.kind() != Some(ArmorKind::Signature) {
@@ -198,7 +224,7 @@ impl CleartextMessage {
     }
 }
 
-impl Verifier<'_> {
+impl Verifier {
     /// Verifies the signatures of a cleartext-signed message over its text.
     ///
     /// # Errors
@@ -213,7 +239,7 @@ impl Verifier<'_> {
     }
 }
 
-impl<'a> Signer<'a> {
+impl Signer {
     /// A cleartext-signing stream into `sink` (RFC 9580 §7): text signatures (whatever the
     /// mode), the text dash-escaped line by line as it is written, and the armored signatures at
     /// [`finish`](CleartextSignWriter::finish). Trailing spaces and tabs are removed from each
@@ -221,8 +247,8 @@ impl<'a> Signer<'a> {
     ///
     /// # Errors
     /// As [`Signer::detached`], and I/O errors of `sink`.
-    pub fn cleartext_writer<W: Write>(self, mut sink: W) -> Result<CleartextSignWriter<'a, W>> {
-        let signer = self.mode(SignatureMode::Text).detached()?;
+    pub fn cleartext_writer<W: Write>(self, mut sink: W) -> Result<CleartextSignWriter<W>> {
+        let signer = self.mode(SignatureMode::Text).armor(false).detached()?;
         // No Hash header for v6 signatures: the header line, then the empty line.
         sink.write_all(CLEARTEXT_BEGIN)?;
         sink.write_all(b"\n\n")?;
@@ -235,8 +261,8 @@ impl<'a> Signer<'a> {
 /// One line of text is buffered at a time. Dropping the writer without
 /// [`finish`](Self::finish) leaves an incomplete message.
 #[must_use = "call finish() to write the signatures"]
-pub struct CleartextSignWriter<'a, W: Write> {
-    signer: SignWriter<'a>,
+pub struct CleartextSignWriter<W: Write> {
+    signer: SignWriter,
     sink: W,
     /// The current line, without its line ending.
     line: Vec<u8>,
@@ -244,13 +270,13 @@ pub struct CleartextSignWriter<'a, W: Write> {
     first: bool,
 }
 
-impl<W: Write> fmt::Debug for CleartextSignWriter<'_, W> {
+impl<W: Write> fmt::Debug for CleartextSignWriter<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CleartextSignWriter").field("signer", &self.signer).finish_non_exhaustive()
     }
 }
 
-impl<W: Write> CleartextSignWriter<'_, W> {
+impl<W: Write> CleartextSignWriter<W> {
     /// Hashes and writes the buffered line.
     fn end_line(&mut self) -> io::Result<()> {
         let content = strip_eol(&self.line);
@@ -288,7 +314,7 @@ impl<W: Write> CleartextSignWriter<'_, W> {
     }
 }
 
-impl<W: Write> Write for CleartextSignWriter<'_, W> {
+impl<W: Write> Write for CleartextSignWriter<W> {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         let mut rest = data;
         while let Some(lf) = rest.iter().position(|&b| b == b'\n') {
@@ -311,6 +337,7 @@ mod tests {
     use super::*;
     use crate::crypto::HashAlgorithm;
     use crate::crypto::hash::Hasher;
+    use crate::packet::PacketBody;
     use crate::packet::signature::SignaturePacket;
 
     /// RFC 9580 A.6: the hashed data and the SHA2-512 digest are reproduced exactly.
@@ -335,11 +362,10 @@ mod tests {
         assert_eq!(hex::encode(h.finish()), v["sha512_digest"].as_str().unwrap());
         // The streaming text hasher gives the same digest from the LF text.
         let mut dh =
-            crate::message::hashing::DataHasher::new(HashAlgorithm::Sha512, &sig.salt, SignatureMode::Text)
-                .unwrap();
+            crate::signature::DataHasher::new(HashAlgorithm::Sha512, &sig.salt, SignatureMode::Text).unwrap();
         dh.update(b"What we need from the grocery store:\n\n- tofu\n- vegetables\n- noodles\n");
         assert_eq!(
-            hex::encode(crate::key::sig::finish_hash(dh.into_hasher(), &sig)),
+            hex::encode(crate::signature::finish_hash(dh.into_hasher(), &sig)),
             v["sha512_digest"].as_str().unwrap()
         );
     }

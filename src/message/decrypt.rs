@@ -18,28 +18,31 @@
 
 use std::fmt;
 use std::io::{self, BufRead, Read};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::SystemTime;
 
 use crate::armor::ArmorReader;
+use crate::crypto::aead::AeadCipher;
 use crate::crypto::secret::{Password, SessionKey};
 use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm, mlkem_x25519, s2k, x25519};
 use crate::error::{Error, Limit, Result, Unsupported};
 use crate::key::{Cert, Fingerprint, Tsk};
 use crate::limits::Limits;
 use crate::message::info::LiteralInfo;
-use crate::message::literal::LiteralReader;
-use crate::message::parallel;
+use crate::message::lookup::{self, KeyStore, SharedStore};
+use crate::message::reader::{Container, MessageReader};
 use crate::message::seipd::SeipdReader;
 use crate::message::skesk::decrypt_session_key;
-use crate::message::verify::{InlineSignatures, Verification, Verifier};
-use crate::packet::header::{BodyLength, Header, Tag};
+use crate::message::verify::{Verification, Verifier, peek_tag};
+use crate::packet::header::{Header, Tag};
 use crate::packet::key::{PublicKeyMaterial, PublicKeyPacket, SecretKeyMaterial};
 use crate::packet::partial::PartialBodyReader;
 use crate::packet::pkesk::{Pkesk, PkeskFields, Recipient};
 use crate::packet::s2k::S2k;
 use crate::packet::seipd::SeipdHeader;
 use crate::packet::skesk::Skesk;
+use crate::packet::{PacketBody, read_raw_packet};
+use crate::pipeline as parallel;
 
 /// What opened a message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,15 +94,17 @@ type Decrypted = (Vec<u8>, DecryptSummary);
 /// assert_eq!(plaintext, b"Hello, Bob");
 /// # Ok(()) }
 /// ```
-pub struct Decryptor<'a> {
-    keys: Vec<&'a Tsk>,
+pub struct Decryptor {
+    keys: Vec<Arc<Tsk>>,
     passwords: Vec<Password>,
     session_keys: Vec<(SessionKey, Option<SymmetricAlgorithm>)>,
     limits: Limits,
     /// Whether to verify signatures, and against what.
     verify: bool,
-    verifier: Verifier<'a>,
+    verifier: Verifier,
     threads: Option<usize>,
+    /// Where to look up keys and certificates the message names.
+    store: Option<SharedStore>,
     /// The ML-KEM decapsulation keys of `keys`, expanded from their seeds at the first
     /// ML-KEM-768+X25519 PKESK and kept for every later message.
     expanded: OnceLock<Vec<ExpandedKey>>,
@@ -112,7 +117,7 @@ struct ExpandedKey {
     dk: Box<mlkem_x25519::DecapsulationKey>,
 }
 
-impl fmt::Debug for Decryptor<'_> {
+impl fmt::Debug for Decryptor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Decryptor")
             .field("keys", &self.keys.iter().map(|k| k.fingerprint()).collect::<Vec<_>>())
@@ -125,36 +130,38 @@ impl fmt::Debug for Decryptor<'_> {
     }
 }
 
-impl Default for Decryptor<'_> {
+impl Default for Decryptor {
     fn default() -> Self {
-        Self::new([])
+        Self::new(Vec::<Tsk>::new())
     }
 }
 
-impl<'a> Decryptor<'a> {
+impl Decryptor {
     /// Decrypts with the secret keys in `keys` (possibly none, if passwords or session keys
     /// are given). Locked keys are skipped; if only a locked key would have matched, reading
     /// fails with [`Error::KeyLocked`].
-    pub fn new(keys: impl IntoIterator<Item = &'a Tsk>) -> Self {
+    ///
+    /// Keys may be given owned, as `Arc`s (shared with other decryptors), or as references,
+    /// which are copied: the `Decryptor` owns what it uses, so it can live as long as a
+    /// service and be shared by its threads behind an `Arc`.
+    pub fn new<K: Into<Arc<Tsk>>>(keys: impl IntoIterator<Item = K>) -> Self {
         Self {
-            keys: keys.into_iter().collect(),
+            keys: keys.into_iter().map(Into::into).collect(),
             passwords: Vec::new(),
             session_keys: Vec::new(),
             limits: Limits::default(),
             verify: false,
-            verifier: Verifier::from_certs([]),
+            verifier: Verifier::new(Vec::<Cert>::new()),
             threads: None,
+            store: None,
             expanded: OnceLock::new(),
         }
     }
 
-    /// Uses this many threads in all (1 = the calling thread only): the calling thread reads
-    /// while `threads − 1` workers decrypt chunks, and decrypts queued chunks itself rather
-    /// than wait for a worker. The default is the machine's available
-    /// parallelism, at most 4; more than the available parallelism (or 4, if that is more)
-    /// counts as that many. The first 4 MiB of a message (16 chunks of the default size) are
-    /// decrypted on the calling thread; workers start after them. Armored input is decoded by
-    /// `threads` more workers (see
+    /// Uses this many threads in all to decrypt chunks (1 = the calling thread only). The
+    /// default is the machine's available parallelism, at most 4; more than the available
+    /// parallelism (or 4, if that is more) counts as that many. A short message starts no
+    /// thread. Armored input is decoded by `threads` more workers (see
     /// [`ArmorReader::threads`]). Plaintext is still released in order, each chunk only after
     /// its own tag verified.
     #[must_use]
@@ -163,10 +170,10 @@ impl<'a> Decryptor<'a> {
         self
     }
 
-    /// Adds a secret key.
+    /// Adds a secret key (owned, an `Arc`, or a reference, which is copied).
     #[must_use]
-    pub fn key(mut self, key: &'a Tsk) -> Self {
-        self.keys.push(key);
+    pub fn key(mut self, key: impl Into<Arc<Tsk>>) -> Self {
+        self.keys.push(key.into());
         self
     }
 
@@ -188,16 +195,26 @@ impl<'a> Decryptor<'a> {
 
     /// Verifies the signatures inside the message against the signing keys of `certs`
     /// (repeatable; the certificates add up). The verdicts are in
-    /// [`DecryptSummary::verifications`], one per signature; without this call no signature is
-    /// verified and that list is empty.
+    /// [`DecryptSummary::verifications`], one per signature; without this call the signatures are
+    /// listed there unchecked, as [`UnverifiableReason::NotRequested`](crate::UnverifiableReason).
     ///
     /// Signatures count as good under the rules of [`Verifier`], with the time window set by
     /// [`not_before`](Decryptor::not_before), [`not_after`](Decryptor::not_after) and
     /// [`at`](Decryptor::at).
     #[must_use]
-    pub fn verify_with(mut self, certs: impl IntoIterator<Item = &'a Cert>) -> Self {
+    pub fn verify_with<C: Into<Arc<Cert>>>(mut self, certs: impl IntoIterator<Item = C>) -> Self {
         self.verify = true;
         self.verifier.add_certs(certs);
+        self
+    }
+
+    /// Looks up secret keys for the message's recipients, and certificates for its signers, in
+    /// `store` as the message names them (see [`KeyStore`]), besides the keys and certificates
+    /// given to the builder. With a store, signatures are verified as with
+    /// [`verify_with`](Decryptor::verify_with).
+    #[must_use]
+    pub fn key_store(mut self, store: impl KeyStore + 'static) -> Self {
+        self.store = Some(SharedStore(Arc::new(store)));
         self
     }
 
@@ -237,13 +254,15 @@ impl<'a> Decryptor<'a> {
     /// # Errors
     /// - `Unsupported(Seipdv1)` for a v1 SEIPD (RFC 4880 MDC) message, `Unsupported(...)` for
     ///   compressed data or other unsupported content;
+    /// - `BadPassword` if passwords were tried on the message's SKESKs and none opened it (and
+    ///   no key or session key did);
     /// - `NoDecryptionKey` if no key, password or session key opens it; `KeyLocked` if only a
     ///   locked key would have;
     /// - `Decrypt` if the first chunk does not authenticate (e.g. a wrong session key);
     /// - `LimitExceeded` for too many session-key packets or signatures, or oversize S2K
     ///   parameters;
     /// - `Malformed`/`Truncated` for broken input; `Io` from the source.
-    pub fn reader<R: BufRead>(self, source: R) -> Result<DecryptReader<'a, R>> {
+    pub fn reader<R: BufRead>(&self, source: R) -> Result<DecryptReader<R>> {
         self.open(source)
     }
 
@@ -314,12 +333,12 @@ impl<'a> Decryptor<'a> {
     }
 
     /// [`reader`](Decryptor::reader) without consuming the builder.
-    fn open<R: BufRead>(&self, source: R) -> Result<DecryptReader<'a, R>> {
+    fn open<R: BufRead>(&self, source: R) -> Result<DecryptReader<R>> {
         self.open_with(source, self.threads)
     }
 
     /// [`open`](Decryptor::open) with the chunk thread count `threads`.
-    fn open_with<R: BufRead>(&self, source: R, threads: Option<usize>) -> Result<DecryptReader<'a, R>> {
+    fn open_with<R: BufRead>(&self, source: R, threads: Option<usize>) -> Result<DecryptReader<R>> {
         // Base64 decoding on the workers too: it costs more than the AEAD.
         let armor_threads = threads.unwrap_or_else(parallel::default_threads);
         let mut armor = ArmorReader::with_limits(source, &self.limits).threads(armor_threads);
@@ -330,44 +349,54 @@ impl<'a> Decryptor<'a> {
         let mut skesks = Vec::new();
         let mut count = 0usize;
         let seipd_length = loop {
-            let header = Header::read_from(&mut armor)?.ok_or(Error::Truncated("encrypted message"))?;
-            match header.tag {
-                Tag::Seipd => break header.length,
+            match peek_tag(&mut armor)? {
+                None => return Err(Error::Truncated("encrypted message")),
+                Some(Tag::Seipd) => {
+                    let header =
+                        Header::read_from(&mut armor)?.ok_or(Error::Truncated("encrypted message"))?;
+                    break header.length;
+                }
+                Some(Tag::SymmetricallyEncryptedData) => {
+                    return Err(Error::Unsupported(Unsupported::Feature(
+                        "symmetrically encrypted data without integrity protection",
+                    )));
+                }
+                Some(Tag::CompressedData) => return Err(Error::Unsupported(Unsupported::CompressedData)),
+                Some(tag) if tag.is_data() => {
+                    return Err(Error::malformed("encrypted message: expected PKESK, SKESK or SEIPD"));
+                }
+                Some(_) => {}
+            }
+            let raw =
+                read_raw_packet(&mut armor, &self.limits)?.ok_or(Error::Truncated("encrypted message"))?;
+            match raw.tag {
                 Tag::Pkesk | Tag::Skesk => {
                     count = count.saturating_add(1);
                     Limits::check(
                         u64::try_from(count).unwrap_or(u64::MAX),
-                        u64::try_from(self.limits.session_key_packets_limit()).unwrap_or(u64::MAX),
+                        u64::try_from(self.limits.max_session_key_packets()).unwrap_or(u64::MAX),
                         Limit::SessionKeyPackets,
                     )?;
-                    let body = read_body(&mut armor, header, &self.limits)?;
+                    let body = &raw.body;
                     // Only packets this crate can use are kept, so what is held before the
                     // SEIPD stays small: an unknown algorithm's PKESK or an unusable SKESK
                     // may be a whole packet body (1 MiB by default) each, up to the count
                     // limit.
-                    if header.tag == Tag::Pkesk {
-                        match Pkesk::from_bytes(&body) {
+                    if raw.tag == Tag::Pkesk {
+                        match Pkesk::parse(body) {
                             Ok(p) if !matches!(p.fields, PkeskFields::Unknown(_)) => pkesks.push(p),
                             Ok(_) | Err(Error::Unsupported(_)) => {}
                             Err(e) => return Err(e),
                         }
                     } else {
-                        match Skesk::from_bytes(&body) {
+                        match Skesk::parse(body) {
                             Ok(s) if usable_skesk(&s) => skesks.push(s),
                             Ok(_) | Err(Error::Unsupported(_)) => {}
                             Err(e) => return Err(e),
                         }
                     }
                 }
-                tag if tag.is_ignored_in_messages() => {
-                    let _ = read_body(&mut armor, header, &self.limits)?;
-                }
-                Tag::SymmetricallyEncryptedData => {
-                    return Err(Error::Unsupported(Unsupported::Feature(
-                        "symmetrically encrypted data without integrity protection",
-                    )));
-                }
-                Tag::CompressedData => return Err(Error::Unsupported(Unsupported::CompressedData)),
+                tag if tag.is_ignored_in_messages() => {}
                 _ => return Err(Error::malformed("encrypted message: expected PKESK, SKESK or SEIPD")),
             }
         };
@@ -383,29 +412,33 @@ impl<'a> Decryptor<'a> {
             return Err(Error::Unsupported(Unsupported::AeadAlgorithm(header.aead.into())));
         }
 
-        // 3. The session key.
-        let (session_key, decrypted_with) = self.session_key_for(&header, key_len, &pkesks, &skesks)?;
+        // 3. The session key, with the keys the store has for the named recipients.
+        let looked_up = match &self.store {
+            Some(store) if !pkesks.is_empty() => {
+                let recipients: Vec<lookup::Recipient> =
+                    pkesks.iter().map(|p| (&p.recipient).into()).collect();
+                store.0.secret_keys(&recipients)
+            }
+            _ => Vec::new(),
+        };
+        let (session_key, decrypted_with) =
+            self.session_key_for(&header, key_len, &pkesks, &skesks, &looked_up)?;
 
         // 4. The chunk engine and the packets before the literal data.
         let mut seipd = SeipdReader::new(body, &session_key, &header)?;
         if let Some(n) = threads {
             seipd.set_threads(n);
         }
-        let signatures = InlineSignatures::read_prefix(&mut seipd, &self.limits, self.verify)?;
-        let literal = LiteralReader::new(seipd)?;
-        let info = LiteralInfo::from_header(literal.header());
-        Ok(DecryptReader {
-            stage: Stage::Literal(Box::new(literal)),
-            info,
-            sym: header.sym,
-            aead: header.aead,
-            session_key,
-            decrypted_with,
-            signatures,
-            verifier: self.verify.then(|| self.verifier.clone().limits(self.limits)),
-            verifications: Vec::new(),
-            limits: self.limits,
-        })
+        let verify = self.verify || self.store.is_some();
+        let message = MessageReader::new(seipd, self.limits, verify, |signatures| {
+            let mut verifier = self.verifier.clone().limits(self.limits);
+            if let Some(store) = &self.store {
+                verifier.add_certs(store.0.certs(&signatures.issuers()));
+            }
+            Some(verifier)
+        })?;
+        let info = message.literal().clone();
+        Ok(DecryptReader { message, info, sym: header.sym, aead: header.aead, session_key, decrypted_with })
     }
 
     /// Finds the session key (see the type's documentation for the order).
@@ -415,6 +448,7 @@ impl<'a> Decryptor<'a> {
         key_len: usize,
         pkesks: &[Pkesk],
         skesks: &[Skesk],
+        looked_up: &[Arc<Tsk>],
     ) -> Result<(SessionKey, DecryptedWith)> {
         // Given session keys: the first that fits the cipher.
         for (i, (key, alg)) in self.session_keys.iter().enumerate() {
@@ -425,7 +459,7 @@ impl<'a> Decryptor<'a> {
         let mut locked = false;
         // PKESKs: named recipients, then anonymous ones with every key of the algorithm.
         for pkesk in pkesks {
-            for tsk in &self.keys {
+            for tsk in self.keys.iter().chain(looked_up) {
                 for (fingerprint, public) in keys_of(tsk) {
                     let matches = match &pkesk.recipient {
                         Recipient::V6(fp) => fp == fingerprint.as_bytes(),
@@ -456,7 +490,7 @@ impl<'a> Decryptor<'a> {
                 }
             }
         }
-        // SKESKs: each password on each SKESK, at most `s2k_derivations_limit` S2K runs in
+        // SKESKs: each password on each SKESK, at most `max_s2k_derivations` S2K runs in
         // all (each may cost seconds and gigabytes: a message must not multiply that).
         let mut limit_error = None;
         let mut derivations = 0usize;
@@ -465,7 +499,16 @@ impl<'a> Decryptor<'a> {
                 // Only usable SKESKs were kept (`usable_skesk`), so each pass runs a derivation
                 // and counts: unusable ones, which cost nothing, cannot use up the budget.
                 let Ok((spec, key_len)) = skesk_s2k(skesk) else { continue };
-                if derivations >= self.limits.s2k_derivations_limit() {
+                // Every parameter is checked before the budget is spent or anything derived.
+                match s2k::check(&spec, key_len, &self.limits) {
+                    Ok(()) => {}
+                    Err(e @ Error::LimitExceeded(_)) => {
+                        limit_error = Some(e);
+                        continue;
+                    }
+                    Err(_) => continue,
+                }
+                if derivations >= self.limits.max_s2k_derivations() {
                     return Err(Error::LimitExceeded(Limit::S2kDerivations));
                 }
                 derivations = derivations.saturating_add(1);
@@ -483,13 +526,16 @@ impl<'a> Decryptor<'a> {
             Error::KeyLocked
         } else if let Some(e) = limit_error {
             e
+        } else if derivations > 0 {
+            // Passwords were tried on the message's SKESKs: say so, rather than "not for you".
+            Error::BadPassword
         } else {
             Error::NoDecryptionKey
         })
     }
 }
 
-impl Decryptor<'_> {
+impl Decryptor {
     /// The expanded ML-KEM decapsulation key of the (sub)key `fingerprint`, expanding every
     /// unlocked ML-KEM-768+X25519 key of `keys` the first time.
     fn expanded_key(&self, fingerprint: &Fingerprint) -> Option<&mlkem_x25519::DecapsulationKey> {
@@ -559,54 +605,40 @@ fn try_pkesk(
 }
 
 /// Whether an SKESK can give a session key: a cipher and S2K this crate has, an AEAD mode it
-/// has, and an encrypted key no longer than the longest session key (32 octets).
+/// has with a nonce of its length, and an encrypted key of the cipher's key length.
 fn usable_skesk(skesk: &Skesk) -> bool {
-    skesk_s2k(skesk).is_ok() && skesk.aead.nonce_len().is_some() && skesk.encrypted_key.len() <= 32
+    skesk_s2k(skesk).is_ok()
 }
 
-/// The S2K and key length of an SKESK, if this crate can derive its key.
+/// The S2K and key length of an SKESK, if this crate can derive its key and then use it: the
+/// cipher, the mode and the nonce are checked here, before any derivation, so that an SKESK
+/// refused for them costs nothing.
 fn skesk_s2k(skesk: &Skesk) -> Result<(S2k, usize)> {
     let key_len =
         skesk.sym.key_len().ok_or(Error::Unsupported(Unsupported::SymmetricAlgorithm(skesk.sym.into())))?;
+    if AeadCipher::check(skesk.sym, skesk.aead)? != skesk.iv.len() {
+        return Err(Error::malformed("SKESK: IV length"));
+    }
+    // `decrypt_session_key` accepts only a session key of the SKESK cipher's length.
+    if skesk.encrypted_key.len() != key_len {
+        return Err(Error::malformed("SKESK: encrypted session key length"));
+    }
     Ok((S2k::parse(&skesk.s2k)?, key_len))
-}
-
-/// Reads the body of a non-data packet whose header was read.
-fn read_body(r: &mut impl BufRead, header: Header, limits: &Limits) -> Result<Vec<u8>> {
-    let BodyLength::Fixed(len) = header.length else {
-        return Err(Error::malformed("partial body length on a non-data packet"));
-    };
-    if usize::try_from(len).map_or(true, |len| len > limits.packet_len_limit()) {
-        return Err(Error::LimitExceeded(Limit::PacketLength));
-    }
-    let mut body = Vec::new();
-    let read = r.by_ref().take(u64::from(len)).read_to_end(&mut body)?;
-    if u64::try_from(read).map_or(true, |read| read != u64::from(len)) {
-        return Err(Error::Truncated("packet body"));
-    }
-    Ok(body)
-}
-
-/// The next octet without consuming it; `None` at the end.
-fn peek_octet(r: &mut impl BufRead) -> Result<Option<u8>> {
-    loop {
-        match r.fill_buf() {
-            Ok(buf) => return Ok(buf.first().copied()),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(Error::from_io(e)),
-        }
-    }
 }
 
 type Body<R> = SeipdReader<PartialBodyReader<ArmorReader<R>>>;
 
-enum Stage<R: BufRead> {
-    /// Reading the literal data.
-    Literal(Box<LiteralReader<Body<R>>>),
-    /// Everything was authenticated and checked.
-    Done,
-    /// An error happened.
-    Failed,
+impl<R: BufRead> Container for Body<R> {
+    /// The final tag verified, and nothing follows the encrypted message.
+    fn finish(&mut self) -> Result<()> {
+        if !self.is_done() {
+            return Err(Error::Truncated("SEIPD"));
+        }
+        if peek_tag(self.get_mut().get_mut())?.is_some() {
+            return Err(Error::malformed("trailing data after the encrypted message"));
+        }
+        Ok(())
+    }
 }
 
 /// Decrypted plaintext of a message; made by [`Decryptor::reader`].
@@ -632,25 +664,17 @@ enum Stage<R: BufRead> {
 /// [`DecryptSummary::verifications`]. A bad or unverifiable signature is never an error: the
 /// message still decrypts, and the verdict says why the signature is not good. Memory stays
 /// bounded: the signatures are hashed in a stream, not buffered.
-///
-/// `'a` is the lifetime of the verifying certificates.
-pub struct DecryptReader<'a, R: BufRead> {
-    stage: Stage<R>,
+pub struct DecryptReader<R: BufRead> {
+    /// The signed-message grammar inside the decrypted SEIPD plaintext.
+    message: MessageReader<Body<R>>,
     info: LiteralInfo,
     sym: SymmetricAlgorithm,
     aead: AeadAlgorithm,
     session_key: SessionKey,
     decrypted_with: DecryptedWith,
-    /// The signature packets around the literal data and their running hashes.
-    signatures: InlineSignatures,
-    /// Set if the signatures are to be verified.
-    verifier: Option<Verifier<'a>>,
-    /// The verdicts, once the message has ended.
-    verifications: Vec<Verification>,
-    limits: Limits,
 }
 
-impl<R: BufRead> fmt::Debug for DecryptReader<'_, R> {
+impl<R: BufRead> fmt::Debug for DecryptReader<R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("DecryptReader")
             .field("literal", &self.info)
@@ -675,18 +699,16 @@ pub struct DecryptSummary {
     pub session_key: SessionKey,
     /// What opened the message.
     pub decrypted_with: DecryptedWith,
-    /// One verdict per signature in the message, if [`Decryptor::verify_with`] was used
-    /// (else empty): first the signatures placed before the literal data, then those announced
-    /// by One-Pass Signatures, outermost first. Only [`Verification::is_good`] ones vouch for
-    /// the plaintext.
+    /// One verdict per signature in the message (unchecked, as
+    /// [`UnverifiableReason::NotRequested`](crate::UnverifiableReason), unless
+    /// [`Decryptor::verify_with`] was used): first the signatures placed before the literal
+    /// data, then those announced by One-Pass Signatures, outermost first. Only
+    /// [`Verification::is_good`] ones vouch for the plaintext; an empty list means the message
+    /// is not signed.
     pub verifications: Vec<Verification>,
 }
 
-fn poisoned() -> io::Error {
-    Error::poisoned().into()
-}
-
-impl<R: BufRead> DecryptReader<'_, R> {
+impl<R: BufRead> DecryptReader<R> {
     /// Format, file name and date of the literal data.
     #[must_use]
     pub fn literal(&self) -> &LiteralInfo {
@@ -717,92 +739,33 @@ impl<R: BufRead> DecryptReader<'_, R> {
     ///
     /// # Errors
     /// As for reading: `Decrypt`, `Truncated`, `Malformed`, ... if any part of the message is
-    /// not authentic or complete.
-    pub fn finish(mut self) -> Result<DecryptSummary> {
-        let _ = io::copy(&mut self, &mut io::sink()).map_err(Error::from_io)?;
-        if !matches!(self.stage, Stage::Done) {
-            return Err(Error::from_io(poisoned()));
-        }
+    /// not authentic or complete (the first error the stream met).
+    pub fn finish(self) -> Result<DecryptSummary> {
+        let verifications = self.message.finish()?;
         Ok(DecryptSummary {
             literal: self.info,
             sym: self.sym,
             aead: self.aead,
             session_key: self.session_key,
             decrypted_with: self.decrypted_with,
-            verifications: self.verifications,
+            verifications,
         })
-    }
-
-    /// After the literal data: the signatures (checked if verifying), the final tag, then the
-    /// outer end.
-    fn finish_message(&mut self, literal: LiteralReader<Body<R>>) -> Result<()> {
-        let mut seipd = literal.into_inner();
-        self.verifications = self.signatures.read_suffix(&mut seipd, &self.limits, self.verifier.as_ref())?;
-        // `read_suffix` read to the end of the SEIPD plaintext, i.e. the final tag verified.
-        if !seipd.is_done() {
-            return Err(Error::Truncated("SEIPD"));
-        }
-        let mut outer = seipd.into_inner().into_inner();
-        if peek_octet(&mut outer)?.is_some() {
-            return Err(Error::malformed("trailing data after the encrypted message"));
-        }
-        Ok(())
-    }
-
-    /// Makes sure plaintext is available or the stage is `Done`.
-    fn advance(&mut self) -> io::Result<()> {
-        let at_end = match &mut self.stage {
-            Stage::Literal(l) => l.fill_buf()?.is_empty(),
-            Stage::Done => return Ok(()),
-            Stage::Failed => return Err(poisoned()),
-        };
-        if at_end {
-            let Stage::Literal(l) = std::mem::replace(&mut self.stage, Stage::Failed) else {
-                return Err(poisoned());
-            };
-            self.finish_message(*l)?;
-            self.stage = Stage::Done;
-        }
-        Ok(())
     }
 }
 
-impl<R: BufRead> BufRead for DecryptReader<'_, R> {
+impl<R: BufRead> BufRead for DecryptReader<R> {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        if let Err(e) = self.advance() {
-            self.stage = Stage::Failed;
-            return Err(e);
-        }
-        match &mut self.stage {
-            Stage::Literal(l) => l.fill_buf(),
-            Stage::Done => Ok(&[]),
-            Stage::Failed => Err(poisoned()),
-        }
+        self.message.fill_buf()
     }
 
     fn consume(&mut self, amt: usize) {
-        let Stage::Literal(l) = &mut self.stage else {
-            return;
-        };
-        if amt == 0 {
-            return;
-        }
-        // What is consumed is what `fill_buf` returned, still buffered: hash it now, so that
-        // each octet is hashed once however the caller reads. `fill_buf` does no I/O here
-        // (there is buffered data); if it did fail, the stream is poisoned.
-        match l.fill_buf() {
-            Ok(buf) if buf.len() >= amt => {
-                self.signatures.update(buf.get(..amt).unwrap_or_default());
-                l.consume(amt);
-            }
-            _ => self.stage = Stage::Failed,
-        }
+        self.message.consume(amt);
     }
 }
 
-impl<R: BufRead> Read for DecryptReader<'_, R> {
+impl<R: BufRead> Read for DecryptReader<R> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        crate::message::read_via_fill_buf(self, out)
+        self.message.read(out)
     }
 }
 
@@ -845,7 +808,7 @@ mod tests {
     }
 
     fn decrypt_verify(msg: &[u8], certs: &[Cert]) -> Result<(Vec<u8>, Vec<Verification>)> {
-        let mut r = Decryptor::new([])
+        let mut r = Decryptor::default()
             .session_key(SessionKey::from_bytes(&KEY), Some(SymmetricAlgorithm::Aes128))
             .verify_with(certs)
             .at(from_timestamp(T0 + 200))
@@ -855,7 +818,7 @@ mod tests {
         Ok((out, r.finish()?.verifications))
     }
 
-    fn signer(tsk: &Tsk) -> Signer<'_> {
+    fn signer(tsk: &Tsk) -> Signer {
         Signer::new().key(tsk).creation_time(from_timestamp(T0 + 100))
     }
 
@@ -932,7 +895,7 @@ mod tests {
         assert!(cut.len() < inner.len());
         for verify in [true, false] {
             let msg = encrypt_raw(cut);
-            let d = Decryptor::new([]).session_key(SessionKey::from_bytes(&KEY), None);
+            let d = Decryptor::default().session_key(SessionKey::from_bytes(&KEY), None);
             let d = if verify { d.verify_with(&certs) } else { d };
             let mut r = d.reader(&msg[..]).unwrap();
             assert!(r.read_to_end(&mut Vec::new()).is_err());

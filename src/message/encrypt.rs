@@ -10,6 +10,7 @@
 
 use std::fmt;
 use std::io::{self, Read, Write};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use zeroize::Zeroizing;
@@ -18,24 +19,25 @@ use crate::armor::{ArmorKind, ArmorWriter};
 use crate::crypto::rng::Rng;
 use crate::crypto::secret::{Curve25519Secret, Password, Secret32, SecretVec, SessionKey};
 use crate::crypto::{AeadAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm, mlkem_x25519, s2k, x25519};
-use crate::error::{Error, Result, Unsupported};
-use crate::key::{Cert, Profile, Tsk, flags, to_timestamp};
+use crate::error::{Error, Poison, Result, Unsupported};
+use crate::key::{Cert, Fingerprint, Profile, Tsk, flags, to_timestamp};
 use crate::limits::Limits;
-use crate::message::hashing::SignatureMode;
+use crate::message::Sink;
 use crate::message::info::DataFormat;
 use crate::message::literal::LiteralWriter;
-use crate::message::parallel;
 use crate::message::seipd::SeipdWriter;
 use crate::message::sign::{InlineSignWriter, Signer};
 use crate::message::skesk::encrypt_session_key;
-use crate::packet::Packet;
 use crate::packet::header::Tag;
 use crate::packet::key::{PublicKeyMaterial, PublicKeyPacket};
-use crate::packet::literal::{LiteralFormat, LiteralHeader};
+use crate::packet::literal::LiteralHeader;
 use crate::packet::padding::Padding;
 use crate::packet::partial::PartialBodyWriter;
 use crate::packet::pkesk::{Pkesk, PkeskFields, Recipient};
 use crate::packet::s2k::S2k;
+use crate::packet::{PacketBody, Serialize};
+use crate::pipeline as parallel;
+use crate::signature::SignatureMode;
 
 /// The default chunk size: 256 KiB (chunk size octet 12).
 pub(crate) const DEFAULT_CHUNK_SIZE: usize = 1 << 18;
@@ -44,7 +46,7 @@ const MIN_CHUNK_SIZE: usize = 1 << 6;
 /// The largest chunk size (octet 16, RFC 9580 §5.13.2).
 const MAX_CHUNK_SIZE: usize = 1 << 22;
 /// The largest padding this writer adds; readers bound whole-read packets by
-/// [`Limits::packet_len_limit`], 1 MiB by default.
+/// [`Limits::max_packet_len`], 1 MiB by default.
 const MAX_PADDING: usize = 1 << 16;
 /// Argon2 parameters for SKESKs: RFC 9580 §3.7.1.4's second recommended option (t = 3, p = 4,
 /// 2^16 KiB = 64 MiB).
@@ -104,9 +106,10 @@ impl Purpose {
 /// assert_eq!(plaintext, b"Hello, world!");
 /// # Ok(()) }
 /// ```
-pub struct Encryptor<'a> {
-    recipients: Vec<&'a Cert>,
-    signers: Vec<&'a Tsk>,
+pub struct Encryptor {
+    recipients: Vec<Arc<Cert>>,
+    prepared: Vec<Arc<Recipients>>,
+    signers: Vec<Arc<Tsk>>,
     passwords: Vec<Password>,
     armor: bool,
     purpose: Purpose,
@@ -121,10 +124,11 @@ pub struct Encryptor<'a> {
     threads: Option<usize>,
 }
 
-impl fmt::Debug for Encryptor<'_> {
+impl fmt::Debug for Encryptor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Encryptor")
             .field("recipients", &self.recipients.iter().map(|c| c.fingerprint()).collect::<Vec<_>>())
+            .field("prepared", &self.prepared.len())
             .field("signers", &self.signers.iter().map(|k| k.fingerprint()).collect::<Vec<_>>())
             .field("passwords", &self.passwords.len())
             .field("armor", &self.armor)
@@ -137,22 +141,23 @@ impl fmt::Debug for Encryptor<'_> {
     }
 }
 
-impl Default for Encryptor<'_> {
+impl Default for Encryptor {
     fn default() -> Self {
-        Self::new([])
+        Self::new(Vec::<Cert>::new())
     }
 }
 
 /// One recipient key chosen for a PKESK.
-struct RecipientKey<'a> {
-    material: &'a PublicKeyMaterial,
+struct RecipientKey {
+    /// Whether the key is ML-KEM-768+X25519 (post-quantum).
+    pqc: bool,
     /// Its PKESK but for the wrapped session key.
     agreed: Agreed,
 }
 
 /// What one recipient certificate contributes: its keys and its AEAD ciphersuite preferences.
-struct RecipientPlan<'a> {
-    keys: Vec<RecipientKey<'a>>,
+struct RecipientPlan {
+    keys: Vec<RecipientKey>,
     /// The Preferred AEAD Ciphersuites of the primary key's binding, in order.
     preferences: Vec<(SymmetricAlgorithm, AeadAlgorithm)>,
 }
@@ -224,8 +229,150 @@ impl Agreed {
 
 /// The keys of `cert` a PKESK could go to, whatever their validity: those of an algorithm this
 /// crate encrypts to. A [`KeyRandomness`] is drawn for each, in this order.
-fn key_candidates(cert: &Cert) -> impl Iterator<Item = &PublicKeyPacket> {
-    std::iter::once(&cert.primary).chain(cert.subkeys.iter().map(|s| &s.key)).filter(|k| is_candidate(k))
+fn key_candidates(cert: &Cert) -> impl Iterator<Item = (Fingerprint, &PublicKeyPacket)> {
+    std::iter::once((cert.fingerprint, &cert.primary))
+        .chain(cert.subkeys.iter().map(|s| (s.fingerprint, &s.key)))
+        .filter(|(_, k)| is_candidate(k))
+}
+
+/// A recipient certificate evaluated at one time: the keys to encrypt to and its AEAD
+/// ciphersuite preferences. What [`Recipients`] keeps, so that later messages skip the
+/// self-signature checks.
+#[derive(Debug, Clone)]
+struct Evaluated {
+    keys: Vec<(Fingerprint, PublicKeyMaterial)>,
+    /// The Preferred AEAD Ciphersuites of the primary key's binding, in order.
+    preferences: Vec<(SymmetricAlgorithm, AeadAlgorithm)>,
+}
+
+/// The keys of `cert` valid for `purpose` at `t` that this crate encrypts to, and its
+/// preferences.
+///
+/// # Errors
+/// `KeyUnusable` (naming `cert` and why) for a certificate with no valid encryption-capable key
+/// for the purpose at `t`; `Unsupported(PublicKeyAlgorithm)` if all its such keys use unknown
+/// algorithms.
+fn evaluate(cert: &Cert, purpose: Purpose, t: u32) -> Result<Evaluated> {
+    let valid = cert.keys_with_flags(t, purpose.flags());
+    if valid.is_empty() {
+        return Err(cert.no_key_error(t, purpose.flags()));
+    }
+    let mut unknown = None;
+    let mut keys = Vec::new();
+    for k in valid {
+        if is_candidate(k.key) {
+            keys.push((k.fingerprint, k.key.material.clone()));
+        } else {
+            unknown = Some(k.key.algorithm);
+        }
+    }
+    if keys.is_empty() {
+        let alg = unknown.map_or(0, u8::from);
+        return Err(Error::Unsupported(Unsupported::PublicKeyAlgorithm(alg)));
+    }
+    // The binding's signature was checked just above (the certificate remembers it).
+    let preferences = cert
+        .primary_binding_at(t)
+        .and_then(|s| s.preferred_aead())
+        .unwrap_or_default()
+        .iter()
+        .map(|&(s, a)| (SymmetricAlgorithm::from(s), AeadAlgorithm::from(a)))
+        .collect();
+    Ok(Evaluated { keys, preferences })
+}
+
+impl Evaluated {
+    /// The key agreements with each key, from the randomness `drawn` gives for its fingerprint.
+    ///
+    /// # Errors
+    /// `Malformed` for an invalid public key; `InvalidArgument` if no randomness was drawn for
+    /// a key.
+    fn agree<'r>(
+        &self,
+        hidden: bool,
+        mut drawn: impl FnMut(&Fingerprint) -> Option<&'r KeyRandomness>,
+    ) -> Result<RecipientPlan> {
+        let mut keys = Vec::with_capacity(self.keys.len());
+        for (fingerprint, material) in &self.keys {
+            let randomness = drawn(fingerprint).ok_or(Error::InvalidArgument("key randomness"))?;
+            let recipient =
+                if hidden { Recipient::Anonymous } else { Recipient::V6(*fingerprint.as_bytes()) };
+            let pqc = matches!(material, PublicKeyMaterial::MlKem768X25519 { .. });
+            keys.push(RecipientKey { pqc, agreed: Agreed::new(recipient, material, randomness)? });
+        }
+        Ok(RecipientPlan { keys, preferences: self.preferences.clone() })
+    }
+}
+
+/// Recipient certificates evaluated once, at an explicit time, for encrypting many messages
+/// to them ([`Encryptor::prepared`]): a mailing list, a backup tool. Checking a certificate's
+/// self-signatures costs more than encrypting a short message to it; with `Recipients` each
+/// message pays only for its key agreements.
+///
+/// The evaluation holds for the time given to [`Recipients::new`]: a certificate that expires
+/// or is revoked later is still used. Evaluate again (for example daily, or when a certificate
+/// changes) to pick that up; [`Recipients::evaluated_at`] says when this one was made.
+///
+/// ```
+/// # fn main() -> sixpgp::Result<()> {
+/// use std::sync::Arc;
+/// use std::time::SystemTime;
+/// use sixpgp::{Decryptor, Encryptor, KeyBuilder, Profile, Purpose, Recipients};
+///
+/// let keys = (0..3)
+///     .map(|i| KeyBuilder::new(Profile::Rfc9580).user_id(format!("m{i} <m{i}@example.org>")).generate())
+///     .collect::<sixpgp::Result<Vec<_>>>()?;
+/// let list = Arc::new(Recipients::new(keys.iter().map(|k| k.to_cert()), SystemTime::now(), Purpose::Any)?);
+/// for text in ["first post", "second post"] {
+///     let message = Encryptor::default().prepared(Arc::clone(&list)).encrypt_bytes(text.as_bytes())?;
+///     assert_eq!(Decryptor::new([&keys[2]]).decrypt_bytes(&message)?.0, text.as_bytes());
+/// }
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+pub struct Recipients {
+    certs: Vec<(Fingerprint, Evaluated)>,
+    evaluated_at: SystemTime,
+}
+
+impl Recipients {
+    /// Evaluates `certs` at `at` for `purpose`: which of their keys a message would be
+    /// encrypted to, and their preferences.
+    ///
+    /// # Errors
+    /// As [`Encryptor::writer`] for each certificate: `KeyUnusable` naming the first one that
+    /// has no valid encryption-capable key at `at`, and why; `Unsupported(PublicKeyAlgorithm)`.
+    pub fn new<C: std::borrow::Borrow<Cert>>(
+        certs: impl IntoIterator<Item = C>,
+        at: SystemTime,
+        purpose: Purpose,
+    ) -> Result<Self> {
+        let t = to_timestamp(at);
+        let certs = certs
+            .into_iter()
+            .map(|c| {
+                let cert = c.borrow();
+                Ok((cert.fingerprint, evaluate(cert, purpose, t)?))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Self { certs, evaluated_at: at })
+    }
+
+    /// The time the certificates were evaluated at.
+    #[must_use]
+    pub fn evaluated_at(&self) -> SystemTime {
+        self.evaluated_at
+    }
+
+    /// The primary fingerprints of the certificates, in order.
+    pub fn certs(&self) -> impl Iterator<Item = Fingerprint> + '_ {
+        self.certs.iter().map(|(f, _)| *f)
+    }
+
+    /// The keys messages are encrypted to, in order: (certificate, key) fingerprints.
+    pub fn keys(&self) -> impl Iterator<Item = (Fingerprint, Fingerprint)> + '_ {
+        self.certs.iter().flat_map(|(c, e)| e.keys.iter().map(move |(k, _)| (*c, *k)))
+    }
 }
 
 /// Does this crate encrypt to `key`'s algorithm?
@@ -242,11 +389,13 @@ fn recipient_threads(requested: Option<usize>, recipients: usize) -> usize {
     requested.unwrap_or(cores).clamp(1, cores)
 }
 
-impl<'a> Encryptor<'a> {
-    /// Encrypts to every certificate in `recipients` (possibly none, if passwords are given).
-    pub fn new(recipients: impl IntoIterator<Item = &'a Cert>) -> Self {
+impl Encryptor {
+    /// Encrypts to every certificate in `recipients` (possibly none, if passwords are given):
+    /// owned certificates, `Arc`s, or references (which are copied).
+    pub fn new<C: Into<Arc<Cert>>>(recipients: impl IntoIterator<Item = C>) -> Self {
         Self {
-            recipients: recipients.into_iter().collect(),
+            recipients: recipients.into_iter().map(Into::into).collect(),
+            prepared: Vec::new(),
             signers: Vec::new(),
             passwords: Vec::new(),
             armor: false,
@@ -263,17 +412,12 @@ impl<'a> Encryptor<'a> {
         }
     }
 
-    /// Uses this many threads in all (1 = the calling thread only): the calling thread frames
-    /// and writes while `threads − 1` workers encrypt chunks, and encrypts queued chunks itself
-    /// rather than wait for a worker. The default is the machine's
-    /// available parallelism, at most 4; more than the available parallelism (or 4, if that is
-    /// more) counts as that many. Messages up to about 4 MiB (16 chunks of the default size and
-    /// one more) never start a thread: their chunks are encrypted on the calling thread, which
-    /// is faster than starting workers for so little.
-    /// With 8 or more recipient certificates, checking them and the key agreements with their
-    /// keys are spread over this many threads too, certificate by certificate (at most the
-    /// available parallelism; by default all of it); the session key is then wrapped under each
-    /// agreed key on the calling thread. Armored output is encoded by `threads` more workers
+    /// Uses this many threads in all to encrypt chunks (1 = the calling thread only). The
+    /// default is the machine's available parallelism, at most 4; more than the available
+    /// parallelism (or 4, if that is more) counts as that many. A short message starts no
+    /// thread. With many recipient certificates, checking them and the key agreements with
+    /// their keys are spread over this many threads too (at most the available parallelism).
+    /// Armored output is encoded by `threads` more workers
     /// (see [`ArmorWriter::threads`]). The output is identical for every value.
     #[must_use]
     pub fn threads(mut self, threads: usize) -> Self {
@@ -283,8 +427,17 @@ impl<'a> Encryptor<'a> {
 
     /// Adds a recipient certificate.
     #[must_use]
-    pub fn recipient(mut self, cert: &'a Cert) -> Self {
-        self.recipients.push(cert);
+    pub fn recipient(mut self, cert: impl Into<Arc<Cert>>) -> Self {
+        self.recipients.push(cert.into());
+        self
+    }
+
+    /// Encrypts to the certificates of `recipients` too, as they were evaluated (see
+    /// [`Recipients`]): no self-signature is checked again, and the purpose the set was
+    /// evaluated for applies to it, not [`purpose`](Encryptor::purpose).
+    #[must_use]
+    pub fn prepared(mut self, recipients: impl Into<Arc<Recipients>>) -> Self {
+        self.prepared.push(recipients.into());
         self
     }
 
@@ -297,8 +450,8 @@ impl<'a> Encryptor<'a> {
     /// With [`format`](Encryptor::format) `Utf8` or `Text` the signatures are text signatures
     /// (type 0x01, over the text with CR LF line endings); otherwise binary (0x00).
     #[must_use]
-    pub fn signer(mut self, tsk: &'a Tsk) -> Self {
-        self.signers.push(tsk);
+    pub fn signer(mut self, tsk: impl Into<Arc<Tsk>>) -> Self {
+        self.signers.push(tsk.into());
         self
     }
 
@@ -423,51 +576,20 @@ impl<'a> Encryptor<'a> {
     /// at `t`. `randomness` holds a [`KeyRandomness`] for each of [`key_candidates`].
     ///
     /// # Errors
-    /// `KeyUnusable` for a certificate with no valid encryption-capable key for the purpose at
-    /// `t`; `Unsupported(PublicKeyAlgorithm)` if all its such keys use unknown algorithms;
-    /// `Malformed` for an invalid public key.
+    /// As [`evaluate`]; `Malformed` for an invalid public key.
     fn plan(
-        cert: &'a Cert,
+        cert: &Cert,
         purpose: Purpose,
         t: u32,
         hidden: bool,
         randomness: &[KeyRandomness],
-    ) -> Result<RecipientPlan<'a>> {
-        let valid = cert.keys_with_flags(t, purpose.flags());
-        if valid.is_empty() {
-            return Err(Error::KeyUnusable("certificate has no valid encryption-capable key"));
-        }
-        let mut unknown = None;
-        let mut keys = Vec::new();
-        // Both lists are in certificate order (primary, then subkeys), so one pass over the
-        // candidates finds every valid key's randomness.
+    ) -> Result<RecipientPlan> {
+        let evaluated = evaluate(cert, purpose, t)?;
+        // The randomness of each candidate, in candidate order (which every valid key is in).
         let mut candidates = key_candidates(cert).zip(randomness);
-        for k in valid {
-            if !is_candidate(k.key) {
-                unknown = Some(k.key.algorithm);
-                continue;
-            }
-            let Some((_, drawn)) = candidates.by_ref().find(|(c, _)| std::ptr::eq(*c, k.key)) else {
-                return Err(Error::InvalidArgument("key randomness"));
-            };
-            let recipient =
-                if hidden { Recipient::Anonymous } else { Recipient::V6(*k.fingerprint.as_bytes()) };
-            let agreed = Agreed::new(recipient, &k.key.material, drawn)?;
-            keys.push(RecipientKey { material: &k.key.material, agreed });
-        }
-        if keys.is_empty() {
-            let alg = unknown.map_or(0, u8::from);
-            return Err(Error::Unsupported(Unsupported::PublicKeyAlgorithm(alg)));
-        }
-        // The binding's signature was checked just above (the certificate remembers it).
-        let preferences = cert
-            .primary_binding_at(t)
-            .and_then(|s| s.preferred_aead())
-            .unwrap_or_default()
-            .iter()
-            .map(|&(s, a)| (SymmetricAlgorithm::from(s), AeadAlgorithm::from(a)))
-            .collect();
-        Ok(RecipientPlan { keys, preferences })
+        evaluated.agree(hidden, |fingerprint| {
+            candidates.by_ref().find(|(c, _)| c.0 == *fingerprint).map(|(_, drawn)| drawn)
+        })
     }
 
     /// Every recipient's [`RecipientPlan`], in recipient order. The randomness of the key
@@ -477,23 +599,45 @@ impl<'a> Encryptor<'a> {
     ///
     /// # Errors
     /// The first recipient's error, as [`Encryptor::plan`]; `Io` from the RNG.
-    fn plans(&self, t: u32, rng: &mut Rng) -> Result<Vec<RecipientPlan<'a>>> {
-        let counts: Vec<usize> = self.recipients.iter().map(|c| key_candidates(c).count()).collect();
+    fn plans(&self, t: u32, rng: &mut Rng) -> Result<Vec<RecipientPlan>> {
+        /// One recipient: a certificate to evaluate, or one evaluated before.
+        #[derive(Clone, Copy)]
+        enum Work<'w> {
+            Cert(&'w Cert),
+            Prepared(&'w Evaluated),
+        }
+        let work: Vec<Work<'_>> = self
+            .recipients
+            .iter()
+            .map(|c| Work::Cert(c))
+            .chain(self.prepared.iter().flat_map(|r| r.certs.iter().map(|(_, e)| Work::Prepared(e))))
+            .collect();
+        let counts: Vec<usize> = work
+            .iter()
+            .map(|w| match w {
+                Work::Cert(c) => key_candidates(c).count(),
+                Work::Prepared(e) => e.keys.len(),
+            })
+            .collect();
         let total = counts.iter().sum::<usize>().saturating_mul(size_of::<KeyRandomness>());
         let mut randomness = SecretVec::zeroed(total);
         rng.fill(&mut randomness)?;
         let (halves, _) = randomness.as_chunks::<32>();
         let (mut rest, _) = halves.as_chunks::<2>();
-        let mut work = Vec::with_capacity(self.recipients.len());
-        for (cert, n) in self.recipients.iter().zip(counts) {
+        let mut jobs = Vec::with_capacity(work.len());
+        for (w, n) in work.into_iter().zip(counts) {
             let (mine, others) = rest.split_at(n.min(rest.len()));
-            work.push((*cert, mine));
+            jobs.push((w, mine));
             rest = others;
         }
-        let threads = recipient_threads(self.threads, self.recipients.len());
+        let threads = recipient_threads(self.threads, jobs.len());
         let (purpose, hidden) = (self.purpose, self.hidden);
-        parallel::map_in_order(threads, 1, &work, |&(cert, randomness)| {
-            Self::plan(cert, purpose, t, hidden, randomness)
+        parallel::map_in_order(threads, 1, &jobs, |&(w, randomness)| match w {
+            Work::Cert(cert) => Self::plan(cert, purpose, t, hidden, randomness),
+            Work::Prepared(evaluated) => {
+                let mut drawn = randomness.iter();
+                evaluated.agree(hidden, |_| drawn.next())
+            }
         })
         .into_iter()
         .collect()
@@ -502,13 +646,12 @@ impl<'a> Encryptor<'a> {
     /// The cipher and AEAD mode (see the type's documentation).
     fn choose_algorithms(
         &self,
-        plans: &[RecipientPlan<'_>],
-        keys: &[&RecipientKey<'_>],
+        plans: &[RecipientPlan],
+        keys: &[&RecipientKey],
     ) -> (SymmetricAlgorithm, AeadAlgorithm) {
         use AeadAlgorithm::{Gcm, Ocb};
         use SymmetricAlgorithm::{Aes128, Aes256};
-        let all_pqc = !keys.is_empty()
-            && keys.iter().all(|k| matches!(k.material, PublicKeyMaterial::MlKem768X25519 { .. }));
+        let all_pqc = !keys.is_empty() && keys.iter().all(|k| k.pqc);
         let pqc_profile = matches!(self.profile, Some(Profile::Pqc | Profile::PqcEncryption));
         let need_256 = all_pqc || pqc_profile || keys.is_empty();
         let eligible = |(s, a): (SymmetricAlgorithm, AeadAlgorithm)| {
@@ -521,6 +664,17 @@ impl<'a> Encryptor<'a> {
             first.preferences.iter().copied().chain(implied).find(|&pair| eligible(pair) && lists_have(pair))
         });
         chosen.unwrap_or(if need_256 { (Aes256, Ocb) } else { (Aes128, Ocb) })
+    }
+
+    /// Encrypts `plaintext` held in memory and returns the message (armored with
+    /// [`armor`](Encryptor::armor)): [`writer`](Encryptor::writer) into a `Vec`.
+    ///
+    /// # Errors
+    /// As [`Encryptor::writer`] and [`EncryptWriter::finish`].
+    pub fn encrypt_bytes(self, plaintext: &[u8]) -> Result<Vec<u8>> {
+        let mut w = self.writer(Vec::new())?;
+        w.write_all(plaintext)?;
+        w.finish()
     }
 
     /// Writes the session-key packets and starts the encrypted stream into `sink`.
@@ -538,8 +692,8 @@ impl<'a> Encryptor<'a> {
     /// - `Malformed` for an invalid recipient public key; `Io` from the sink or the RNG.
     ///
     /// Nothing is written to `sink` if the recipients or signers are unusable.
-    pub fn writer<W: Write>(mut self, sink: W) -> Result<EncryptWriter<'a, W>> {
-        if self.recipients.is_empty() && self.passwords.is_empty() {
+    pub fn writer<W: Write>(mut self, sink: W) -> Result<EncryptWriter<W>> {
+        if self.recipients.is_empty() && self.prepared.is_empty() && self.passwords.is_empty() {
             return Err(Error::InvalidArgument("encrypt: no recipient and no password"));
         }
         let chunk_size_octet = self.chunk_size_octet()?;
@@ -550,7 +704,7 @@ impl<'a> Encryptor<'a> {
         let t = to_timestamp(self.time.unwrap_or_else(SystemTime::now));
         let mut rng = self.rng.take().unwrap_or_else(Rng::os);
         let plans = self.plans(t, &mut rng)?;
-        let keys: Vec<&RecipientKey<'_>> = plans.iter().flat_map(|p| &p.keys).collect();
+        let keys: Vec<&RecipientKey> = plans.iter().flat_map(|p| &p.keys).collect();
         let (sym, aead) = match self.suite {
             Some(suite) => check_suite(suite)?,
             None => self.choose_algorithms(&plans, &keys),
@@ -562,11 +716,7 @@ impl<'a> Encryptor<'a> {
         let signatures = if signers.is_empty() {
             None
         } else {
-            let mode = match literal.format {
-                LiteralFormat::Utf8 | LiteralFormat::Text => SignatureMode::Text,
-                _ => SignatureMode::Binary,
-            };
-            let mut signer = Signer::new().mode(mode);
+            let mut signer = Signer::new().mode(SignatureMode::from_literal_format(literal.format));
             if let Some(t) = time {
                 signer = signer.creation_time(t);
             }
@@ -612,7 +762,7 @@ impl<'a> Encryptor<'a> {
             Some(len) => {
                 let mut body = vec![0u8; len];
                 rng.fill(&mut body)?;
-                Some(Packet::Padding(Padding(body)).to_vec())
+                Some(Padding(body))
             }
             None => None,
         };
@@ -628,58 +778,9 @@ impl<'a> Encryptor<'a> {
         let inner = match signatures {
             None => Inner::Plain(LiteralWriter::new(seipd, &literal)?),
             // The signing randomness (ML-DSA) comes from the same RNG, after everything else.
-            Some(prepared) => Inner::Signed(prepared.writer(rng).inline(seipd, &literal)?),
+            Some(prepared) => Inner::Signed(prepared.writer(rng).inline(Sink::Binary(seipd), &literal)?),
         };
-        Ok(EncryptWriter { inner, padding, sym, aead, session_key, poisoned: false })
-    }
-}
-
-/// The output, armored or not.
-#[derive(Debug)]
-enum Sink<W: Write> {
-    Binary(W),
-    Armored(ArmorWriter<W>),
-}
-
-impl<W: Write> Sink<W> {
-    fn finish(self) -> Result<W> {
-        match self {
-            Self::Binary(mut w) => {
-                w.flush()?;
-                Ok(w)
-            }
-            Self::Armored(a) => a.finish(),
-        }
-    }
-}
-
-impl<W: Write> Write for Sink<W> {
-    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        match self {
-            Self::Binary(w) => w.write(data),
-            Self::Armored(a) => a.write(data),
-        }
-    }
-
-    fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
-        match self {
-            Self::Binary(w) => w.write_vectored(bufs),
-            Self::Armored(a) => a.write_vectored(bufs),
-        }
-    }
-
-    fn write_all(&mut self, data: &[u8]) -> io::Result<()> {
-        match self {
-            Self::Binary(w) => w.write_all(data),
-            Self::Armored(a) => a.write_all(data),
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        match self {
-            Self::Binary(w) => w.flush(),
-            Self::Armored(a) => a.flush(),
-        }
+        Ok(EncryptWriter { inner, padding, sym, aead, session_key, poison: Poison::default() })
     }
 }
 
@@ -698,14 +799,14 @@ fn check_suite(suite: (SymmetricAlgorithm, AeadAlgorithm)) -> Result<(SymmetricA
 type Encrypted<W> = SeipdWriter<PartialBodyWriter<Sink<W>>>;
 
 /// What the plaintext goes through before the encryption.
-enum Inner<'a, W: Write> {
+enum Inner<W: Write> {
     /// Literal data framing.
     Plain(LiteralWriter<Encrypted<W>>),
     /// One-Pass Signatures, literal data framing and hashing, signatures at the end.
-    Signed(InlineSignWriter<'a, Encrypted<W>>),
+    Signed(InlineSignWriter<Encrypted<W>>),
 }
 
-impl<W: Write> Inner<'_, W> {
+impl<W: Write> Inner<W> {
     fn finish(self) -> Result<Encrypted<W>> {
         match self {
             Self::Plain(l) => l.finish(),
@@ -714,7 +815,7 @@ impl<W: Write> Inner<'_, W> {
     }
 }
 
-impl<W: Write> Write for Inner<'_, W> {
+impl<W: Write> Write for Inner<W> {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         match self {
             Self::Plain(l) => l.write(data),
@@ -730,28 +831,6 @@ impl<W: Write> Write for Inner<'_, W> {
     }
 }
 
-/// `io::copy` of `src` into the signing writer through one buffer of a chunk's size
-/// (`io::copy` reads 8 KiB at a time, a system call each), wiped when done.
-fn copy_signed<W: Write>(
-    src: &mut (impl Read + ?Sized),
-    dst: &mut InlineSignWriter<'_, W>,
-) -> io::Result<u64> {
-    /// Octets read per call.
-    const COPY_LEN: usize = 256 << 10;
-    let mut buf = SecretVec::zeroed(COPY_LEN);
-    let mut total = 0u64;
-    loop {
-        let n = match src.read(&mut buf) {
-            Ok(0) => return Ok(total),
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        dst.write_all(buf.get(..n).unwrap_or_default())?;
-        total = total.saturating_add(u64::try_from(n).unwrap_or(u64::MAX));
-    }
-}
-
 /// Encrypts what is written to it into `W`; made by [`Encryptor::writer`].
 ///
 /// Plaintext is framed as a Literal Data packet, cut into chunks, and each chunk is encrypted
@@ -760,29 +839,29 @@ fn copy_signed<W: Write>(
 /// decrypt. `Drop` does no I/O. After any error every call fails.
 ///
 /// With [`signer`](Encryptor::signer)s the plaintext is hashed as it is written and the
-/// signatures are made by `finish`, inside the encryption, before the final tag; `'a` is the
-/// lifetime of the signing keys.
+/// signatures are made by `finish`, inside the encryption, before the final tag.
 #[must_use = "call finish() to complete the message"]
-pub struct EncryptWriter<'a, W: Write> {
-    inner: Inner<'a, W>,
-    padding: Option<Vec<u8>>,
+pub struct EncryptWriter<W: Write> {
+    inner: Inner<W>,
+    padding: Option<Padding>,
     sym: SymmetricAlgorithm,
     aead: AeadAlgorithm,
     session_key: SessionKey,
-    poisoned: bool,
+    /// The first error, reported again by every later call.
+    poison: Poison,
 }
 
-impl<W: Write> fmt::Debug for EncryptWriter<'_, W> {
+impl<W: Write> fmt::Debug for EncryptWriter<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("EncryptWriter")
             .field("sym", &self.sym)
             .field("aead", &self.aead)
-            .field("poisoned", &self.poisoned)
+            .field("poison", &self.poison)
             .finish_non_exhaustive()
     }
 }
 
-impl<W: Write> EncryptWriter<'_, W> {
+impl<W: Write> EncryptWriter<W> {
     /// The cipher and session key, e.g. for SOP's `--session-key-out`.
     #[must_use]
     pub fn session_key(&self) -> (SymmetricAlgorithm, &SessionKey) {
@@ -820,51 +899,40 @@ impl<W: Write> EncryptWriter<'_, W> {
     /// # Ok(()) }
     /// ```
     pub fn copy_from(&mut self, src: &mut (impl Read + ?Sized)) -> Result<u64> {
-        if self.poisoned {
-            return Err(Error::poisoned());
-        }
+        self.poison.check()?;
         let result = match &mut self.inner {
             Inner::Plain(l) => l.copy_from(src),
-            Inner::Signed(s) => copy_signed(src, s),
+            Inner::Signed(s) => crate::message::copy_wiped(src, s),
         };
-        result.map_err(|e| {
-            self.poisoned = true;
-            Error::from_io(e)
-        })
+        result.map_err(|e| self.poison.set(Error::from_io(e)))
     }
 
     /// Makes the signatures (if signing), writes the last chunk, the final tag, the padding,
     /// closes every frame (and the armor), flushes the sink and returns it.
     ///
     /// # Errors
-    /// `Io` from the sink; `InvalidArgument` if an earlier call failed; `KeyUnusable` if a
-    /// signing secret cannot sign.
+    /// `Io` from the sink; the first error again if an earlier call failed; `KeyUnusable` if
+    /// a signing secret cannot sign.
     pub fn finish(self) -> Result<W> {
-        if self.poisoned {
-            return Err(Error::poisoned());
-        }
+        self.poison.check()?;
         let mut seipd = self.inner.finish()?;
         if let Some(padding) = &self.padding {
-            seipd.write_all(padding)?;
+            padding.write_packet(&mut seipd)?;
         }
         seipd.finish()?.finish()?.finish()
     }
 }
 
-impl<W: Write> Write for EncryptWriter<'_, W> {
+impl<W: Write> Write for EncryptWriter<W> {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        if self.poisoned {
-            return Err(Error::poisoned().into());
-        }
-        self.inner.write(data).inspect_err(|_| self.poisoned = true)
+        self.poison.check_io()?;
+        self.inner.write(data).map_err(|e| self.poison.set_io(e))
     }
 
     /// Flushes the sink. Buffered plaintext stays until its chunk is full (a short chunk is
     /// written only by `finish`).
     fn flush(&mut self) -> io::Result<()> {
-        if self.poisoned {
-            return Err(Error::poisoned().into());
-        }
-        self.inner.flush().inspect_err(|_| self.poisoned = true)
+        self.poison.check_io()?;
+        self.inner.flush().map_err(|e| self.poison.set_io(e))
     }
 }

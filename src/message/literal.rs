@@ -6,6 +6,7 @@
 use std::io::{self, BufRead, Read, Write};
 
 use crate::error::{Error, Result};
+use crate::packet::Serialize;
 use crate::packet::header::{Header, Tag};
 use crate::packet::literal::LiteralHeader;
 use crate::packet::partial::{DirectSink, PartialBodyReader, PartialBodyWriter};

@@ -5,29 +5,30 @@
 
 use std::fmt;
 use std::io::{self, Write};
+use std::sync::Arc;
 use std::time::SystemTime;
 
+use crate::armor::{ArmorKind, ArmorWriter};
 use crate::crypto::HashAlgorithm;
 use crate::crypto::rng::Rng;
 use crate::error::{Error, Result};
 use crate::key::Fingerprint;
-use crate::key::sig::{critical, default_hash, sign_hashed, sub};
 use crate::key::{Tsk, flags, to_timestamp};
-use crate::message::hashing::{DataHasher, HashPipe, SignatureMode};
+use crate::message::Sink;
+use crate::message::hash_pipe::HashPipe;
 use crate::message::literal::LiteralWriter;
-use crate::packet::Packet;
-use crate::packet::header::{Header, Tag};
-use crate::packet::key::SecretKeyMaterial;
-use crate::packet::literal::{LiteralFormat, LiteralHeader};
+use crate::packet::PacketBody;
+use crate::packet::literal::LiteralHeader;
 use crate::packet::one_pass::OnePassSignature;
-use crate::packet::signature::{SignatureMaterial, SignaturePacket, SignatureType};
-use crate::packet::subpacket::SubpacketData;
+use crate::packet::signature::SignaturePacket;
+use crate::signature::{DataHasher, SignatureMode, base_subpackets, default_hash, sign_hashed, unsigned};
 
 /// Builds signing streams: which keys sign, in which mode, at what time.
 ///
 /// Each [`Tsk`] given with [`key`](Self::key) contributes one signature, made by its first key
 /// that is valid for signing at the creation time and whose secret is unlocked. Signatures are v6,
-/// salted, over SHA2-512, with a creation time and the issuer fingerprint in the hashed area.
+/// salted, over the hash the key's algorithm calls for (SHA2-256 for Ed25519, SHA2-512 for
+/// ML-DSA-65+Ed25519), with a creation time and the issuer fingerprint in the hashed area.
 ///
 /// ```
 /// # fn main() -> sixpgp::Result<()> {
@@ -45,14 +46,15 @@ use crate::packet::subpacket::SubpacketData;
 /// # Ok(()) }
 /// ```
 #[must_use]
-pub struct Signer<'a> {
-    keys: Vec<&'a Tsk>,
+pub struct Signer {
+    keys: Vec<Arc<Tsk>>,
+    armor: bool,
     mode: SignatureMode,
     creation_time: Option<SystemTime>,
     rng: Option<Rng>,
 }
 
-impl fmt::Debug for Signer<'_> {
+impl fmt::Debug for Signer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Signer")
             .field("keys", &self.keys.iter().map(|k| k.fingerprint()).collect::<Vec<_>>())
@@ -62,15 +64,16 @@ impl fmt::Debug for Signer<'_> {
     }
 }
 
-impl Default for Signer<'_> {
+impl Default for Signer {
     fn default() -> Self {
         Self::new()
     }
 }
 
 /// One signature being made.
-struct Pending<'a> {
-    secret: &'a SecretKeyMaterial,
+struct Pending {
+    /// The key that signs, and which of its (sub)keys.
+    tsk: Arc<Tsk>,
     fingerprint: Fingerprint,
     /// Type, algorithms, salt and hashed subpackets; the rest is filled in at the end.
     sig: SignaturePacket,
@@ -78,15 +81,23 @@ struct Pending<'a> {
     hasher: Option<DataHasher>,
 }
 
-impl<'a> Signer<'a> {
+impl Signer {
     /// A signer with no keys, binary mode, the current time and the operating system's RNG.
     pub fn new() -> Self {
-        Self { keys: Vec::new(), mode: SignatureMode::Binary, creation_time: None, rng: None }
+        Self { keys: Vec::new(), armor: false, mode: SignatureMode::Binary, creation_time: None, rng: None }
     }
 
-    /// Adds a signing key.
-    pub fn key(mut self, tsk: &'a Tsk) -> Self {
-        self.keys.push(tsk);
+    /// Adds a signing key: owned, an `Arc`, or a reference (which is copied).
+    pub fn key(mut self, tsk: impl Into<Arc<Tsk>>) -> Self {
+        self.keys.push(tsk.into());
+        self
+    }
+
+    /// ASCII-armors the output (default: binary): the detached signatures as a `PGP SIGNATURE`
+    /// block, an inline-signed message as a `PGP MESSAGE` block. (The cleartext signature
+    /// framework is always text.)
+    pub fn armor(mut self, yes: bool) -> Self {
+        self.armor = yes;
         self
     }
 
@@ -113,70 +124,55 @@ impl<'a> Signer<'a> {
     ///
     /// # Errors
     /// As [`Signer::detached`].
-    pub(crate) fn prepare(self, rng: &mut Rng) -> Result<PreparedSignatures<'a>> {
+    pub(crate) fn prepare(self, rng: &mut Rng) -> Result<PreparedSignatures> {
         if self.keys.is_empty() {
             return Err(Error::InvalidArgument("no signing key given"));
         }
         let t = to_timestamp(self.creation_time.unwrap_or_else(SystemTime::now));
-        let sig_type = match self.mode {
-            SignatureMode::Binary => SignatureType::Binary,
-            SignatureMode::Text => SignatureType::Text,
-        };
         let mut pending = Vec::with_capacity(self.keys.len());
         for tsk in self.keys {
             let mut locked = false;
             let mut chosen = None;
             for k in tsk.cert.keys_with_flags(t, flags::SIGN) {
                 match tsk.secret_for(&k.fingerprint) {
-                    Ok(secret) => {
-                        chosen = Some((k.key, k.fingerprint, secret));
+                    Ok(_) => {
+                        chosen = Some((k.key, k.fingerprint));
                         break;
                     }
                     Err(Error::KeyLocked) => locked = true,
                     Err(_) => {}
                 }
             }
-            let Some((key, fingerprint, secret)) = chosen else {
-                return Err(if locked {
-                    Error::KeyLocked
-                } else {
-                    Error::KeyUnusable("no key valid for signing at the signature creation time")
-                });
+            let Some((key, fingerprint)) = chosen else {
+                return Err(if locked { Error::KeyLocked } else { tsk.cert.no_key_error(t, flags::SIGN) });
             };
             let hash = default_hash(key.algorithm);
-            let salt_len =
-                hash.v6_salt_len().ok_or(Error::InvalidArgument("hash algorithm has no v6 salt size"))?;
-            let mut salt = vec![0u8; salt_len];
-            rng.fill(&mut salt)?;
-            let hasher = DataHasher::new(hash, &salt, self.mode)?;
-            // Hashed subpackets: creation time (critical), issuer fingerprint (RFC 9580 §5.2.3.11,
-            // §5.2.3.35).
-            let hashed = vec![
-                critical(SubpacketData::SignatureCreationTime(t)),
-                sub(SubpacketData::IssuerFingerprint {
-                    version: 6,
-                    fingerprint: fingerprint.as_bytes().to_vec(),
-                }),
-            ];
-            let sig = SignaturePacket {
-                sig_type,
-                pk_algorithm: key.algorithm,
-                hash_algorithm: hash,
-                hashed,
-                unhashed: Vec::new(),
-                left16: [0; 2],
-                salt,
-                material: SignatureMaterial::Unknown(Vec::new()),
-            };
-            pending.push(Pending { secret, fingerprint, sig, hasher: Some(hasher) });
+            let hashed = base_subpackets(fingerprint.as_bytes(), t);
+            let sig = unsigned(key.algorithm, self.mode.signature_type(), hash, hashed, rng)?;
+            let hasher = DataHasher::new(hash, &sig.salt, self.mode)?;
+            pending.push(Pending { tsk: Arc::clone(&tsk), fingerprint, sig, hasher: Some(hasher) });
         }
         Ok(PreparedSignatures { pending, mode: self.mode })
     }
 
     /// Prepares the signatures with the signer's RNG (or the operating system's).
-    fn start(mut self) -> Result<SignWriter<'a>> {
+    fn start(mut self) -> Result<SignWriter> {
         let mut rng = self.rng.take().unwrap_or_else(Rng::os);
-        Ok(self.prepare(&mut rng)?.writer(rng))
+        let armor = self.armor;
+        let mut writer = self.prepare(&mut rng)?.writer(rng);
+        writer.armor = armor;
+        Ok(writer)
+    }
+
+    /// Signs `data` and returns the detached signatures (armored with
+    /// [`armor`](Signer::armor)): [`detached`](Signer::detached) for data held in memory.
+    ///
+    /// # Errors
+    /// As [`Signer::detached`] and [`SignWriter::finish`].
+    pub fn sign_bytes(self, data: &[u8]) -> Result<Vec<u8>> {
+        let mut w = self.detached()?;
+        w.write_all(data)?;
+        w.finish()
     }
 
     /// A hashing sink for detached signatures: write the document, then
@@ -185,35 +181,36 @@ impl<'a> Signer<'a> {
     /// # Errors
     /// `InvalidArgument` without keys; `KeyLocked` if a key's signing secret is locked;
     /// `KeyUnusable` if a key has no key valid for signing at the creation time; RNG errors.
-    pub fn detached(self) -> Result<SignWriter<'a>> {
+    pub fn detached(self) -> Result<SignWriter> {
         self.start()
     }
 
     /// An inline-signing stream into `sink`: One-Pass Signature packets, then a Literal Data
     /// packet holding what is written (format `b`, or `u` in text mode), then, at
-    /// [`finish`](InlineSignWriter::finish), the signatures. The output is binary; wrap `sink`
-    /// in an [`ArmorWriter`](crate::ArmorWriter) to armor it.
+    /// [`finish`](InlineSignWriter::finish), the signatures; armored with
+    /// [`armor`](Signer::armor).
     ///
     /// # Errors
     /// As [`Signer::detached`], and I/O errors of `sink`.
-    pub fn inline_writer<W: Write>(self, sink: W) -> Result<InlineSignWriter<'a, W>> {
-        let format = match self.mode {
-            SignatureMode::Binary => LiteralFormat::Binary,
-            SignatureMode::Text => LiteralFormat::Utf8,
+    pub fn inline_writer<W: Write>(self, sink: W) -> Result<InlineSignWriter<W>> {
+        let header = LiteralHeader { format: self.mode.literal_format(), filename: Vec::new(), date: 0 };
+        let sink = if self.armor {
+            Sink::Armored(ArmorWriter::new(sink, ArmorKind::Message)?)
+        } else {
+            Sink::Binary(sink)
         };
-        let header = LiteralHeader { format, filename: Vec::new(), date: 0 };
         self.start()?.inline(sink, &header)
     }
 }
 
 /// Signatures whose keys, salts and hashed subpackets are chosen, waiting for the data (see
 /// [`Signer::prepare`]).
-pub(crate) struct PreparedSignatures<'a> {
-    pending: Vec<Pending<'a>>,
+pub(crate) struct PreparedSignatures {
+    pending: Vec<Pending>,
     mode: SignatureMode,
 }
 
-impl fmt::Debug for PreparedSignatures<'_> {
+impl fmt::Debug for PreparedSignatures {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("PreparedSignatures")
             .field("signers", &self.pending.iter().map(|p| p.fingerprint).collect::<Vec<_>>())
@@ -222,11 +219,17 @@ impl fmt::Debug for PreparedSignatures<'_> {
     }
 }
 
-impl<'a> PreparedSignatures<'a> {
+impl PreparedSignatures {
     /// The hashing sink; `rng` supplies the signing randomness (ML-DSA) at the end.
-    pub(crate) fn writer(mut self, rng: Rng) -> SignWriter<'a> {
+    pub(crate) fn writer(mut self, rng: Rng) -> SignWriter {
         let hashers = self.pending.iter_mut().filter_map(|p| p.hasher.take()).collect();
-        SignWriter { pending: self.pending, hashes: HashPipe::new(hashers), rng, mode: self.mode }
+        SignWriter {
+            pending: self.pending,
+            hashes: HashPipe::new(hashers),
+            rng,
+            mode: self.mode,
+            armor: false,
+        }
     }
 }
 
@@ -234,15 +237,17 @@ impl<'a> PreparedSignatures<'a> {
 ///
 /// Call [`finish`](Self::finish) to get the signatures; dropping it makes none.
 #[must_use = "call finish() to get the signatures"]
-pub struct SignWriter<'a> {
-    pending: Vec<Pending<'a>>,
+pub struct SignWriter {
+    pending: Vec<Pending>,
     /// The hash of each pending signature, in order.
     hashes: HashPipe,
     rng: Rng,
     mode: SignatureMode,
+    /// Whether `finish` armors the signatures.
+    armor: bool,
 }
 
-impl fmt::Debug for SignWriter<'_> {
+impl fmt::Debug for SignWriter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("SignWriter")
             .field("signers", &self.pending.iter().map(|p| p.fingerprint).collect::<Vec<_>>())
@@ -251,7 +256,7 @@ impl fmt::Debug for SignWriter<'_> {
     }
 }
 
-impl<'a> SignWriter<'a> {
+impl SignWriter {
     /// The hash algorithm of each signature, in order (for a MIME `micalg` parameter).
     #[must_use]
     pub fn hash_algorithms(&self) -> Vec<HashAlgorithm> {
@@ -271,9 +276,9 @@ impl<'a> SignWriter<'a> {
     /// `InvalidArgument` for a bad literal header; I/O errors of `sink`.
     pub(crate) fn inline<W: Write>(
         self,
-        mut sink: W,
+        mut sink: Sink<W>,
         header: &LiteralHeader,
-    ) -> Result<InlineSignWriter<'a, W>> {
+    ) -> Result<InlineSignWriter<W>> {
         // RFC 9580 §10.3: One-Pass Signed Message :- One-Pass Signature Packet,
         // OpenPGP Message, Corresponding Signature Packet. The last One-Pass Signature packet
         // before the data has the flag 1; the others 0 (§5.4).
@@ -287,9 +292,7 @@ impl<'a> SignWriter<'a> {
                 fingerprint: *p.fingerprint.as_bytes(),
                 last: u8::from(i.saturating_add(1) == count),
             };
-            let body = ops.to_vec();
-            Header::fixed(Tag::OnePassSignature, body.len())?.write_to(&mut sink)?;
-            sink.write_all(&body)?;
+            ops.write_packet(&mut sink)?;
         }
         let literal = LiteralWriter::new(sink, header)?;
         Ok(InlineSignWriter { signer: self, literal })
@@ -303,27 +306,36 @@ impl<'a> SignWriter<'a> {
             return Err(Error::InvalidArgument("signer: a hash is missing"));
         }
         for (p, hasher) in self.pending.into_iter().zip(hashers) {
-            let Pending { secret, mut sig, .. } = p;
+            let Pending { tsk, fingerprint, mut sig, .. } = p;
+            let secret = tsk.secret_for(&fingerprint)?;
             sign_hashed(&mut sig, secret, hasher.into_hasher(), &mut self.rng)?;
             out.push(sig);
         }
         Ok(out)
     }
 
-    /// Makes the signatures and returns them as binary Signature packets, one per key.
+    /// Makes the signatures and returns them as Signature packets, one per key: binary, or a
+    /// `PGP SIGNATURE` block with [`Signer::armor`].
     ///
     /// # Errors
     /// `KeyUnusable` if a secret cannot sign; RNG errors.
     pub fn finish(self) -> Result<Vec<u8>> {
+        let armor = self.armor;
         let mut out = Vec::new();
         for sig in self.make()? {
-            out.extend(Packet::Signature(sig).to_vec());
+            sig.write_packet(&mut out)?;
+        }
+        if armor {
+            let mut w =
+                ArmorWriter::new(Vec::with_capacity(out.len().saturating_mul(2)), ArmorKind::Signature)?;
+            w.write_all(&out)?;
+            out = w.finish()?;
         }
         Ok(out)
     }
 }
 
-impl Write for SignWriter<'_> {
+impl Write for SignWriter {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         self.hashes.update(data)?;
         Ok(data.len())
@@ -339,18 +351,18 @@ impl Write for SignWriter<'_> {
 /// [`finish`](Self::finish) ends the literal data, writes the signatures and returns the sink.
 /// Dropping the writer without it does no I/O and leaves an incomplete message.
 #[must_use = "call finish() to write the signatures"]
-pub struct InlineSignWriter<'a, W: Write> {
-    signer: SignWriter<'a>,
-    literal: LiteralWriter<W>,
+pub struct InlineSignWriter<W: Write> {
+    signer: SignWriter,
+    literal: LiteralWriter<Sink<W>>,
 }
 
-impl<W: Write> fmt::Debug for InlineSignWriter<'_, W> {
+impl<W: Write> fmt::Debug for InlineSignWriter<W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("InlineSignWriter").field("signer", &self.signer).finish_non_exhaustive()
     }
 }
 
-impl<W: Write> InlineSignWriter<'_, W> {
+impl<W: Write> InlineSignWriter<W> {
     /// Ends the literal data, writes the signatures (in the reverse order of the One-Pass
     /// Signature packets, RFC 9580 §10.3) and returns the sink.
     ///
@@ -360,14 +372,13 @@ impl<W: Write> InlineSignWriter<'_, W> {
         let mut sink = self.literal.finish()?;
         let sigs = self.signer.make()?;
         for sig in sigs.into_iter().rev() {
-            Packet::Signature(sig).write_to(&mut sink)?;
+            sig.write_packet(&mut sink)?;
         }
-        sink.flush()?;
-        Ok(sink)
+        sink.finish()
     }
 }
 
-impl<W: Write> Write for InlineSignWriter<'_, W> {
+impl<W: Write> Write for InlineSignWriter<W> {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         let n = self.literal.write(data)?;
         self.signer.write_all(data.get(..n).unwrap_or_default())?;

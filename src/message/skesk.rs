@@ -83,6 +83,7 @@ pub(crate) fn encrypt_session_key(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::packet::PacketBody;
     use crate::packet::header::Header;
 
     fn field<'a>(json: &'a serde_json::Value, name: &str) -> &'a str {
@@ -102,7 +103,7 @@ mod tests {
             let packet = hex::decode(field(&json, "skesk_packet")).unwrap();
             let mut src = &packet[..];
             let _ = Header::read_from(&mut src).unwrap().unwrap();
-            let skesk = Skesk::from_bytes(src).unwrap();
+            let skesk = Skesk::parse(src).unwrap();
             assert_eq!(hex::encode(info(skesk.sym, skesk.aead)), field(&json, "skesk_hkdf_info"));
             assert_eq!(field(&json, "skesk_aad"), field(&json, "skesk_hkdf_info"));
             assert_eq!(hex::encode(&skesk.iv), field(&json, "skesk_nonce"));

@@ -16,21 +16,24 @@
 
 use std::fmt;
 use std::io::{self, BufRead, Read, Write};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use crate::armor::ArmorReader;
 use crate::crypto::HashAlgorithm;
+use crate::error::KeyProblem;
 use crate::error::{Error, Limit, Result, Unsupported};
 use crate::key::Fingerprint;
-use crate::key::sig::{finish_hash, verify_digest};
 use crate::key::{Cert, flags, from_timestamp, to_timestamp};
 use crate::limits::Limits;
-use crate::message::hashing::{DataHasher, HashPipe, SignatureMode};
-use crate::message::literal::LiteralReader;
+use crate::message::hash_pipe::HashPipe;
+use crate::message::lookup::{KeyStore, SharedStore};
+use crate::message::reader::{Container, MessageReader};
 use crate::packet::header::Tag;
 use crate::packet::one_pass::OnePassSignature;
-use crate::packet::signature::{SignaturePacket, SignatureType};
-use crate::packet::{RawPacket, read_raw_packet};
+use crate::packet::signature::SignaturePacket;
+use crate::packet::{PacketBody, RawPacket, read_raw_packet};
+use crate::signature::{DataHasher, SignatureMode, finish_hash, verify_digest};
 
 /// The verdict on one signature.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,12 +41,58 @@ use crate::packet::{RawPacket, read_raw_packet};
 pub enum VerificationStatus {
     /// The signature verifies and every check passed.
     Good,
-    /// The signature was checked and is not acceptable (wrong data, invalid key, outside the
-    /// time window, expired); the reason is given.
-    Bad(&'static str),
-    /// The signature cannot be checked (no matching certificate, unsupported algorithm or
-    /// version, unknown critical subpacket, malformed packet); the reason is given.
-    Unverifiable(&'static str),
+    /// The signature was checked and is not acceptable.
+    Bad(BadReason),
+    /// The signature could not be checked.
+    Unverifiable(UnverifiableReason),
+}
+
+/// Why a signature that was checked is not acceptable ([`VerificationStatus::Bad`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BadReason {
+    /// The signature does not verify over the data with the signing key: the data or the
+    /// signature was changed, or another key made it.
+    Invalid,
+    /// The signature has no creation time.
+    NoCreationTime,
+    /// The signature was made before the not-before bound.
+    BeforeNotBefore,
+    /// The signature was made after the not-after bound (by default, the evaluation time).
+    AfterNotAfter,
+    /// The signature had expired at the evaluation time.
+    Expired,
+    /// The signing key was not valid for signing when the signature was made.
+    SigningKey(KeyProblem),
+    /// An inline signature differs from what its One-Pass Signature announced.
+    OnePassMismatch,
+    /// A cleartext signature's hash algorithm is not named in the `Hash` armor header.
+    HashNotInHeader,
+}
+
+/// Why a signature could not be checked ([`VerificationStatus::Unverifiable`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum UnverifiableReason {
+    /// No given certificate has the key that made it.
+    NoMatchingCert,
+    /// The signature or key algorithm is not implemented.
+    UnsupportedAlgorithm,
+    /// The hash algorithm is not implemented.
+    UnsupportedHash,
+    /// The signature packet version is not 6.
+    UnsupportedVersion,
+    /// The signature has a critical subpacket this crate does not know.
+    UnknownCriticalSubpacket,
+    /// The signature packet does not parse.
+    Malformed,
+    /// The signature is not over a document (binary or text).
+    NotDocumentSignature,
+    /// The message carries more signatures than are hashed over its data.
+    TooManySignatures,
+    /// No certificates were given to verify with (decryption without
+    /// [`Decryptor::verify_with`](crate::Decryptor::verify_with)).
+    NotRequested,
 }
 
 impl fmt::Display for VerificationStatus {
@@ -53,6 +102,37 @@ impl fmt::Display for VerificationStatus {
             Self::Bad(why) => write!(f, "bad: {why}"),
             Self::Unverifiable(why) => write!(f, "not verifiable: {why}"),
         }
+    }
+}
+
+impl fmt::Display for BadReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Invalid => f.write_str("does not verify"),
+            Self::NoCreationTime => f.write_str("no signature creation time"),
+            Self::BeforeNotBefore => f.write_str("made before the not-before time"),
+            Self::AfterNotAfter => f.write_str("made after the not-after time"),
+            Self::Expired => f.write_str("signature expired"),
+            Self::SigningKey(p) => write!(f, "signing key not valid at the signature creation time: {p}"),
+            Self::OnePassMismatch => f.write_str("signature does not match its one-pass signature"),
+            Self::HashNotInHeader => f.write_str("hash algorithm not named in the Hash header"),
+        }
+    }
+}
+
+impl fmt::Display for UnverifiableReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::NoMatchingCert => "no matching certificate",
+            Self::UnsupportedAlgorithm => "unsupported algorithm",
+            Self::UnsupportedHash => "unsupported hash algorithm",
+            Self::UnsupportedVersion => "unsupported signature version",
+            Self::UnknownCriticalSubpacket => "unknown critical subpacket",
+            Self::Malformed => "malformed signature packet",
+            Self::NotDocumentSignature => "not a document signature",
+            Self::TooManySignatures => "more signatures on the message than are hashed (16)",
+            Self::NotRequested => "not verified: no certificates given",
+        })
     }
 }
 
@@ -67,13 +147,24 @@ pub struct Verification {
 }
 
 impl Verification {
-    fn unverifiable(reason: &'static str) -> Self {
+    fn unverifiable(reason: UnverifiableReason) -> Self {
         Self {
             status: VerificationStatus::Unverifiable(reason),
             signing_key: None,
             cert: None,
             mode: None,
             creation_time: None,
+        }
+    }
+
+    /// A signature found but not checked: its issuer, mode and creation time as it states them.
+    fn not_requested(sig: &SignaturePacket) -> Self {
+        Self {
+            status: VerificationStatus::Unverifiable(UnverifiableReason::NotRequested),
+            signing_key: issuer_of(sig),
+            cert: None,
+            mode: mode_of(sig),
+            creation_time: sig.creation_time().map(from_timestamp),
         }
     }
 
@@ -102,7 +193,7 @@ impl Verification {
         self.cert
     }
 
-    /// Binary or text, for a document signature.
+    /// Binary or text, for a document signature; `None` for another signature type.
     #[must_use]
     pub fn mode(&self) -> Option<SignatureMode> {
         self.mode
@@ -121,24 +212,22 @@ impl Verification {
 /// signature expiration) are the current time.
 #[derive(Debug, Clone)]
 #[must_use]
-pub struct Verifier<'a> {
-    certs: Vec<&'a Cert>,
+pub struct Verifier {
+    certs: Vec<Arc<Cert>>,
+    store: Option<SharedStore>,
     not_before: Option<u32>,
     not_after: Option<u32>,
     at: Option<u32>,
     limits: Limits,
 }
 
-impl<'a> Verifier<'a> {
-    /// A verifier trusting the signing keys of `certs`.
-    pub fn new(certs: &'a [Cert]) -> Self {
-        Self::from_certs(certs)
-    }
-
-    /// A verifier trusting the signing keys of every certificate in `certs`.
-    pub(crate) fn from_certs(certs: impl IntoIterator<Item = &'a Cert>) -> Self {
+impl Verifier {
+    /// A verifier trusting the signing keys of every certificate in `certs`: owned
+    /// certificates, `Arc`s, or references (which are copied).
+    pub fn new<C: Into<Arc<Cert>>>(certs: impl IntoIterator<Item = C>) -> Self {
         Self {
-            certs: certs.into_iter().collect(),
+            certs: certs.into_iter().map(Into::into).collect(),
+            store: None,
             not_before: None,
             not_after: None,
             at: None,
@@ -147,8 +236,25 @@ impl<'a> Verifier<'a> {
     }
 
     /// Trusts the signing keys of `certs` too.
-    pub(crate) fn add_certs(&mut self, certs: impl IntoIterator<Item = &'a Cert>) {
-        self.certs.extend(certs);
+    pub(crate) fn add_certs<C: Into<Arc<Cert>>>(&mut self, certs: impl IntoIterator<Item = C>) {
+        self.certs.extend(certs.into_iter().map(Into::into));
+    }
+
+    /// Looks up the certificates of the signers the signatures name in `store` (see
+    /// [`KeyStore`]), besides the certificates given.
+    pub fn key_store(mut self, store: impl KeyStore + 'static) -> Self {
+        self.store = Some(SharedStore(Arc::new(store)));
+        self
+    }
+
+    /// Adds the certificates `store` has for `issuers`.
+    fn look_up(&mut self, issuers: &[Fingerprint]) {
+        if let Some(store) = &self.store
+            && !issuers.is_empty()
+        {
+            let found = store.0.certs(issuers);
+            self.certs.extend(found);
+        }
     }
 
     /// Signatures made before `t` are not acceptable.
@@ -187,7 +293,7 @@ impl<'a> Verifier<'a> {
     /// `Malformed`/`Truncated` if the signature packets cannot be framed (a packet that frames
     /// but does not parse is reported as unverifiable instead), or if they hold no signature or
     /// another packet type; `LimitExceeded(Signatures)` for too many.
-    pub fn detached(self, signatures: &[u8]) -> Result<DetachedVerifier<'a>> {
+    pub fn detached(self, signatures: &[u8]) -> Result<DetachedVerifier> {
         let mut bytes = Vec::new();
         let _ = ArmorReader::with_limits(signatures, &self.limits)
             .read_to_end(&mut bytes)
@@ -200,7 +306,7 @@ impl<'a> Verifier<'a> {
                 tag if tag.is_ignored_in_messages() => continue,
                 _ => return Err(Error::malformed("detached signatures: not a signature packet")),
             }
-            if items.len() >= self.limits.signatures_limit() {
+            if items.len() >= self.limits.max_signatures() {
                 return Err(Error::LimitExceeded(Limit::Signatures));
             }
             items.push(Pending::from_body(&raw.body));
@@ -208,7 +314,37 @@ impl<'a> Verifier<'a> {
         if items.is_empty() {
             return Err(Error::malformed("detached signatures: no signature packet"));
         }
-        Ok(DetachedVerifier { verifier: self, items, pipe: None })
+        let issuers: Vec<Fingerprint> = items
+            .iter()
+            .filter_map(|p| match p {
+                Pending::Hashing(sig, _) => issuer_of(sig),
+                Pending::Done(_) => None,
+            })
+            .collect();
+        let mut verifier = self;
+        verifier.look_up(&issuers);
+        Ok(DetachedVerifier { verifier, items, pipe: None })
+    }
+
+    /// Verifies detached `signatures` over `data` held in memory.
+    ///
+    /// # Errors
+    /// As [`Verifier::detached`]. Bad or unverifiable signatures are not errors: they are in the
+    /// result.
+    pub fn verify_bytes(self, signatures: &[u8], data: &[u8]) -> Result<Vec<Verification>> {
+        self.verify_detached(signatures, data)
+    }
+
+    /// Reads a whole inline-signed message held in memory (armored or binary) and returns its
+    /// data and one [`Verification`] per signature.
+    ///
+    /// # Errors
+    /// As [`Verifier::inline_reader`] and [`InlineVerifyReader::finish`].
+    pub fn verify_inline_bytes(self, message: &[u8]) -> Result<(Vec<u8>, Vec<Verification>)> {
+        let mut r = self.inline_reader(message)?;
+        let mut data = Vec::new();
+        let _ = r.read_to_end(&mut data).map_err(Error::from_io)?;
+        Ok((data, r.finish()?))
     }
 
     /// Verifies detached `signatures` over `data`, streaming it.
@@ -222,27 +358,24 @@ impl<'a> Verifier<'a> {
         Ok(sink.finish())
     }
 
-    /// A reader over an inline-signed message (binary; unwrap armor with an
-    /// [`ArmorReader`]): it yields the literal data and verifies the signatures as it goes.
+    /// A reader over an inline-signed message, armored or binary (detected as by
+    /// [`Decryptor::reader`](crate::Decryptor::reader)): it yields the literal data and
+    /// verifies the signatures as it goes.
     ///
     /// # Errors
     /// `Malformed`/`Truncated`/`Unsupported` if the packets before the literal data are not a
     /// signed message (compressed data is not supported); I/O errors.
-    pub fn inline_reader<R: BufRead>(self, source: R) -> Result<InlineVerifyReader<'a, R>> {
+    pub fn inline_reader<R: BufRead>(self, source: R) -> Result<InlineVerifyReader<R>> {
         InlineVerifyReader::new(self, source)
     }
 
     /// Checks one signature over the finished hash.
     fn check(&self, sig: &SignaturePacket, hasher: DataHasher) -> Verification {
-        let mode = match sig.sig_type {
-            SignatureType::Text => Some(SignatureMode::Text),
-            _ => Some(SignatureMode::Binary),
-        };
-        let issuer =
-            sig.issuer_fingerprint().and_then(|f| <[u8; 32]>::try_from(f).ok()).map(Fingerprint::from_bytes);
+        let mode = mode_of(sig);
+        let issuer = issuer_of(sig);
         let created = sig.creation_time();
         let mut v = Verification {
-            status: VerificationStatus::Unverifiable("no matching certificate"),
+            status: VerificationStatus::Unverifiable(UnverifiableReason::NoMatchingCert),
             signing_key: issuer,
             cert: None,
             mode,
@@ -254,25 +387,25 @@ impl<'a> Verifier<'a> {
             v
         };
         if sig.has_unknown_critical() {
-            return bad(v, VerificationStatus::Unverifiable("unknown critical subpacket"));
+            return bad(v, VerificationStatus::Unverifiable(UnverifiableReason::UnknownCriticalSubpacket));
         }
         let Some(created) = created else {
-            return bad(v, VerificationStatus::Bad("no signature creation time"));
+            return bad(v, VerificationStatus::Bad(BadReason::NoCreationTime));
         };
         let now = self.now();
         if self.not_before.is_some_and(|nb| created < nb) {
-            return bad(v, VerificationStatus::Bad("made before the not-before time"));
+            return bad(v, VerificationStatus::Bad(BadReason::BeforeNotBefore));
         }
         if created > self.not_after.unwrap_or(now) {
-            return bad(v, VerificationStatus::Bad("made after the not-after time"));
+            return bad(v, VerificationStatus::Bad(BadReason::AfterNotAfter));
         }
         if let Some(exp) = sig.signature_expiration().filter(|&e| e != 0)
             && u64::from(now) >= u64::from(created).saturating_add(u64::from(exp))
         {
-            return bad(v, VerificationStatus::Bad("signature expired"));
+            return bad(v, VerificationStatus::Bad(BadReason::Expired));
         }
         // Every key of every certificate the issuer fingerprint names (or all, without one).
-        for &cert in &self.certs {
+        for cert in &self.certs {
             let keys = std::iter::once((&cert.primary, cert.fingerprint))
                 .chain(cert.subkeys.iter().map(|s| (&s.key, s.fingerprint)));
             for (key, fingerprint) in keys {
@@ -286,14 +419,14 @@ impl<'a> Verifier<'a> {
                         if valid {
                             VerificationStatus::Good
                         } else {
-                            VerificationStatus::Bad(
-                                "signing key not valid for signing at the signature creation time",
-                            )
+                            let problem = cert.key_problem(&fingerprint, created, flags::SIGN);
+                            VerificationStatus::Bad(BadReason::SigningKey(problem))
                         }
                     }
-                    Err(Error::Unsupported(_)) => VerificationStatus::Unverifiable("unsupported algorithm"),
-                    Err(Error::BadSignature(why)) => VerificationStatus::Bad(why),
-                    Err(_) => VerificationStatus::Bad("signature does not verify"),
+                    Err(Error::Unsupported(_)) => {
+                        VerificationStatus::Unverifiable(UnverifiableReason::UnsupportedAlgorithm)
+                    }
+                    Err(_) => VerificationStatus::Bad(BadReason::Invalid),
                 };
                 // Keep the most favourable outcome: good, then bad, then unverifiable.
                 let better = match (status, v.status) {
@@ -313,6 +446,16 @@ impl<'a> Verifier<'a> {
     }
 }
 
+/// The issuer fingerprint a signature names, if it names a v6 one.
+fn issuer_of(sig: &SignaturePacket) -> Option<Fingerprint> {
+    sig.issuer_fingerprint().and_then(|f| <[u8; 32]>::try_from(f).ok()).map(Fingerprint::from_bytes)
+}
+
+/// Binary or text, as the signature type says (binary for a type that is neither).
+fn mode_of(sig: &SignaturePacket) -> Option<SignatureMode> {
+    SignatureMode::from_signature_type(sig.sig_type)
+}
+
 /// One signature awaiting the end of the data.
 #[derive(Debug)]
 enum Pending {
@@ -326,21 +469,19 @@ impl Pending {
         match SignaturePacket::parse(body) {
             Ok(sig) => Self::start(sig),
             Err(Error::Unsupported(Unsupported::PacketVersion { .. })) => {
-                Self::Done(Verification::unverifiable("unsupported signature version"))
+                Self::Done(Verification::unverifiable(UnverifiableReason::UnsupportedVersion))
             }
-            Err(_) => Self::Done(Verification::unverifiable("malformed signature packet")),
+            Err(_) => Self::Done(Verification::unverifiable(UnverifiableReason::Malformed)),
         }
     }
 
     fn start(sig: SignaturePacket) -> Self {
-        let mode = match sig.sig_type {
-            SignatureType::Binary => SignatureMode::Binary,
-            SignatureType::Text => SignatureMode::Text,
-            _ => return Self::Done(Verification::unverifiable("not a document signature")),
+        let Some(mode) = SignatureMode::from_signature_type(sig.sig_type) else {
+            return Self::Done(Verification::unverifiable(UnverifiableReason::NotDocumentSignature));
         };
         match DataHasher::new(sig.hash_algorithm, &sig.salt, mode) {
             Ok(h) => Self::Hashing(Box::new(sig), h),
-            Err(_) => Self::Done(Verification::unverifiable("unsupported hash algorithm")),
+            Err(_) => Self::Done(Verification::unverifiable(UnverifiableReason::UnsupportedHash)),
         }
     }
 
@@ -350,7 +491,7 @@ impl Pending {
         }
     }
 
-    fn finish(self, verifier: &Verifier<'_>) -> Verification {
+    fn finish(self, verifier: &Verifier) -> Verification {
         match self {
             Self::Hashing(sig, h) => verifier.check(&sig, h),
             Self::Done(v) => v,
@@ -362,15 +503,15 @@ impl Pending {
 /// [`Verifier::detached`]).
 #[derive(Debug)]
 #[must_use = "call finish() to get the verifications"]
-pub struct DetachedVerifier<'a> {
-    verifier: Verifier<'a>,
+pub struct DetachedVerifier {
+    verifier: Verifier,
     items: Vec<Pending>,
     /// From the first write on: the running hashes, moved out of `items` (see
     /// [`hash_slots`]) until they are needed there again.
     pipe: Option<HashPipe>,
 }
 
-impl DetachedVerifier<'_> {
+impl DetachedVerifier {
     /// Marks every signature whose hash algorithm is not in `named` as bad: a cleartext
     /// message's `Hash` header must not name other algorithms than its signatures use
     /// (RFC 9580 §7.1), since a reader may show the header to the user.
@@ -381,7 +522,7 @@ impl DetachedVerifier<'_> {
                 && !named.contains(&sig.hash_algorithm)
             {
                 *item = Pending::Done(Verification {
-                    status: VerificationStatus::Bad("hash algorithm not named in the Hash header"),
+                    status: VerificationStatus::Bad(BadReason::HashNotInHeader),
                     signing_key: None,
                     cert: None,
                     mode: None,
@@ -398,8 +539,9 @@ impl DetachedVerifier<'_> {
         self.items.into_iter().map(|p| p.finish(&verifier)).collect()
     }
 
-    /// Puts the running hashes back into `items`; if the hashing thread was lost, the
-    /// signatures it hashed cannot be checked.
+    /// Puts the running hashes back into `items`. If the hashing thread was lost (it cannot
+    /// be, short of a panic), the hashes it held could not be computed: those signatures are
+    /// unverifiable, never good.
     fn take_back_hashes(&mut self) {
         let Some(pipe) = self.pipe.take() else { return };
         match pipe.finish() {
@@ -411,7 +553,8 @@ impl DetachedVerifier<'_> {
             Err(_) => {
                 for item in &mut self.items {
                     if let Pending::Hashing(..) = item {
-                        *item = Pending::Done(Verification::unverifiable("the data could not be hashed"));
+                        *item =
+                            Pending::Done(Verification::unverifiable(UnverifiableReason::UnsupportedHash));
                     }
                 }
             }
@@ -419,7 +562,7 @@ impl DetachedVerifier<'_> {
     }
 }
 
-impl Write for DetachedVerifier<'_> {
+impl Write for DetachedVerifier {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         if self.pipe.is_none() {
             self.pipe = into_pipe(hash_slots(&mut self.items, &mut []));
@@ -467,7 +610,7 @@ impl fmt::Debug for InlineSignatures {
 }
 
 /// The packet type of the header at the start of `r`, without consuming it.
-fn peek_tag(r: &mut impl BufRead) -> Result<Option<Tag>> {
+pub(crate) fn peek_tag(r: &mut impl BufRead) -> Result<Option<Tag>> {
     loop {
         match r.fill_buf() {
             Ok(buf) => {
@@ -481,6 +624,14 @@ fn peek_tag(r: &mut impl BufRead) -> Result<Option<Tag>> {
     }
 }
 
+impl<R: BufRead> Container for ArmorReader<R> {
+    /// An inline-signed message ends where its input does: the trailing signatures were read
+    /// to the end.
+    fn finish(&mut self) -> Result<()> {
+        Ok(())
+    }
+}
+
 /// Most signatures of one inline-signed message whose hashes run over its literal data: each
 /// hashes all of it again, so a message with many (up to `Limits::max_signatures`) One-Pass
 /// Signatures would multiply the cost of reading it. Those beyond are reported as unverifiable.
@@ -489,9 +640,9 @@ const MAX_HASHED_SIGNATURES: usize = 16;
 /// The verdict on a signature whose hash was not started.
 fn not_hashed(hashing: bool) -> Verification {
     Verification::unverifiable(if hashing {
-        "not checked: more signatures on the message than are hashed (16)"
+        UnverifiableReason::TooManySignatures
     } else {
-        "not verified"
+        UnverifiableReason::NotRequested
     })
 }
 
@@ -499,7 +650,7 @@ fn not_hashed(hashing: bool) -> Verification {
 /// the packet length limit (a message's signatures are small; a flood of large ones is not).
 fn serialize(raw: &RawPacket, out: &mut Vec<u8>, limits: &Limits) -> Result<()> {
     let total = out.len().saturating_add(raw.body.len());
-    if total > limits.packet_len_limit() {
+    if total > limits.max_packet_len() {
         return Err(Error::LimitExceeded(Limit::Signatures));
     }
     crate::packet::header::Header::fixed(raw.tag, raw.body.len())?.write_to(out)?;
@@ -516,6 +667,17 @@ impl InlineSignatures {
     /// `Truncated` if the input ends before the literal data; `Unsupported(CompressedData)`;
     /// `Malformed` for another packet, or a signature between One-Pass Signatures;
     /// `LimitExceeded(Signatures)`; framing and I/O errors.
+    /// The signing keys the signatures before the literal data name (One-Pass Signatures and
+    /// prefixed signatures that parse), in order.
+    pub(crate) fn issuers(&self) -> Vec<Fingerprint> {
+        let prefixed = self.prefixed.iter().filter_map(|p| match p {
+            Pending::Hashing(sig, _) => issuer_of(sig),
+            Pending::Done(v) => v.signing_key,
+        });
+        let announced = self.one_pass.iter().map(|(ops, _)| Fingerprint::from_bytes(ops.fingerprint));
+        prefixed.chain(announced).collect()
+    }
+
     pub(crate) fn read_prefix(source: &mut impl BufRead, limits: &Limits, hashing: bool) -> Result<Self> {
         let mut this = Self {
             hashing,
@@ -540,7 +702,7 @@ impl InlineSignatures {
             }
             let raw = read_raw_packet(source, limits)?
                 .ok_or(Error::Truncated("signed message: no literal data"))?;
-            if this.prefixed.len().saturating_add(this.one_pass.len()) >= limits.signatures_limit() {
+            if this.prefixed.len().saturating_add(this.one_pass.len()) >= limits.max_signatures() {
                 return Err(Error::LimitExceeded(Limit::Signatures));
             }
             match raw.tag {
@@ -612,7 +774,7 @@ impl InlineSignatures {
         &mut self,
         source: &mut impl BufRead,
         limits: &Limits,
-        verifier: Option<&Verifier<'_>>,
+        verifier: Option<&Verifier>,
     ) -> Result<Vec<Verification>> {
         if let Some(pipe) = self.pipe.take() {
             let hashers = pipe.finish()?;
@@ -644,7 +806,17 @@ impl InlineSignatures {
         let prefixed = std::mem::take(&mut self.prefixed);
         let one_pass = std::mem::take(&mut self.one_pass);
         let Some(verifier) = verifier else {
-            return Ok(Vec::new());
+            // Not verified, but listed: the caller learns that the message is signed, and by
+            // whom it says.
+            let prefixed = prefixed.into_iter().map(|p| match p {
+                Pending::Hashing(sig, _) => Verification::not_requested(&sig),
+                Pending::Done(v) => v,
+            });
+            let announced = trailing.iter().rev().map(|body| match SignaturePacket::parse(body) {
+                Ok(sig) => Verification::not_requested(&sig),
+                Err(_) => Verification::unverifiable(UnverifiableReason::Malformed),
+            });
+            return Ok(prefixed.chain(announced.collect::<Vec<_>>().into_iter().rev()).collect());
         };
         let mut results: Vec<Verification> = prefixed.into_iter().map(|p| p.finish(verifier)).collect();
         // The first trailing signature belongs to the last One-Pass Signature (§10.3).
@@ -653,30 +825,20 @@ impl InlineSignatures {
             .map(|((ops, hasher), body)| match (SignaturePacket::parse(&body), hasher) {
                 (Ok(sig), Ok(h)) if matches_ops(&ops, &sig) => verifier.check(&sig, h),
                 (Ok(_), Ok(_)) => Verification {
-                    status: VerificationStatus::Bad("signature does not match its one-pass signature"),
-                    ..Verification::unverifiable("")
+                    status: VerificationStatus::Bad(BadReason::OnePassMismatch),
+                    ..Verification::unverifiable(UnverifiableReason::Malformed)
                 },
                 (Ok(_), Err(v)) => v,
                 (Err(Error::Unsupported(Unsupported::PacketVersion { .. })), _) => {
-                    Verification::unverifiable("unsupported signature version")
+                    Verification::unverifiable(UnverifiableReason::UnsupportedVersion)
                 }
-                (Err(_), _) => Verification::unverifiable("malformed signature packet"),
+                (Err(_), _) => Verification::unverifiable(UnverifiableReason::Malformed),
             })
             .collect();
         announced.reverse();
         results.extend(announced);
         Ok(results)
     }
-}
-
-/// Where an [`InlineVerifyReader`] is.
-enum Stage<R: BufRead> {
-    /// Inside the literal data.
-    Body(LiteralReader<R>),
-    /// The message has been read completely.
-    Done,
-    /// An error happened.
-    Failed,
 }
 
 /// Reads an inline-signed message (RFC 9580 §10.3): signatures or One-Pass Signatures, a Literal
@@ -688,32 +850,34 @@ enum Stage<R: BufRead> {
 /// signature packets have been read and the message has ended; structural errors (a missing
 /// signature, trailing garbage, truncation) are reported by `read`, never as EOF.
 #[must_use = "call finish() to get the verifications"]
-pub struct InlineVerifyReader<'a, R: BufRead> {
-    verifier: Verifier<'a>,
-    stage: Stage<R>,
-    signatures: InlineSignatures,
-    /// The verdicts, once the message has ended.
-    results: Vec<Verification>,
+pub struct InlineVerifyReader<R: BufRead> {
+    /// The signed-message grammar over the (dearmored) input.
+    message: MessageReader<ArmorReader<R>>,
 }
 
-impl<R: BufRead> fmt::Debug for InlineVerifyReader<'_, R> {
+impl<R: BufRead> fmt::Debug for InlineVerifyReader<R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("InlineVerifyReader").field("signatures", &self.signatures).finish_non_exhaustive()
+        f.debug_struct("InlineVerifyReader").field("literal", self.message.literal()).finish_non_exhaustive()
     }
 }
 
-impl<'a, R: BufRead> InlineVerifyReader<'a, R> {
-    fn new(verifier: Verifier<'a>, mut source: R) -> Result<Self> {
-        let signatures = InlineSignatures::read_prefix(&mut source, &verifier.limits, true)?;
-        let literal = LiteralReader::new(source)?;
-        Ok(Self { verifier, stage: Stage::Body(literal), signatures, results: Vec::new() })
+impl<R: BufRead> InlineVerifyReader<R> {
+    fn new(mut verifier: Verifier, source: R) -> Result<Self> {
+        let limits = verifier.limits;
+        let mut source = ArmorReader::with_limits(source, &limits);
+        let _ = source.detect()?;
+        let message = MessageReader::new(source, limits, true, |signatures| {
+            verifier.look_up(&signatures.issuers());
+            Some(verifier)
+        })?;
+        Ok(Self { message })
     }
 
     /// Every Signature packet of the message (header included, binary), in the order found.
     /// Complete once the data has been read to EOF.
     #[must_use]
     pub fn signature_packets(&self) -> &[u8] {
-        self.signatures.signature_packets()
+        self.message.signature_packets()
     }
 
     /// Reads the rest of the data if needed, and returns one [`Verification`] per signature:
@@ -723,16 +887,13 @@ impl<'a, R: BufRead> InlineVerifyReader<'a, R> {
     /// # Errors
     /// As `read`: a message that is truncated or does not have a signature for every One-Pass
     /// Signature.
-    pub fn finish(mut self) -> Result<Vec<Verification>> {
-        if matches!(self.stage, Stage::Body(_)) {
-            let _ = io::copy(&mut self, &mut io::sink()).map_err(Error::from_io)?;
-        }
-        match self.stage {
-            Stage::Done => Ok(self.results),
-            _ => Err(Error::malformed("signed message: reading failed earlier")),
-        }
+    pub fn finish(self) -> Result<Vec<Verification>> {
+        self.message.finish()
     }
 }
+
+/// The hash a One-Pass Signature started, or the verdict if it cannot be started.
+type OpsHash = std::result::Result<DataHasher, Verification>;
 
 /// The running hashes of `prefixed` and `one_pass`, always in this order.
 fn hash_slots<'x>(
@@ -753,18 +914,12 @@ fn into_pipe<'x>(slots: impl Iterator<Item = &'x mut DataHasher>) -> Option<Hash
     Some(HashPipe::new(slots.map(|slot| std::mem::replace(slot, empty.clone())).collect()))
 }
 
-/// The hash a One-Pass Signature started, or the verdict if it cannot be started.
-type OpsHash = std::result::Result<DataHasher, Verification>;
-
 /// Starts the hash a One-Pass Signature announces.
 fn start_for(ops: &OnePassSignature) -> OpsHash {
-    let mode = match ops.sig_type {
-        SignatureType::Binary => SignatureMode::Binary,
-        SignatureType::Text => SignatureMode::Text,
-        _ => return Err(Verification::unverifiable("not a document signature")),
-    };
+    let mode = SignatureMode::from_signature_type(ops.sig_type)
+        .ok_or_else(|| Verification::unverifiable(UnverifiableReason::NotDocumentSignature))?;
     DataHasher::new(ops.hash_algorithm, &ops.salt, mode)
-        .map_err(|_| Verification::unverifiable("unsupported hash algorithm"))
+        .map_err(|_| Verification::unverifiable(UnverifiableReason::UnsupportedHash))
 }
 
 /// A v6 signature must repeat what its One-Pass Signature announced (RFC 9580 §5.4).
@@ -775,36 +930,19 @@ fn matches_ops(ops: &OnePassSignature, sig: &SignaturePacket) -> bool {
         && ops.salt == sig.salt
 }
 
-impl<R: BufRead> Read for InlineVerifyReader<'_, R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if buf.is_empty() {
-            return Ok(0);
-        }
-        let Stage::Body(literal) = &mut self.stage else {
-            return match self.stage {
-                Stage::Done => Ok(0),
-                _ => Err(Error::malformed("signed message: reading failed earlier").into()),
-            };
-        };
-        let n = match literal.read(buf) {
-            Ok(n) => n,
-            Err(e) => {
-                self.stage = Stage::Failed;
-                return Err(e);
-            }
-        };
-        if n > 0 {
-            self.signatures.update(buf.get(..n).unwrap_or_default());
-            return Ok(n);
-        }
-        let Stage::Body(literal) = std::mem::replace(&mut self.stage, Stage::Failed) else {
-            return Ok(0);
-        };
-        let limits = self.verifier.limits;
-        self.results =
-            self.signatures.read_suffix(&mut literal.into_inner(), &limits, Some(&self.verifier))?;
-        self.stage = Stage::Done;
-        Ok(0)
+impl<R: BufRead> BufRead for InlineVerifyReader<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.message.fill_buf()
+    }
+
+    fn consume(&mut self, amt: usize) {
+        self.message.consume(amt);
+    }
+}
+
+impl<R: BufRead> Read for InlineVerifyReader<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        self.message.read(out)
     }
 }
 
@@ -814,12 +952,13 @@ mod tests {
 
     use super::*;
     use crate::crypto::rng::Rng;
-    use crate::key::sig::{Signed, critical, make, make_over, sub};
-    use crate::key::{KeyBuilder, Profile, Tsk};
+    use crate::key::{KeyBuilder, Profile, Signed, Tsk, make_over};
     use crate::message::sign::Signer;
-    use crate::packet::Packet;
     use crate::packet::key::{SecretKeyData, SecretKeyMaterial};
+    use crate::packet::signature::SignatureType;
     use crate::packet::subpacket::SubpacketData;
+    use crate::packet::{Packet, Serialize};
+    use crate::signature::{base_subpackets, critical, make, sub};
 
     const T0: u32 = 1_750_000_000;
 
@@ -968,10 +1107,7 @@ mod tests {
                      key: &crate::packet::key::PublicKeyPacket,
                      fp: Fingerprint,
                      t: u32| {
-            let hashed = vec![
-                critical(SubpacketData::SignatureCreationTime(t)),
-                sub(SubpacketData::IssuerFingerprint { version: 6, fingerprint: fp.as_bytes().to_vec() }),
-            ];
+            let hashed = base_subpackets(fp.as_bytes(), t);
             let sig = make(
                 key,
                 secret,

@@ -183,6 +183,29 @@ pub(crate) fn read_length(r: &mut impl BufRead, partial_ok: bool) -> Result<Body
     }
 }
 
+/// The error for a legacy-format header (RFC 9580 §4.2.2). GnuPG writes v4 keys with such
+/// headers, so for a key packet the version octet after the length is looked at (without
+/// consuming anything): "a version 4 key" is what the user needs to hear, not "legacy format".
+fn legacy_header_error(ctb: u8, r: &mut impl BufRead) -> Error {
+    let tag = (ctb >> 2) & 0x0f;
+    let length_octets = match ctb & 3 {
+        0 => 1,
+        1 => 2,
+        2 => 4,
+        _ => 0,
+    };
+    let is_key =
+        matches!(Tag::from(tag), Tag::PublicKey | Tag::SecretKey | Tag::PublicSubkey | Tag::SecretSubkey);
+    if is_key
+        && let Ok(buf) = r.fill_buf()
+        && let Some(&version) = buf.get(length_octets)
+        && (2..=5).contains(&version)
+    {
+        return Error::Unsupported(Unsupported::PacketVersion { packet: "public key", version });
+    }
+    Error::Unsupported(Unsupported::LegacyPacketFormat)
+}
+
 impl Header {
     /// Reads a packet header. Returns `Ok(None)` if the input is at its end before the first
     /// octet.
@@ -194,7 +217,7 @@ impl Header {
             return Err(Error::malformed("packet header: bit 7 of the first octet is clear"));
         }
         if ctb & 0x40 == 0 {
-            return Err(Error::Unsupported(Unsupported::LegacyPacketFormat));
+            return Err(legacy_header_error(ctb, r));
         }
         let tag = Tag::from(ctb & 0x3f);
         if tag == Tag::Other(0) {

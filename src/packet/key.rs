@@ -12,8 +12,10 @@ use crate::crypto::secret::SecretVec;
 use crate::crypto::secret::{Curve25519Secret, MlDsaSeed, MlKemSeed};
 use crate::crypto::{AeadAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm};
 use crate::error::{Error, Result, Unsupported};
+use crate::packet::header::Tag;
 use crate::packet::reader::Reader;
 use crate::packet::s2k::S2k;
+use crate::packet::{PacketBody, Serialize};
 
 /// ML-KEM-768 encapsulation key size.
 pub(crate) const MLKEM768_PUBLIC_LEN: usize = 1184;
@@ -63,7 +65,7 @@ pub(crate) struct SecretKeyPacket {
 }
 
 /// The secret part of a secret key packet.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) enum SecretKeyData {
     /// S2K usage 0: the material in the clear (v6 has no checksum).
     Plain(SecretKeyMaterial),
@@ -86,7 +88,9 @@ pub(crate) struct EncryptedSecret {
     pub(crate) ciphertext: Vec<u8>,
 }
 
-/// Algorithm-specific secret key material.
+/// Algorithm-specific secret key material. `Clone` only so that a [`Tsk`](crate::Tsk) can be
+/// copied; every copy wipes itself on drop.
+#[derive(Clone)]
 pub(crate) enum SecretKeyMaterial {
     X25519(Curve25519Secret),
     Ed25519(Curve25519Secret),
@@ -188,19 +192,23 @@ impl PublicKeyMaterial {
     }
 }
 
-impl PublicKeyPacket {
+impl PacketBody for PublicKeyPacket {
+    const TAG: Tag = Tag::PublicKey;
+
     /// Parses a whole public key or public subkey packet body.
     ///
     /// # Errors
     /// `Unsupported(PacketVersion)` for versions other than 6, `Truncated`, or `Malformed`
     /// (material size wrong for the algorithm, trailing octets).
-    pub(crate) fn parse(body: &[u8]) -> Result<Self> {
+    fn parse(body: &[u8]) -> Result<Self> {
         let mut r = Reader::new(body, "public key");
         let key = Self::parse_from(&mut r)?;
         r.finish()?;
         Ok(key)
     }
+}
 
+impl PublicKeyPacket {
     /// Parses the public fields at the start of a key packet body.
     ///
     /// # Errors
@@ -223,12 +231,12 @@ impl PublicKeyPacket {
         let material = PublicKeyMaterial::parse(algorithm, r.take(len)?)?;
         Ok(Self { creation_time, algorithm, material })
     }
+}
 
-    /// Writes the packet body.
-    ///
-    /// # Errors
-    /// The writer's errors.
-    pub(crate) fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
+impl Serialize for PublicKeyPacket {
+    type Buf = Vec<u8>;
+
+    fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
         w.write_all(&[KEY_VERSION])?;
         w.write_all(&self.creation_time.to_be_bytes())?;
         w.write_all(&[u8::from(self.algorithm)])?;
@@ -236,18 +244,8 @@ impl PublicKeyPacket {
         self.material.write_to(w)
     }
 
-    /// Octets [`PublicKeyPacket::write_to`] writes.
-    pub(crate) fn encoded_len(&self) -> usize {
+    fn encoded_len(&self) -> usize {
         self.material.encoded_len().saturating_add(10)
-    }
-
-    #[allow(dead_code, reason = "uniform serialization interface (STYLE §2); used by the round-trip tests")]
-    /// The serialized body.
-    pub(crate) fn to_vec(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.encoded_len());
-        // Writing to a Vec cannot fail.
-        let _ = self.write_to(&mut out);
-        out
     }
 }
 
@@ -386,8 +384,7 @@ impl EncryptedSecret {
     }
 }
 
-/// Writes a secret key packet body from its parts, without owning them (secret material is
-/// deliberately not `Clone`).
+/// Writes a secret key packet body from its parts, without owning them.
 ///
 /// # Errors
 /// The writer's errors, or `InvalidInput` if a protection field does not fit its length octet.
@@ -415,14 +412,16 @@ pub(crate) fn secret_key_len(public: &PublicKeyPacket, secret: &SecretKeyData) -
     public.encoded_len().saturating_add(secret)
 }
 
-impl SecretKeyPacket {
+impl PacketBody for SecretKeyPacket {
+    const TAG: Tag = Tag::SecretKey;
+
     /// Parses a whole secret key or secret subkey packet body.
     ///
     /// # Errors
     /// As [`PublicKeyPacket::parse`]; `Unsupported(SecretKeyProtection)` for S2K usage values
     /// other than 0, 253 and 254; `Malformed` if the protection fields or the plain material
     /// have the wrong size.
-    pub(crate) fn parse(body: &[u8]) -> Result<Self> {
+    fn parse(body: &[u8]) -> Result<Self> {
         let mut r = Reader::new(body, "secret key");
         let public = PublicKeyPacket::parse_from(&mut r)?;
         // RFC 9580 §5.5.3: a one-octet string-to-key usage. v6 keys MUST NOT use 255, and
@@ -436,27 +435,18 @@ impl SecretKeyPacket {
         r.finish()?;
         Ok(Self { public, secret })
     }
+}
 
-    /// Writes the packet body.
-    ///
-    /// # Errors
-    /// The writer's errors, or `InvalidInput` if a protection field does not fit its length octet.
-    pub(crate) fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
+impl Serialize for SecretKeyPacket {
+    /// The body holds secret octets: the buffer is wiped on drop.
+    type Buf = SecretVec;
+
+    fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
         write_secret_key(&self.public, &self.secret, w)
     }
 
-    /// Octets [`SecretKeyPacket::write_to`] writes.
-    pub(crate) fn encoded_len(&self) -> usize {
+    fn encoded_len(&self) -> usize {
         secret_key_len(&self.public, &self.secret)
-    }
-
-    #[allow(dead_code, reason = "uniform serialization interface (STYLE §2); used by the round-trip tests")]
-    /// The serialized body. Holds secret octets: the buffer is wiped on drop.
-    pub(crate) fn to_vec(&self) -> SecretVec {
-        let mut out = SecretVec::with_capacity(self.encoded_len());
-        // Writing to a Vec cannot fail (an oversized protection field ends the output early).
-        let _ = self.write_to(&mut *out);
-        out
     }
 }
 

@@ -6,6 +6,7 @@
 use std::io::{self, Write};
 
 use crate::error::{Error, Result};
+use crate::packet::Serialize;
 use crate::packet::reader::Reader;
 
 /// The format octet.
@@ -71,24 +72,6 @@ impl LiteralHeader {
         Ok(Self { format, filename, date })
     }
 
-    /// Writes the fields.
-    ///
-    /// # Errors
-    /// I/O errors of `w`; `InvalidInput` for a file name over 255 octets.
-    pub(crate) fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
-        let len = u8::try_from(self.filename.len())
-            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "file name over 255 octets"))?;
-        w.write_all(&[self.format.into(), len])?;
-        w.write_all(&self.filename)?;
-        w.write_all(&self.date.to_be_bytes())
-    }
-
-    #[allow(dead_code, reason = "uniform serialization interface (STYLE §2); used by the round-trip tests")]
-    /// Octets [`LiteralHeader::write_to`] writes.
-    pub(crate) fn encoded_len(&self) -> usize {
-        self.filename.len().saturating_add(6)
-    }
-
     /// Checks that the file name fits its length octet.
     ///
     /// # Errors
@@ -98,6 +81,23 @@ impl LiteralHeader {
             return Err(Error::InvalidArgument("literal data file name over 255 octets"));
         }
         Ok(())
+    }
+}
+
+/// The fields before the data.
+impl Serialize for LiteralHeader {
+    type Buf = Vec<u8>;
+
+    fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
+        let len = u8::try_from(self.filename.len())
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "file name over 255 octets"))?;
+        w.write_all(&[self.format.into(), len])?;
+        w.write_all(&self.filename)?;
+        w.write_all(&self.date.to_be_bytes())
+    }
+
+    fn encoded_len(&self) -> usize {
+        self.filename.len().saturating_add(6)
     }
 }
 

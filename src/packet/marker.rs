@@ -5,6 +5,8 @@
 use std::io::{self, Write};
 
 use crate::error::{Error, Result};
+use crate::packet::header::Tag;
+use crate::packet::{PacketBody, Serialize};
 
 /// The body of every Marker packet: "PGP".
 pub(crate) const MARKER_BODY: &[u8; 3] = b"PGP";
@@ -13,36 +15,31 @@ pub(crate) const MARKER_BODY: &[u8; 3] = b"PGP";
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Marker;
 
-impl Marker {
+impl PacketBody for Marker {
+    const TAG: Tag = Tag::Marker;
+
     /// Parses a Marker packet body.
     ///
     /// # Errors
     /// `Malformed` unless the body is exactly "PGP" (0x50, 0x47, 0x50).
-    pub(crate) fn parse(body: &[u8]) -> Result<Self> {
+    fn parse(body: &[u8]) -> Result<Self> {
         if body == MARKER_BODY {
             Ok(Self)
         } else {
             Err(Error::malformed("marker packet: body is not \"PGP\""))
         }
     }
+}
 
-    /// Writes the packet body.
-    ///
-    /// # Errors
-    /// The writer's errors.
-    pub(crate) fn write_to(self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
+impl Serialize for Marker {
+    type Buf = Vec<u8>;
+
+    fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
         w.write_all(MARKER_BODY)
     }
 
-    /// Octets [`Marker::write_to`] writes.
-    pub(crate) fn encoded_len(self) -> usize {
+    fn encoded_len(&self) -> usize {
         MARKER_BODY.len()
-    }
-
-    /// The serialized body.
-    #[allow(dead_code, reason = "uniform serialization interface (STYLE §2); used by the round-trip tests")]
-    pub(crate) fn to_vec(self) -> Vec<u8> {
-        MARKER_BODY.to_vec()
     }
 }
 

@@ -6,8 +6,10 @@ use std::io::{self, Write};
 
 use crate::crypto::{HashAlgorithm, PublicKeyAlgorithm};
 use crate::error::{Error, Result, Unsupported};
+use crate::packet::header::Tag;
 use crate::packet::reader::Reader;
 use crate::packet::signature::SignatureType;
+use crate::packet::{PacketBody, Serialize};
 
 /// The only One-Pass Signature version this crate implements.
 const OPS_VERSION: u8 = 6;
@@ -28,14 +30,16 @@ pub(crate) struct OnePassSignature {
     pub(crate) last: u8,
 }
 
-impl OnePassSignature {
+impl PacketBody for OnePassSignature {
+    const TAG: Tag = Tag::OnePassSignature;
+
     /// Parses a whole One-Pass Signature packet body.
     ///
     /// # Errors
     /// `Unsupported(PacketVersion)` for versions other than 6 (v3 belongs to v4 keys);
     /// `Truncated`; `Malformed` for a salt whose size does not match the hash algorithm or
     /// trailing octets.
-    pub(crate) fn parse(body: &[u8]) -> Result<Self> {
+    fn parse(body: &[u8]) -> Result<Self> {
         // RFC 9580 §5.4 (version 6):
         // - one-octet version number (6);
         // - one-octet signature type;
@@ -68,12 +72,12 @@ impl OnePassSignature {
         }
         Ok(Self { sig_type, hash_algorithm, pk_algorithm, salt, fingerprint, last })
     }
+}
 
-    /// Writes the packet body.
-    ///
-    /// # Errors
-    /// The writer's errors, or `InvalidInput` for a salt longer than 255 octets.
-    pub(crate) fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
+impl Serialize for OnePassSignature {
+    type Buf = Vec<u8>;
+
+    fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
         let salt_len = u8::try_from(self.salt.len())
             .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "salt longer than 255 octets"))?;
         w.write_all(&[
@@ -88,18 +92,9 @@ impl OnePassSignature {
         w.write_all(&[self.last])
     }
 
-    /// Octets [`OnePassSignature::write_to`] writes.
-    pub(crate) fn encoded_len(&self) -> usize {
+    fn encoded_len(&self) -> usize {
         // 5 fixed octets, the fingerprint (32), the flag (1).
         self.salt.len().saturating_add(38)
-    }
-
-    /// The serialized body.
-    pub(crate) fn to_vec(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.encoded_len());
-        // Writing to a Vec cannot fail.
-        let _ = self.write_to(&mut out);
-        out
     }
 }
 

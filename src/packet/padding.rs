@@ -5,38 +5,31 @@
 use std::io::{self, Write};
 
 use crate::error::Result;
+use crate::packet::header::Tag;
+use crate::packet::{PacketBody, Serialize};
 
 /// Padding: arbitrary octets, ignored by readers; it hides the size of a message or key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Padding(pub(crate) Vec<u8>);
 
-impl Padding {
-    /// Parses a Padding packet body. Any octets are accepted.
-    ///
-    /// # Errors
-    /// None; the `Result` keeps every packet parser's signature alike.
-    #[allow(clippy::unnecessary_wraps, reason = "same signature as every packet parser")]
-    pub(crate) fn parse(body: &[u8]) -> Result<Self> {
+impl PacketBody for Padding {
+    const TAG: Tag = Tag::Padding;
+
+    /// Parses a Padding packet body: any octets are accepted.
+    fn parse(body: &[u8]) -> Result<Self> {
         Ok(Self(body.to_vec()))
     }
+}
 
-    /// Writes the packet body.
-    ///
-    /// # Errors
-    /// The writer's errors.
-    pub(crate) fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
+impl Serialize for Padding {
+    type Buf = Vec<u8>;
+
+    fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
         w.write_all(&self.0)
     }
 
-    /// Octets [`Padding::write_to`] writes.
-    pub(crate) fn encoded_len(&self) -> usize {
+    fn encoded_len(&self) -> usize {
         self.0.len()
-    }
-
-    #[allow(dead_code, reason = "uniform serialization interface (STYLE §2); used by the round-trip tests")]
-    /// The serialized body.
-    pub(crate) fn to_vec(&self) -> Vec<u8> {
-        self.0.clone()
     }
 }
 

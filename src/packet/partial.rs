@@ -8,13 +8,8 @@
 use std::io::{self, BufRead, Read, Write};
 
 use crate::crypto::secret::SecretVec;
-use crate::error::{Error, Result};
+use crate::error::{Error, Poison, Result};
 use crate::packet::header::{self, BodyLength, Header, Tag};
-
-/// Error returned after a reader or writer failed once.
-fn poisoned() -> io::Error {
-    Error::poisoned().into()
-}
 
 /// `Read`/`BufRead` over one data packet's body.
 ///
@@ -28,7 +23,8 @@ pub(crate) struct PartialBodyReader<R: BufRead> {
     remaining: u32,
     /// The current part is the last one (its length was fixed).
     last: bool,
-    poisoned: bool,
+    /// The first error, reported again by every later call.
+    poison: Poison,
 }
 
 impl<R: BufRead> PartialBodyReader<R> {
@@ -39,12 +35,17 @@ impl<R: BufRead> PartialBodyReader<R> {
             BodyLength::Fixed(n) => (n, true),
             BodyLength::Partial(n) => (n, false),
         };
-        Self { inner, remaining, last, poisoned: false }
+        Self { inner, remaining, last, poison: Poison::default() }
     }
 
     /// The inner reader. After EOF it is positioned just after the packet.
     pub(crate) fn into_inner(self) -> R {
         self.inner
+    }
+
+    /// The inner reader. After EOF it is positioned just after the packet.
+    pub(crate) fn get_mut(&mut self) -> &mut R {
+        &mut self.inner
     }
 
     /// Makes sure the current part has octets left, reading the next length if needed.
@@ -68,9 +69,7 @@ impl<R: BufRead> PartialBodyReader<R> {
     }
 
     fn fill_inner(&mut self) -> io::Result<usize> {
-        if self.poisoned {
-            return Err(poisoned());
-        }
+        self.poison.check_io()?;
         let result = self.ensure_part().and_then(|more| {
             if !more {
                 return Ok(0);
@@ -87,10 +86,7 @@ impl<R: BufRead> PartialBodyReader<R> {
                 }
             }
         });
-        if result.is_err() {
-            self.poisoned = true;
-        }
-        result
+        result.map_err(|e| self.poison.set_io(e))
     }
 }
 
@@ -118,10 +114,8 @@ impl<R: BufRead> Read for PartialBodyReader<R> {
         if out.is_empty() {
             return Ok(0);
         }
-        if self.poisoned {
-            return Err(poisoned());
-        }
-        let more = self.ensure_part().inspect_err(|_| self.poisoned = true)?;
+        self.poison.check_io()?;
+        let more = self.ensure_part().map_err(|e| self.poison.set_io(e))?;
         if !more {
             return Ok(0);
         }
@@ -130,15 +124,9 @@ impl<R: BufRead> Read for PartialBodyReader<R> {
         let n = loop {
             match self.inner.read(dst) {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Ok(0) => {
-                    self.poisoned = true;
-                    return Err(Error::Truncated("packet body").into());
-                }
+                Ok(0) => return Err(self.poison.set(Error::Truncated("packet body")).into()),
                 Ok(n) => break n,
-                Err(e) => {
-                    self.poisoned = true;
-                    return Err(e);
-                }
+                Err(e) => return Err(self.poison.set_io(e)),
             }
         };
         let n32 = u32::try_from(n).unwrap_or(u32::MAX).min(self.remaining);
@@ -200,7 +188,8 @@ pub(crate) struct PartialBodyWriter<W: Write> {
     /// hold plaintext (literal data), hence the zeroizing buffer allocated once.
     buf: SecretVec,
     header_written: bool,
-    poisoned: bool,
+    /// The first error, reported again by every later call.
+    poison: Poison,
 }
 
 impl<W: Write> PartialBodyWriter<W> {
@@ -219,7 +208,7 @@ impl<W: Write> PartialBodyWriter<W> {
             exp,
             buf: SecretVec::with_capacity(1usize << exp),
             header_written: false,
-            poisoned: false,
+            poison: Poison::default(),
         }
     }
 
@@ -255,7 +244,7 @@ impl<W: Write> PartialBodyWriter<W> {
         // Octets that complete the current part, if `data` holds enough.
         let need = part_len.saturating_sub(buffered);
         if data.len() >= need {
-            let (tail, _) = data.split_at_checked(need).ok_or_else(poisoned)?;
+            let (tail, _) = data.split_at_checked(need).ok_or_else(|| io::Error::from(Error::poisoned()))?;
             self.emit_part(buffered > 0, tail)?;
             return Ok(need);
         }
@@ -269,9 +258,7 @@ impl<W: Write> PartialBodyWriter<W> {
     /// # Errors
     /// I/O errors of the inner writer, or an earlier error.
     pub(crate) fn finish(mut self) -> Result<W> {
-        if self.poisoned {
-            return Err(Error::from_io(poisoned()));
-        }
+        self.poison.check()?;
         let len = u32::try_from(self.buf.len()).map_err(|_| Error::InvalidArgument("part too long"))?;
         if self.header_written {
             header::write_fixed_length(len, &mut self.inner)?;
@@ -296,14 +283,9 @@ impl<W: DirectSink> PartialBodyWriter<W> {
     /// # Errors
     /// Read errors of `src`, I/O errors of the sink; the writer is then poisoned.
     pub(crate) fn copy_from(&mut self, src: &mut (impl Read + ?Sized)) -> io::Result<u64> {
-        if self.poisoned {
-            return Err(poisoned());
-        }
+        self.poison.check_io()?;
         let result = self.copy_from_inner(src);
-        if result.is_err() {
-            self.poisoned = true;
-        }
-        result
+        result.map_err(|e| self.poison.set_io(e))
     }
 
     fn copy_from_inner(&mut self, src: &mut (impl Read + ?Sized)) -> io::Result<u64> {
@@ -322,6 +304,8 @@ impl<W: DirectSink> PartialBodyWriter<W> {
                 return Ok(total);
             }
             self.write_all(staging.get(..n).unwrap_or_default())?;
+            // `staging` is the next read's destination: no plaintext is left in it.
+            staging.wipe_prefix(n);
             total = total.saturating_add(u64::try_from(n).unwrap_or(u64::MAX));
         }
         drop(staging);
@@ -388,24 +372,17 @@ fn read_up_to(src: &mut (impl Read + ?Sized), buf: &mut [u8]) -> io::Result<usiz
 
 impl<W: Write> Write for PartialBodyWriter<W> {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        if self.poisoned {
-            return Err(poisoned());
-        }
+        self.poison.check_io()?;
         if data.is_empty() {
             return Ok(0);
         }
         let result = self.write_inner(data);
-        if result.is_err() {
-            self.poisoned = true;
-        }
-        result
+        result.map_err(|e| self.poison.set_io(e))
     }
 
     /// Flushes the inner writer. Buffered octets stay until a part is full or `finish`.
     fn flush(&mut self) -> io::Result<()> {
-        if self.poisoned {
-            return Err(poisoned());
-        }
+        self.poison.check_io()?;
         self.inner.flush()
     }
 }

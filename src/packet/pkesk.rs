@@ -9,8 +9,9 @@ use std::io::{self, Write};
 
 use crate::crypto::PublicKeyAlgorithm;
 use crate::error::{Error, Result, Unsupported};
-use crate::packet::header::{Header, Tag};
+use crate::packet::header::Tag;
 use crate::packet::reader::Reader;
+use crate::packet::{PacketBody, Serialize};
 
 /// Size of an X25519 ephemeral public key (RFC 9580 §5.1.6).
 pub(crate) const X25519_EPHEMERAL_LEN: usize = 32;
@@ -70,13 +71,15 @@ fn write_wrapped(w: &mut (impl Write + ?Sized), key: &[u8]) -> io::Result<()> {
     w.write_all(key)
 }
 
-impl Pkesk {
+impl PacketBody for Pkesk {
+    const TAG: Tag = Tag::Pkesk;
+
     /// Parses a PKESK packet body.
     ///
     /// # Errors
     /// `Unsupported(PkeskV3)` for version 3 and `Unsupported(PacketVersion)` for other versions
     /// (callers skip those); `Malformed`/`Truncated` for a broken v6 body.
-    pub(crate) fn from_bytes(body: &[u8]) -> Result<Self> {
+    fn parse(body: &[u8]) -> Result<Self> {
         let mut r = Reader::new(body, "PKESK");
         match r.u8()? {
             6 => {}
@@ -119,12 +122,12 @@ impl Pkesk {
         r.finish()?;
         Ok(Self { recipient, algorithm, fields })
     }
+}
 
-    /// Writes the packet body.
-    ///
-    /// # Errors
-    /// I/O errors of `w`; `InvalidInput` if a wrapped key is longer than 255 octets.
-    pub(crate) fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
+impl Serialize for Pkesk {
+    type Buf = Vec<u8>;
+
+    fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
         w.write_all(&[6])?;
         match &self.recipient {
             Recipient::Anonymous => w.write_all(&[0])?,
@@ -152,8 +155,7 @@ impl Pkesk {
         }
     }
 
-    /// Octets [`Pkesk::write_to`] writes.
-    pub(crate) fn encoded_len(&self) -> usize {
+    fn encoded_len(&self) -> usize {
         let recipient: usize = match self.recipient {
             Recipient::Anonymous => 1,
             Recipient::V6(_) => 34,
@@ -171,20 +173,12 @@ impl Pkesk {
         // version + recipient + algorithm + fields
         recipient.saturating_add(2).saturating_add(fields)
     }
-
-    /// Writes the whole packet: header and body.
-    ///
-    /// # Errors
-    /// I/O errors of `w`.
-    pub(crate) fn write_packet(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
-        Header::fixed(Tag::Pkesk, self.encoded_len())?.write_to(w)?;
-        self.write_to(w)
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::packet::header::Header;
 
     fn packet_body(hex_packet: &str) -> (Vec<u8>, Vec<u8>) {
         let bytes = hex::decode(hex_packet).unwrap();
@@ -200,7 +194,7 @@ mod tests {
         let (packet, body) = packet_body(
             "c15d06210612c83f1e706f6308fe151a417743a1f033790e93e9978488d1db378da99308851987cf18d5f1b53f817cce5a004cf393cc8958bddc065f25f84af509b17dd3676418dea355437956617901e06957fbca8a6a47a5b5153e8d3ab7",
         );
-        let p = Pkesk::from_bytes(&body).unwrap();
+        let p = Pkesk::parse(&body).unwrap();
         assert_eq!(
             p.recipient,
             Recipient::V6(
@@ -245,7 +239,7 @@ mod tests {
             let mut body = Vec::new();
             p.write_to(&mut body).unwrap();
             assert_eq!(body.len(), p.encoded_len());
-            assert_eq!(Pkesk::from_bytes(&body).unwrap(), p);
+            assert_eq!(Pkesk::parse(&body).unwrap(), p);
         }
         // The PQC sample's v6 PKESK body is 1197 octets for an AES-256 session key.
         let mut body = Vec::new();
@@ -265,22 +259,22 @@ mod tests {
 
     #[test]
     fn rejects_and_skippable_versions() {
-        assert!(matches!(Pkesk::from_bytes(&[3, 1, 2, 3]), Err(Error::Unsupported(Unsupported::PkeskV3))));
+        assert!(matches!(Pkesk::parse(&[3, 1, 2, 3]), Err(Error::Unsupported(Unsupported::PkeskV3))));
         assert!(matches!(
-            Pkesk::from_bytes(&[5]),
+            Pkesk::parse(&[5]),
             Err(Error::Unsupported(Unsupported::PacketVersion { version: 5, .. }))
         ));
         // Recipient key versions or fingerprint sizes of the future: skippable, not malformed.
-        assert!(matches!(Pkesk::from_bytes(&[6, 5, 6]), Err(Error::Unsupported(_))));
-        assert!(matches!(Pkesk::from_bytes(&[6, 33, 4]), Err(Error::Unsupported(_))));
+        assert!(matches!(Pkesk::parse(&[6, 5, 6]), Err(Error::Unsupported(_))));
+        assert!(matches!(Pkesk::parse(&[6, 33, 4]), Err(Error::Unsupported(_))));
         // X25519 with an empty wrapped key, and with trailing octets.
         let mut body = vec![6, 0, 25];
         body.extend_from_slice(&[0; 32]);
-        assert!(matches!(Pkesk::from_bytes(&[&body[..], &[0]].concat()), Err(Error::Malformed(_))));
-        assert!(matches!(Pkesk::from_bytes(&[&body[..], &[1, 7, 7]].concat()), Err(Error::Malformed(_))));
-        assert!(Pkesk::from_bytes(&[&body[..], &[1, 7]].concat()).is_ok());
+        assert!(matches!(Pkesk::parse(&[&body[..], &[0]].concat()), Err(Error::Malformed(_))));
+        assert!(matches!(Pkesk::parse(&[&body[..], &[1, 7, 7]].concat()), Err(Error::Malformed(_))));
+        assert!(Pkesk::parse(&[&body[..], &[1, 7]].concat()).is_ok());
         for cut in 0..body.len() {
-            assert!(Pkesk::from_bytes(&body[..cut]).is_err());
+            assert!(Pkesk::parse(&body[..cut]).is_err());
         }
     }
 
@@ -307,12 +301,12 @@ mod tests {
             let mut body = Vec::new();
             p.write_to(&mut body).unwrap();
             proptest::prop_assert_eq!(body.len(), p.encoded_len());
-            proptest::prop_assert_eq!(Pkesk::from_bytes(&body).unwrap(), p);
+            proptest::prop_assert_eq!(Pkesk::parse(&body).unwrap(), p);
         }
 
         #[test]
         fn proptest_never_panics(body in proptest::collection::vec(proptest::num::u8::ANY, 0..1300)) {
-            let _ = Pkesk::from_bytes(&body);
+            let _ = Pkesk::parse(&body);
         }
     }
 }

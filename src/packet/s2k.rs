@@ -1,11 +1,14 @@
-//! String-to-key specifiers (RFC 9580 §3.7).
+//! String-to-key specifiers (RFC 9580 §3.7): their wire form. The parameters themselves are
+//! `crypto::s2k::S2k`, which the derivation takes.
 //!
 //! <https://www.rfc-editor.org/rfc/rfc9580#section-3.7>
 
 use std::io::{self, Write};
 
 use crate::crypto::HashAlgorithm;
+pub(crate) use crate::crypto::s2k::S2k;
 use crate::error::{Error, Result};
+use crate::packet::Serialize;
 use crate::packet::reader::Reader;
 
 /// S2K type 3, iterated and salted (RFC 9580 §3.7.1.3).
@@ -14,29 +17,6 @@ const TYPE_ITERATED_SALTED: u8 = 3;
 const TYPE_ARGON2: u8 = 4;
 /// Largest encoded Argon2 memory exponent: 2^31 KiB (RFC 9580 §3.7.1.4).
 const ARGON2_MAX_ENCODED_M: u8 = 31;
-
-/// An S2K specifier.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum S2k {
-    /// Type 3: iterated and salted, with the coded count octet.
-    IteratedSalted { hash: HashAlgorithm, salt: [u8; 8], count: u8 },
-    /// Type 4: Argon2id with passes `t`, parallelism `p` and memory exponent `m` (2^m KiB).
-    Argon2 { salt: [u8; 16], t: u8, p: u8, m: u8 },
-    /// Any other type (0 simple, 1 salted, 101 GnuPG, ...), kept verbatim (type octet first).
-    Other(Vec<u8>),
-}
-
-/// Decodes the coded count octet of an iterated and salted S2K into an octet count
-/// (RFC 9580 §3.7.1.3): `(16 + (c & 15)) << ((c >> 4) + 6)`.
-///
-/// <https://www.rfc-editor.org/rfc/rfc9580#section-3.7.1.3>
-pub(crate) fn count_octets(count: u8) -> u64 {
-    // `16 | (c & 15)` equals `16 + (c & 15)` because the low nibble is below 16.
-    let mantissa = 16 | u64::from(count & 15);
-    // The exponent is at most 15 + 6 = 21, so the shift cannot overflow a u64.
-    let exponent = u32::from(count.checked_shr(4).unwrap_or(0)).saturating_add(6);
-    mantissa.checked_shl(exponent).unwrap_or(u64::MAX)
-}
 
 /// ⌈log2 p⌉ for p ≥ 1.
 fn ceil_log2(p: u8) -> u8 {
@@ -87,12 +67,13 @@ impl S2k {
         r.finish()?;
         Ok(s2k)
     }
+}
 
-    /// Writes the specifier (no length octet).
-    ///
-    /// # Errors
-    /// Only the writer's errors.
-    pub(crate) fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
+/// The specifier, without a length octet.
+impl Serialize for S2k {
+    type Buf = Vec<u8>;
+
+    fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
         match self {
             Self::IteratedSalted { hash, salt, count } => {
                 w.write_all(&[TYPE_ITERATED_SALTED, u8::from(*hash)])?;
@@ -108,21 +89,12 @@ impl S2k {
         }
     }
 
-    /// Octets [`S2k::write_to`] writes.
-    pub(crate) fn encoded_len(&self) -> usize {
+    fn encoded_len(&self) -> usize {
         match self {
             Self::IteratedSalted { .. } => 11,
             Self::Argon2 { .. } => 20,
             Self::Other(raw) => raw.len(),
         }
-    }
-
-    /// The serialized specifier.
-    pub(crate) fn to_vec(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.encoded_len());
-        // Writing to a Vec cannot fail.
-        let _ = self.write_to(&mut out);
-        out
     }
 }
 
@@ -131,6 +103,7 @@ pub(crate) mod tests {
     use proptest::prelude::*;
 
     use super::*;
+    use crate::crypto::s2k::count_octets;
 
     /// Any S2K specifier that round-trips.
     pub(crate) fn arb_s2k() -> impl Strategy<Value = S2k> {

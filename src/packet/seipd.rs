@@ -8,6 +8,7 @@ use std::io::{self, Read, Write};
 
 use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm};
 use crate::error::{Error, Result, Unsupported};
+use crate::packet::Serialize;
 use crate::packet::header::Tag;
 use crate::packet::reader::Reader;
 
@@ -61,21 +62,6 @@ impl SeipdHeader {
         Self::parse(&mut Reader::new(&fields, "SEIPD header"))
     }
 
-    /// Writes the fields.
-    ///
-    /// # Errors
-    /// I/O errors of `w`.
-    pub(crate) fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
-        w.write_all(&[2, self.sym.into(), self.aead.into(), self.chunk_size_octet])?;
-        w.write_all(&self.salt)
-    }
-
-    #[allow(dead_code, reason = "uniform serialization interface (STYLE §2); used by the round-trip tests")]
-    /// Octets [`SeipdHeader::write_to`] writes.
-    pub(crate) fn encoded_len(&self) -> usize {
-        SEIPD_HEADER_LEN
-    }
-
     /// The chunk size in octets, 2^(c + 6).
     pub(crate) fn chunk_size(&self) -> usize {
         chunk_size(self.chunk_size_octet)
@@ -85,6 +71,20 @@ impl SeipdHeader {
     /// packet type (in OpenPGP form, 0xD2), version, cipher, AEAD mode, chunk size octet.
     pub(crate) fn associated_data(&self) -> [u8; 5] {
         [0xc0 | u8::from(Tag::Seipd), 2, self.sym.into(), self.aead.into(), self.chunk_size_octet]
+    }
+}
+
+/// The fields before the first chunk.
+impl Serialize for SeipdHeader {
+    type Buf = Vec<u8>;
+
+    fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
+        w.write_all(&[2, self.sym.into(), self.aead.into(), self.chunk_size_octet])?;
+        w.write_all(&self.salt)
+    }
+
+    fn encoded_len(&self) -> usize {
+        SEIPD_HEADER_LEN
     }
 }
 

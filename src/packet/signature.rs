@@ -6,9 +6,11 @@ use std::io::{self, Write};
 
 use crate::crypto::{HashAlgorithm, PublicKeyAlgorithm};
 use crate::error::{Error, Result, Unsupported};
+use crate::packet::header::Tag;
 use crate::packet::key::write_u32_len;
 use crate::packet::reader::Reader;
 use crate::packet::subpacket::{Subpacket, SubpacketData, area_len, parse_area, write_area};
+use crate::packet::{PacketBody, Serialize};
 
 /// ML-DSA-65 signature size.
 pub(crate) const MLDSA65_SIGNATURE_LEN: usize = 3309;
@@ -177,17 +179,44 @@ fn area<'a>(r: &mut Reader<'a>) -> Result<&'a [u8]> {
     r.take(len)
 }
 
-impl SignaturePacket {
+impl PacketBody for SignaturePacket {
+    const TAG: Tag = Tag::Signature;
+
     /// Parses a whole signature packet body.
     ///
     /// # Errors
     /// `Unsupported(PacketVersion)` for versions other than 6; `Truncated`; `Malformed` for a
     /// salt size that does not match the hash, wrong material size, or a bad subpacket;
     /// `LimitExceeded(Subpackets)`.
-    pub(crate) fn parse(body: &[u8]) -> Result<Self> {
+    fn parse(body: &[u8]) -> Result<Self> {
         Self::parse_at_depth(body, 0)
     }
+}
 
+impl Serialize for SignaturePacket {
+    type Buf = Vec<u8>;
+
+    fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
+        self.write_hashed_prefix(w)?;
+        write_u32_len(area_len(&self.unhashed), w)?;
+        write_area(&self.unhashed, w)?;
+        w.write_all(&self.left16)?;
+        let salt_len = u8::try_from(self.salt.len())
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "salt longer than 255 octets"))?;
+        w.write_all(&[salt_len])?;
+        w.write_all(&self.salt)?;
+        self.material.write_to(w)
+    }
+
+    fn encoded_len(&self) -> usize {
+        // 4 fixed octets, two 4-octet area lengths, left16 (2), salt length (1).
+        [area_len(&self.hashed), area_len(&self.unhashed), self.salt.len(), self.material.encoded_len()]
+            .into_iter()
+            .fold(15usize, usize::saturating_add)
+    }
+}
+
+impl SignaturePacket {
     /// Parses a signature nested `depth` levels deep in embedded signature subpackets.
     ///
     /// # Errors
@@ -245,39 +274,6 @@ impl SignaturePacket {
         let mut out = Vec::with_capacity(area_len(&self.hashed).saturating_add(8));
         // Writing to a Vec cannot fail.
         let _ = self.write_hashed_prefix(&mut out);
-        out
-    }
-
-    /// Writes the packet body.
-    ///
-    /// # Errors
-    /// The writer's errors, or `InvalidInput` if a field does not fit its length field.
-    pub(crate) fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
-        self.write_hashed_prefix(w)?;
-        write_u32_len(area_len(&self.unhashed), w)?;
-        write_area(&self.unhashed, w)?;
-        w.write_all(&self.left16)?;
-        let salt_len = u8::try_from(self.salt.len())
-            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "salt longer than 255 octets"))?;
-        w.write_all(&[salt_len])?;
-        w.write_all(&self.salt)?;
-        self.material.write_to(w)
-    }
-
-    /// Octets [`SignaturePacket::write_to`] writes.
-    pub(crate) fn encoded_len(&self) -> usize {
-        // 4 fixed octets, two 4-octet area lengths, left16 (2), salt length (1).
-        [area_len(&self.hashed), area_len(&self.unhashed), self.salt.len(), self.material.encoded_len()]
-            .into_iter()
-            .fold(15usize, usize::saturating_add)
-    }
-
-    #[allow(dead_code, reason = "uniform serialization interface (STYLE §2); used by the round-trip tests")]
-    /// The serialized body.
-    pub(crate) fn to_vec(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.encoded_len());
-        // Writing to a Vec cannot fail.
-        let _ = self.write_to(&mut out);
         out
     }
 

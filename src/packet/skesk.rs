@@ -10,8 +10,9 @@ use std::io::{self, Write};
 use crate::crypto::aead::TAG_LEN;
 use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm};
 use crate::error::{Error, Result, Unsupported};
-use crate::packet::header::{Header, Tag};
+use crate::packet::header::Tag;
 use crate::packet::reader::Reader;
+use crate::packet::{PacketBody, Serialize};
 
 /// A v6 SKESK packet body.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,14 +29,16 @@ pub(crate) struct Skesk {
     pub(crate) tag: [u8; TAG_LEN],
 }
 
-impl Skesk {
+impl PacketBody for Skesk {
+    const TAG: Tag = Tag::Skesk;
+
     /// Parses an SKESK packet body.
     ///
     /// # Errors
     /// `Unsupported(SkeskV4)` for version 4, `Unsupported(PacketVersion)` for others;
     /// `Malformed`/`Truncated` for a broken v6 body (counts that disagree, a nonce of the wrong
     /// length for a known AEAD mode, no room for the tag).
-    pub(crate) fn from_bytes(body: &[u8]) -> Result<Self> {
+    fn parse(body: &[u8]) -> Result<Self> {
         let mut r = Reader::new(body, "SKESK");
         match r.u8()? {
             6 => {}
@@ -65,17 +68,19 @@ impl Skesk {
         }
         Ok(Self { sym, aead, s2k, iv, encrypted_key: encrypted_key.to_vec(), tag })
     }
+}
 
+impl Skesk {
     /// The count octet's value: octets of sym, aead, S2K length, S2K and IV.
     fn count(&self) -> Option<u8> {
         u8::try_from(self.s2k.len().checked_add(3)?.checked_add(self.iv.len())?).ok()
     }
+}
 
-    /// Writes the packet body.
-    ///
-    /// # Errors
-    /// I/O errors of `w`; `InvalidInput` if the S2K and IV do not fit the count octet.
-    pub(crate) fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
+impl Serialize for Skesk {
+    type Buf = Vec<u8>;
+
+    fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
         let too_long = || io::Error::new(io::ErrorKind::InvalidInput, "SKESK fields too long");
         let count = self.count().ok_or_else(too_long)?;
         let s2k_len = u8::try_from(self.s2k.len()).map_err(|_| too_long())?;
@@ -86,33 +91,24 @@ impl Skesk {
         w.write_all(&self.tag)
     }
 
-    /// Octets [`Skesk::write_to`] writes.
-    pub(crate) fn encoded_len(&self) -> usize {
+    fn encoded_len(&self) -> usize {
         [2, 3, self.s2k.len(), self.iv.len(), self.encrypted_key.len(), TAG_LEN]
             .iter()
             .fold(0usize, |a, b| a.saturating_add(*b))
-    }
-
-    /// Writes the whole packet: header and body.
-    ///
-    /// # Errors
-    /// I/O errors of `w`.
-    pub(crate) fn write_packet(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
-        Header::fixed(Tag::Skesk, self.encoded_len())?.write_to(w)?;
-        self.write_to(w)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::packet::header::Header;
 
     fn round_trip(hex_packet: &str) -> Skesk {
         let bytes = hex::decode(hex_packet).unwrap();
         let mut src = &bytes[..];
         let h = Header::read_from(&mut src).unwrap().unwrap();
         assert_eq!(h.tag, Tag::Skesk);
-        let s = Skesk::from_bytes(src).unwrap();
+        let s = Skesk::parse(src).unwrap();
         assert_eq!(s.encoded_len(), src.len());
         let mut out = Vec::new();
         s.write_packet(&mut out).unwrap();
@@ -142,22 +138,19 @@ mod tests {
 
     #[test]
     fn rejects() {
-        assert!(matches!(Skesk::from_bytes(&[4, 9, 3, 0]), Err(Error::Unsupported(Unsupported::SkeskV4))));
-        assert!(matches!(
-            Skesk::from_bytes(&[7]),
-            Err(Error::Unsupported(Unsupported::PacketVersion { .. }))
-        ));
+        assert!(matches!(Skesk::parse(&[4, 9, 3, 0]), Err(Error::Unsupported(Unsupported::SkeskV4))));
+        assert!(matches!(Skesk::parse(&[7]), Err(Error::Unsupported(Unsupported::PacketVersion { .. }))));
         // OCB with a 12-octet IV.
         let mut body = vec![6, 3 + 2 + 12, 7, 2, 2, 0, 0];
         body.extend_from_slice(&[0; 12]);
         body.extend_from_slice(&[0; 32]);
-        assert!(matches!(Skesk::from_bytes(&body), Err(Error::Malformed(_))));
+        assert!(matches!(Skesk::parse(&body), Err(Error::Malformed(_))));
         // GCM with a 12-octet IV is fine; without room for a key it is not.
         body[3] = 3;
-        assert!(Skesk::from_bytes(&body).is_ok());
-        assert!(matches!(Skesk::from_bytes(&body[..body.len() - 16]), Err(Error::Malformed(_))));
+        assert!(Skesk::parse(&body).is_ok());
+        assert!(matches!(Skesk::parse(&body[..body.len() - 16]), Err(Error::Malformed(_))));
         for cut in 0..19 {
-            assert!(Skesk::from_bytes(&body[..cut]).is_err());
+            assert!(Skesk::parse(&body[..cut]).is_err());
         }
     }
 
@@ -173,12 +166,12 @@ mod tests {
             let mut body = Vec::new();
             s.write_to(&mut body).unwrap();
             proptest::prop_assert_eq!(body.len(), s.encoded_len());
-            proptest::prop_assert_eq!(Skesk::from_bytes(&body).unwrap(), s);
+            proptest::prop_assert_eq!(Skesk::parse(&body).unwrap(), s);
         }
 
         #[test]
         fn proptest_never_panics(body in proptest::collection::vec(proptest::num::u8::ANY, 0..100)) {
-            let _ = Skesk::from_bytes(&body);
+            let _ = Skesk::parse(&body);
         }
     }
 }

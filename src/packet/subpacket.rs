@@ -6,6 +6,7 @@ use std::io::{self, Write};
 
 use crate::Limits;
 use crate::error::{Error, Limit, Result};
+use crate::packet::Serialize;
 use crate::packet::header::write_fixed_length;
 use crate::packet::reader::Reader;
 use crate::packet::signature::SignaturePacket;
@@ -360,9 +361,9 @@ impl Subpacket {
 ///
 /// # Errors
 /// As [`Subpacket::parse`]; `LimitExceeded(Subpackets)` beyond
-/// [`Limits::subpackets_limit`] subpackets.
+/// [`Limits::max_subpackets`] subpackets.
 pub(crate) fn parse_area(area: &[u8], depth: u8) -> Result<Vec<Subpacket>> {
-    let limit = Limits::default().subpackets_limit();
+    let limit = Limits::default().max_subpackets();
     let mut r = Reader::new(area, "signature subpacket area");
     let mut out = Vec::new();
     while !r.is_empty() {
@@ -534,7 +535,7 @@ pub(crate) mod tests {
 
     #[test]
     fn subpacket_count_is_limited() {
-        let limit = Limits::default().subpackets_limit();
+        let limit = Limits::default().max_subpackets();
         let ok: Vec<u8> = [2u8, 16, 0].repeat(limit);
         assert_eq!(parse_area(&ok, 0).unwrap().len(), limit);
         let over: Vec<u8> = [2u8, 16, 0].repeat(limit + 1);

@@ -5,6 +5,8 @@
 use std::io::{self, Write};
 
 use crate::error::Result;
+use crate::packet::header::Tag;
+use crate::packet::{PacketBody, Serialize};
 
 /// A User ID: arbitrary octets, by convention UTF-8 `Name <email>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,33 +23,26 @@ impl UserId {
     pub(crate) fn as_bytes(&self) -> &[u8] {
         &self.0
     }
+}
 
-    /// Parses a User ID packet body. Any octets are accepted.
-    ///
-    /// # Errors
-    /// None; the `Result` keeps every packet parser's signature alike.
-    #[allow(clippy::unnecessary_wraps, reason = "same signature as every packet parser")]
-    pub(crate) fn parse(body: &[u8]) -> Result<Self> {
+impl PacketBody for UserId {
+    const TAG: Tag = Tag::UserId;
+
+    /// Parses a User ID packet body: any octets are accepted.
+    fn parse(body: &[u8]) -> Result<Self> {
         Ok(Self(body.to_vec()))
     }
+}
 
-    /// Writes the packet body.
-    ///
-    /// # Errors
-    /// The writer's errors.
-    pub(crate) fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
+impl Serialize for UserId {
+    type Buf = Vec<u8>;
+
+    fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
         w.write_all(&self.0)
     }
 
-    /// Octets [`UserId::write_to`] writes.
-    pub(crate) fn encoded_len(&self) -> usize {
+    fn encoded_len(&self) -> usize {
         self.0.len()
-    }
-
-    #[allow(dead_code, reason = "uniform serialization interface (STYLE §2); used by the round-trip tests")]
-    /// The serialized body.
-    pub(crate) fn to_vec(&self) -> Vec<u8> {
-        self.0.clone()
     }
 }
 

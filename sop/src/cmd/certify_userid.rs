@@ -63,7 +63,7 @@ impl<'s> CertifyUserID<'s, SixSop, Certs<'s>, Keys<'s>> for CertifyUserIdCmd<'s>
         keys: &Keys<'s>,
     ) -> sop::Result<Box<dyn CertifyUserID<'s, SixSop, Certs<'s>, Keys<'s>> + 's>> {
         for k in &keys.keys {
-            self.certifiers.push(Tsk::from_bytes(&k.to_vec()).map_err(to_sop)?);
+            self.certifiers.push(k.clone());
         }
         Ok(self)
     }

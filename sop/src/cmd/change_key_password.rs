@@ -1,6 +1,6 @@
 //! `sixsop change-key-password`.
 
-use sixpgp::{Limits, Password, Tsk};
+use sixpgp::{Password, Tsk};
 use sop::ops::ChangeKeyPassword;
 use sop::plumbing::PasswordsAreHumanReadable;
 
@@ -21,6 +21,15 @@ impl<'s> ChangeKeyPasswordCmd<'s> {
     }
 }
 
+/// [`Tsk::unlock`], where a password that opens nothing is not an error: SOP tries every
+/// password it was given, and only a key that stays locked in the end is.
+pub(crate) fn unlock_one(key: &mut Tsk, password: &Password) -> Result<usize, sixpgp::Error> {
+    match key.unlock(password) {
+        Err(sixpgp::Error::BadPassword) => Ok(0),
+        other => other,
+    }
+}
+
 /// Tries each password (as given and with trailing whitespace trimmed) on every locked packet.
 /// Fails with KEY_IS_PROTECTED if a packet stays locked.
 pub(crate) fn unlock_all(key: &mut Tsk, passwords: &[Password]) -> sop::Result<()> {
@@ -28,7 +37,7 @@ pub(crate) fn unlock_all(key: &mut Tsk, passwords: &[Password]) -> sop::Result<(
         if !key.is_locked() {
             break;
         }
-        let _ = key.unlock(pw, &Limits::default()).map_err(to_sop)?;
+        let _ = unlock_one(key, pw).map_err(to_sop)?;
     }
     if key.is_locked() {
         eprintln!("sixsop: key {} is locked and no given password unlocks it", key.fingerprint());
@@ -62,8 +71,7 @@ impl<'s> ChangeKeyPassword<'s, SixSop, Keys<'s>> for ChangeKeyPasswordCmd<'s> {
     fn keys(self: Box<Self>, keys: &Keys<'s>) -> sop::Result<Keys<'s>> {
         let mut out = Vec::with_capacity(keys.keys.len());
         for k in &keys.keys {
-            // Re-parse to get an owned copy: secret keys are deliberately not `Clone`.
-            let mut key = Tsk::from_bytes(&k.to_vec()).map_err(to_sop)?;
+            let mut key = k.clone();
             unlock_all(&mut key, &self.old)?;
             if let Some(pw) = &self.new {
                 key.lock(pw).map_err(to_sop)?;

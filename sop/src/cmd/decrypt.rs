@@ -3,7 +3,7 @@
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::time::SystemTime;
 
-use sixpgp::{Decryptor, Limits, Password, SessionKey, SymmetricAlgorithm, Tsk};
+use sixpgp::{Decryptor, Password, SessionKey, SymmetricAlgorithm, Tsk};
 use sop::ops::{Decrypt, Ready, Verification};
 
 use crate::cmd::change_key_password::variants;
@@ -82,8 +82,7 @@ impl<'s> Decrypt<'s, SixSop, Certs<'s>, Keys<'s>> for DecryptCmd {
         keys: &Keys<'s>,
     ) -> sop::Result<Box<dyn Decrypt<'s, SixSop, Certs<'s>, Keys<'s>> + 's>> {
         for k in &keys.keys {
-            // An owned copy: secret keys are deliberately not `Clone`.
-            self.keys.push(Tsk::from_bytes(&k.to_vec()).map_err(err)?);
+            self.keys.push(k.clone());
         }
         Ok(self)
     }
@@ -131,10 +130,10 @@ impl Ready<(Option<sop::SessionKey>, Vec<Verification>)> for DecryptReady<'_> {
                 if !key.is_locked() {
                     break;
                 }
-                let _ = key.unlock(pw, &Limits::default()).map_err(err)?;
+                let _ = crate::cmd::change_key_password::unlock_one(key, pw).map_err(err)?;
             }
         }
-        let mut d = Decryptor::new(&keys);
+        let mut d = Decryptor::new(keys);
         for pw in passwords {
             d = d.password(pw);
         }

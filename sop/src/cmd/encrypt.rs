@@ -144,8 +144,9 @@ impl Ready<Option<sop::SessionKey>> for EncryptReady<'_> {
         for k in &keys {
             let _ = Signer::new().key(k).detached().map_err(to_sop)?;
         }
-        let mut e = Encryptor::new(&cmd.certs).armor(cmd.armor).format(cmd.format);
-        for k in &keys {
+        // The certificates and keys move into the encryptor (no copies).
+        let mut e = Encryptor::new(cmd.certs).armor(cmd.armor).format(cmd.format);
+        for k in keys {
             e = e.signer(k);
         }
         if let Some(p) = cmd.profile {

@@ -4,7 +4,7 @@
 use std::io::{self, BufReader, Read, Write};
 use std::time::SystemTime;
 
-use sixpgp::{ArmorReader, CleartextMessage, Error, Verification, is_cleartext_signed};
+use sixpgp::{CleartextMessage, Error, Verification, is_cleartext_signed};
 use sop::ops::{InlineDetach, InlineVerify, Ready};
 
 use crate::cmd::verify::VerifyOptions;
@@ -35,8 +35,7 @@ fn process(
         sink.write_all(msg.text())?;
         return Ok((results, msg.signatures().to_vec()));
     }
-    let armor = BufReader::with_capacity(1 << 16, ArmorReader::new(input));
-    let mut r = options.verifier().inline_reader(armor).map_err(to_sop)?;
+    let mut r = options.verifier().inline_reader(input).map_err(to_sop)?;
     let _ = io::copy(&mut r, sink).map_err(|e| to_sop(Error::from_io(e)))?;
     let signatures = r.signature_packets().to_vec();
     let results = r.finish().map_err(to_sop)?;

@@ -2,7 +2,7 @@
 
 use std::time::SystemTime;
 
-use sixpgp::{Password, ReasonForRevocation, Tsk};
+use sixpgp::{Password, ReasonForRevocation};
 use sop::ops::RevokeKey;
 
 use crate::cmd::change_key_password::{unlock_all, variants};
@@ -36,8 +36,7 @@ impl<'s> RevokeKey<'s, SixSop, Certs<'s>, Keys<'s>> for RevokeKeyCmd<'s> {
         let now = SystemTime::now();
         let mut out = Vec::with_capacity(keys.keys.len());
         for k in &keys.keys {
-            // Re-parse to get an owned copy: secret keys are deliberately not `Clone`.
-            let mut key = Tsk::from_bytes(&k.to_vec()).map_err(to_sop)?;
+            let mut key = k.clone();
             unlock_all(&mut key, &self.passwords)?;
             key.revoke(ReasonForRevocation::Superseded, "key superseded", now).map_err(to_sop)?;
             out.push(key.to_cert());

@@ -3,7 +3,7 @@
 
 use std::io::{Read, Write};
 
-use sixpgp::{Error, Limits, Password, SignatureMode, Signer, Tsk};
+use sixpgp::{Error, Password, SignatureMode, Signer, Tsk};
 use sop::ops::{Micalg, Sign, SignAs};
 use sop::plumbing::PasswordsAreHumanReadable;
 
@@ -29,7 +29,7 @@ impl Signers {
     /// Adds copies of `keys`.
     pub(crate) fn add(&mut self, keys: &Keys<'_>) -> sop::Result<()> {
         for k in &keys.keys {
-            self.keys.push(Tsk::from_bytes(&k.to_vec()).map_err(to_sop)?);
+            self.keys.push(k.clone());
         }
         Ok(())
     }
@@ -46,7 +46,7 @@ impl Signers {
         for k in &mut self.keys {
             for pw in &self.passwords {
                 if k.is_locked() {
-                    let _ = k.unlock(pw, &Limits::default()).map_err(to_sop)?;
+                    let _ = crate::cmd::change_key_password::unlock_one(k, pw).map_err(to_sop)?;
                 }
             }
         }

@@ -2,7 +2,7 @@
 
 use std::time::SystemTime;
 
-use sixpgp::{Cert, KeyUpdate, Limits, Password, Tsk};
+use sixpgp::{Cert, KeyUpdate, Password, Tsk};
 use sop::ops::UpdateKey;
 
 use crate::cmd::change_key_password::variants;
@@ -41,7 +41,7 @@ fn unlock_remembering<'p>(key: &mut Tsk, passwords: &'p [Password]) -> sop::Resu
         if !key.is_locked() {
             break;
         }
-        if key.unlock(pw, &Limits::default()).map_err(to_sop)? > 0 && used.is_none() {
+        if crate::cmd::change_key_password::unlock_one(key, pw).map_err(to_sop)? > 0 && used.is_none() {
             used = Some(pw);
         }
     }
@@ -85,7 +85,7 @@ impl<'s> UpdateKey<'s, SixSop, Certs<'s>, Keys<'s>> for UpdateKeyCmd<'s> {
         let now = SystemTime::now();
         let mut out = Vec::with_capacity(keys.keys.len());
         for k in &keys.keys {
-            let mut key = Tsk::from_bytes(&k.to_vec()).map_err(to_sop)?;
+            let mut key = k.clone();
             let relock = unlock_remembering(&mut key, &self.passwords)?;
             let mut update = KeyUpdate::new()
                 .signing_only(self.signing_only)
@@ -95,7 +95,7 @@ impl<'s> UpdateKey<'s, SixSop, Certs<'s>, Keys<'s>> for UpdateKeyCmd<'s> {
                 update = update.merge_cert(c.clone());
             }
             // A revoked, expired or unbound primary key cannot be refreshed: PRIMARY_KEY_BAD.
-            let mut probe = Tsk::from_bytes(&key.to_vec()).map_err(to_sop)?;
+            let mut probe = key.clone();
             for c in self.merge.iter().filter(|c| c.fingerprint() == key.fingerprint()) {
                 probe.merge_cert(c.clone()).map_err(to_sop)?;
             }

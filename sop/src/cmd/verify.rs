@@ -36,7 +36,7 @@ impl VerifyOptions {
         self.not_after = Some(t);
     }
 
-    pub(crate) fn verifier(&self) -> Verifier<'_> {
+    pub(crate) fn verifier(&self) -> Verifier {
         let mut v = Verifier::new(&self.certs);
         if let Some(t) = self.not_before {
             v = v.not_before(t);

@@ -2,13 +2,22 @@
 
 use sop::ops::{Version, VersionInfo};
 
-/// Reports this tool's and the library's versions.
+/// Reports this tool's and the library's versions, and the primitives' implementations.
 #[derive(Debug)]
-pub(crate) struct VersionCmd;
+pub(crate) struct VersionCmd {
+    /// The frontend's name: `sixsop` or `sixsopv`.
+    name: &'static str,
+}
+
+impl VersionCmd {
+    pub(crate) fn new(name: &'static str) -> Self {
+        Self { name }
+    }
+}
 
 impl Version<'_> for VersionCmd {
     fn frontend(&self) -> sop::Result<VersionInfo> {
-        Ok(VersionInfo { name: "sixsop".into(), version: env!("CARGO_PKG_VERSION").into() })
+        Ok(VersionInfo { name: self.name.into(), version: env!("CARGO_PKG_VERSION").into() })
     }
 
     fn backend(&self) -> sop::Result<VersionInfo> {
@@ -17,11 +26,11 @@ impl Version<'_> for VersionCmd {
 
     fn extended(&self) -> sop::Result<String> {
         Ok(format!(
-            "sixsop {}\nsixpgp {}: OpenPGP v6 (RFC 9580) and post-quantum hybrids (RFC 9980)\n\
-             primitives: RustCrypto and dalek (ed25519-dalek, x25519-dalek, ml-kem, ml-dsa, aes with our own OCB3 and GCM, eax, argon2); \
-             graviola for AES-GCM, X25519 and Ed25519 verification where the CPU allows",
+            "{} {}\nsixpgp {}: OpenPGP v6 (RFC 9580) and post-quantum hybrids (RFC 9980)\nprimitives: {}",
+            self.name,
             env!("CARGO_PKG_VERSION"),
-            sixpgp::VERSION
+            sixpgp::VERSION,
+            sixpgp::backend(),
         ))
     }
 }

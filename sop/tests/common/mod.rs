@@ -13,7 +13,12 @@ pub(crate) fn data(name: &str) -> Vec<u8> {
 
 /// Runs `sixsop` with `args` in `dir`, feeding it `stdin`.
 pub(crate) fn run(args: &[&str], stdin: &[u8], dir: &Path) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sixsop"))
+    run_bin(env!("CARGO_BIN_EXE_sixsop"), args, stdin, dir)
+}
+
+/// Runs the binary `exe` (`sixsop` or `sixsopv`) with `args` in `dir`, feeding it `stdin`.
+pub(crate) fn run_bin(exe: &str, args: &[&str], stdin: &[u8], dir: &Path) -> Output {
+    let mut child = Command::new(exe)
         .args(args)
         .current_dir(dir)
         .stdin(Stdio::piped())

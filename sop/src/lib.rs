@@ -1,7 +1,38 @@
-//! `sixsop`: a Stateless OpenPGP (SOP) command-line tool built only on sixpgp's public API.
+//! sixpgp's implementation of the Stateless OpenPGP (SOP) interface, and the `sixsop` and
+//! `sixsopv` command-line tools built on it.
 //!
-//! Argument parsing, special designators (`@ENV:`, `@FD:`) and exit codes come from the `sop`
-//! crate's CLI frontend, so the surface matches the SOP specification.
+//! [`SixSop`] implements the `sop` crate's [`sop::SOP`] trait on sixpgp's public API only, so
+//! a Rust program written against that trait can use sixpgp as its OpenPGP backend, or switch
+//! between backends (other implementations of the trait include `sequoia-sop` and
+//! `rpgpie-sop`). The two binaries are thin mains over it: `sixsop` (every subcommand) and
+//! `sixsopv` (the verification-only subset: `version`, `verify`, `inline-verify`). Argument
+//! parsing, special designators (`@ENV:`, `@FD:`) and exit codes come from the `sop` crate's
+//! CLI frontend, behind the default `cli` feature; the library alone does not need it.
+//!
+//! ```
+//! use sop::ops::Ready;
+//! use sop::{Load, SOP, Save};
+//! use sixpgp_sop::SixSop;
+//!
+//! # fn main() -> sop::Result<()> {
+//! let sop = SixSop::default();
+//! let key = sop.generate_key()?.userid("Alice <alice@example.org>").generate()?;
+//! let cert = sop.extract_cert()?.keys(&key)?;
+//!
+//! let (_session_key, ciphertext) =
+//!     sop.encrypt()?.with_certs(&cert)?.plaintext(&mut &b"Hello, Alice!"[..])?.to_vec()?;
+//! let (_, plaintext) = sop.decrypt()?.with_keys(&key)?.ciphertext(&mut &ciphertext[..])?.to_vec()?;
+//! assert_eq!(plaintext, b"Hello, Alice!");
+//!
+//! // Keys and certificates are exchanged as OpenPGP bytes, armored or not.
+//! let armored = cert.to_vec(true)?;
+//! let again = sixpgp_sop::Certs::from_bytes(&sop, &armored)?;
+//! assert_eq!(again.to_vec(false)?, cert.to_vec(false)?);
+//! # Ok(()) }
+//! ```
+//!
+//! Errors are the `sop` crate's [`sop::errors::Error`]; a one-line explanation of the sixpgp
+//! error behind one is printed to stderr, as the command-line tools report it.
 #![forbid(unsafe_code)]
 
 mod cmd;
@@ -15,11 +46,43 @@ use sop::ops::{
     Version,
 };
 
-pub(crate) use objects::{Certs, Keys, Sigs};
+pub use objects::{Certs, Keys, Sigs};
 
-/// The SOP implementation: stateless, so it has no fields.
-#[derive(Debug, Default)]
-pub(crate) struct SixSop;
+/// sixpgp's implementation of [`sop::SOP`].
+///
+/// SOP is stateless, so the value holds only the name that `version` reports: `sixsop` by
+/// default (see [`SixSop::with_name`]). Every operation starts from a method of the trait.
+#[derive(Debug, Clone, Copy)]
+pub struct SixSop {
+    name: &'static str,
+}
+
+impl Default for SixSop {
+    fn default() -> Self {
+        Self { name: "sixsop" }
+    }
+}
+
+impl SixSop {
+    /// The implementation that reports itself as `sixsop`.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The same implementation reporting itself as `name` in `version` (the `sixsopv` binary is
+    /// `SixSop::with_name("sixsopv")`).
+    #[must_use]
+    pub fn with_name(name: &'static str) -> Self {
+        Self { name }
+    }
+
+    /// The name `version` reports.
+    #[must_use]
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+}
 
 impl<'s> sop::SOP<'s> for SixSop {
     type Keys = Keys<'s>;
@@ -35,7 +98,7 @@ impl<'s> sop::SOP<'s> for SixSop {
     }
 
     fn version(&self) -> sop::Result<Box<dyn Version<'_>>> {
-        Ok(Box::new(cmd::version::VersionCmd))
+        Ok(Box::new(cmd::version::VersionCmd::new(self.name)))
     }
 
     fn generate_key(&'s self) -> sop::Result<Box<dyn GenerateKey<'s, Self, Self::Keys> + 's>> {
@@ -109,9 +172,7 @@ impl<'s> sop::SOP<'s> for SixSop {
     }
 }
 
-fn main() {
-    // A closed pipe must give an error exit, not a panic: Rust ignores SIGPIPE, so writes fail
-    // with `BrokenPipe`, which the frontend turns into an exit code.
-    let mut sop = SixSop;
-    sop::cli::main(&mut sop, sop::cli::Variant::Full);
-}
+/// The README's example is compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -8,16 +8,12 @@
 //! processes a queued job itself: n threads in all for a binary stream, so n cores are not
 //! oversubscribed, and all n do the work when the I/O is cheap. Each worker holds at most
 //! [`PER_WORKER`] jobs (the one it works on and the next); later ones wait in the queue of
-//! slots for the first worker with room or for the calling thread. Measured on 2 cores: 16 MiB
-//! from memory into a sink took 2.9 ms to encrypt and 2.7 ms to decrypt, against 5.4 and
-//! 4.8 ms with one worker and a calling thread that only waited (3.3-3.5 ms on one thread);
-//! whole process, 1 GiB from tmpfs, within noise of
-//! before (the calling thread is busy with the kernel's copies there), and 256 MiB armored
-//! about 10 % faster. (An earlier rule, the calling thread taking a job whenever the worker had
-//! a backlog, was slower: it starved the worker while the calling thread had I/O to do.)
+//! slots for the first worker with room or for the calling thread. A calling thread that only
+//! waited would leave a core idle; one that took a job whenever a worker had a backlog would
+//! starve the worker while it had I/O to do, so it helps only when it would otherwise wait.
 //! An armored stream has a second pipeline for base64, with n workers of its own (see
-//! `ArmorReader::threads`): 2n threads in all, which measured faster on 2 cores (armored
-//! decryption of 256 MiB, whole process) than n − 1 base64 workers.
+//! `ArmorReader::threads`): 2n threads in all, because the calling thread is mostly busy with
+//! I/O there and base64 costs more than the AEAD.
 //! Each worker has its own job and result channel; the order of submission is kept in the
 //! queue of slots (done here, with worker i, or not started), so results come back in order.
 //! Workers are started only when a stream turns out to be long: after its solo jobs (one by
@@ -32,6 +28,7 @@
 //!
 //! Std only (`std::sync::mpsc`), no pool dependency: a stream has at most a few workers and a
 //! job is a whole chunk (256 KiB by default), so channel costs are negligible.
+#![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use std::collections::VecDeque;
 use std::num::NonZeroUsize;
@@ -177,8 +174,8 @@ pub(crate) struct Pipeline<J = Job> {
     /// Whether starting the workers has been tried (once per pipeline).
     started: bool,
     /// Buffers of finished jobs, for reuse (zeroizing: wiped when dropped). Those of the
-    /// encrypting writer hold ciphertext; those of the decrypting reader may still hold the
-    /// plaintext of a chunk the caller has read, until they are overwritten.
+    /// encrypting writer hold ciphertext; the decrypting reader wipes the plaintext out of its
+    /// buffers before they come here ([`Pipeline::recycle_wiped`]).
     free: Vec<SecretVec>,
     buf_len: usize,
 }
@@ -215,9 +212,9 @@ impl<J: Send + 'static> Pipeline<J> {
     /// Runs the first jobs, up to `octets` of buffers (at least one job, at most
     /// [`MAX_SOLO_JOBS`]), on the calling thread before any worker starts (by default only the
     /// first). A stream shorter than that starts no thread and keeps one buffer in flight,
-    /// reused from chunk to chunk: for a 1 MiB message from memory, two threads cost 1.0-1.2 ms
-    /// against 0.34 ms on one (thread start, and page faults and zeroing for the buffers in
-    /// flight), while a long stream loses little by starting a few chunks later.
+    /// reused from chunk to chunk: for a short message, starting threads (and the page faults
+    /// and zeroing for the buffers in flight) costs more than they save, while a long stream
+    /// loses little by starting a few chunks later.
     pub(crate) fn solo_for(&mut self, octets: usize) {
         // Rounded up: 4 MiB of 256 KiB chunks is 16 jobs, although each buffer also holds a tag.
         let jobs = octets.div_ceil(self.buf_len.max(1)).clamp(1, MAX_SOLO_JOBS);
@@ -287,6 +284,16 @@ impl<J: Send + 'static> Pipeline<J> {
     /// Takes back a buffer for reuse (wiped now if it is not kept).
     pub(crate) fn recycle(&mut self, buf: SecretVec) {
         if buf.len() == self.buf_len && self.free.len() < 2 {
+            self.free.push(buf);
+        }
+    }
+
+    /// [`Pipeline::recycle`] for a buffer whose first `secret_len` octets held plaintext: they
+    /// are wiped if it is kept (a kept buffer becomes the destination of a later read of the
+    /// caller's source), and the whole buffer is wiped if it is dropped.
+    pub(crate) fn recycle_wiped(&mut self, mut buf: SecretVec, secret_len: usize) {
+        if buf.len() == self.buf_len && self.free.len() < 2 {
+            buf.wipe_prefix(secret_len);
             self.free.push(buf);
         }
     }
@@ -501,14 +508,32 @@ impl<J> Drop for Pipeline<J> {
 }
 
 /// Whole chunk buffers that finished streams left behind, wiped, for the next streams of the
-/// process (at most [`POOL_OCTETS`] in all). Freeing and allocating a 256 KiB buffer per
-/// message made glibc hand the memory back to the kernel and fault it in again, zeroed: a
-/// third to a half of the time of a 1 MiB message from memory (0.40 against 0.20-0.30 ms on
-/// one thread, 1.1 against 0.5 ms on two, with glibc's trimming turned off for comparison).
+/// process (at most [`POOL_OCTETS`] in all). Freeing and allocating a whole chunk buffer per
+/// message lets the allocator hand the memory back to the kernel and fault it in again,
+/// zeroed, which is a large part of the cost of a short message.
 static POOL: std::sync::Mutex<Vec<SecretVec>> = std::sync::Mutex::new(Vec::new());
 
-/// Octets of buffers [`POOL`] keeps at most: a few chunks of the default size.
+/// Octets of buffers [`POOL`] keeps at most by default: a few chunks of the default size.
 const POOL_OCTETS: usize = 2 << 20;
+
+/// Octets of buffers [`POOL`] keeps at most, as set by [`set_buffer_pool_limit`].
+static POOL_LIMIT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(POOL_OCTETS);
+
+/// Sets how many octets of chunk buffers the library keeps between messages, for the next
+/// messages of the process to reuse (default 2 MiB: a few buffers of the default chunk size).
+/// `0` turns the pool off and frees the buffers it holds.
+///
+/// The pool saves a short message the cost of having a large buffer mapped and zeroed anew;
+/// the buffers it keeps are wiped before they are kept. Whatever the setting, the output of
+/// every operation is the same.
+pub fn set_buffer_pool_limit(octets: usize) {
+    POOL_LIMIT.store(octets, std::sync::atomic::Ordering::Relaxed);
+    let mut pool = POOL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut held = pool.iter().map(|b| b.len()).fold(0usize, usize::saturating_add);
+    while !pool.is_empty() && held > octets {
+        held = held.saturating_sub(pool.remove(0).len());
+    }
+}
 
 /// A pooled buffer of exactly `len` octets, if there is one.
 fn pool_take(len: usize) -> Option<SecretVec> {
@@ -517,16 +542,23 @@ fn pool_take(len: usize) -> Option<SecretVec> {
     Some(pool.swap_remove(i))
 }
 
+/// Octets the pool holds now (for tests).
+#[cfg(test)]
+pub(crate) fn pool_held() -> usize {
+    POOL.lock().unwrap_or_else(std::sync::PoisonError::into_inner).iter().map(|b| b.len()).sum()
+}
+
 /// Keeps `buf`, wiped in bulk (its length stays), in [`POOL`]; the oldest buffers make room if
 /// needed. A buffer with spare capacity is not kept (it is dropped, and so wiped).
 fn pool_give(mut buf: SecretVec) {
-    if buf.capacity() != buf.len() || buf.len() > POOL_OCTETS {
+    let limit = POOL_LIMIT.load(std::sync::atomic::Ordering::Relaxed);
+    if buf.capacity() != buf.len() || buf.len() > limit {
         return;
     }
     zeroize::Zeroize::zeroize(buf.as_mut_slice());
     let mut pool = POOL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let mut held = pool.iter().map(|b| b.len()).fold(0usize, usize::saturating_add);
-    while !pool.is_empty() && held.saturating_add(buf.len()) > POOL_OCTETS {
+    while !pool.is_empty() && held.saturating_add(buf.len()) > limit {
         held = held.saturating_sub(pool.remove(0).len());
     }
     pool.push(buf);
@@ -782,5 +814,17 @@ mod tests {
             let _ = job.unwrap();
         }
         assert!(q.workers.is_empty());
+    }
+
+    #[test]
+    fn the_buffer_pool_can_be_turned_off() {
+        set_buffer_pool_limit(0);
+        pool_give(SecretVec::zeroed(1 << 12));
+        assert_eq!(pool_held(), 0);
+        assert!(pool_take(1 << 12).is_none());
+        set_buffer_pool_limit(POOL_OCTETS);
+        pool_give(SecretVec::zeroed(1 << 12));
+        // Kept (other tests may have taken it again since, so only what can be asserted).
+        assert!(pool_held() <= POOL_OCTETS);
     }
 }

@@ -1,0 +1,233 @@
+//! Looking at a certificate: its keys, their properties at a given time, its user IDs.
+//!
+//! Everything here evaluates self-signatures with the same rules as encryption and
+//! verification (see `select`), so what it reports is what those operations will do.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::time::SystemTime;
+
+use crate::crypto::PublicKeyAlgorithm;
+use crate::error::KeyProblem;
+use crate::key::cert::Cert;
+use crate::key::fingerprint::{Fingerprint, KeyId};
+use crate::key::sig::Signed;
+use crate::key::{flags, from_timestamp, to_timestamp};
+use crate::packet::key::PublicKeyPacket;
+use crate::packet::signature::{SignaturePacket, SignatureType};
+
+/// The key flags of a key (RFC 9580 §5.2.3.29): what its binding allows it to do.
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
+pub struct KeyFlags(u8);
+
+impl KeyFlags {
+    /// May make certifications (sign keys and user IDs).
+    #[must_use]
+    pub fn certify(self) -> bool {
+        self.0 & flags::CERTIFY != 0
+    }
+
+    /// May sign data.
+    #[must_use]
+    pub fn sign(self) -> bool {
+        self.0 & flags::SIGN != 0
+    }
+
+    /// May encrypt communications.
+    #[must_use]
+    pub fn encrypt_communications(self) -> bool {
+        self.0 & flags::ENCRYPT_COMMUNICATIONS != 0
+    }
+
+    /// May encrypt storage.
+    #[must_use]
+    pub fn encrypt_storage(self) -> bool {
+        self.0 & flags::ENCRYPT_STORAGE != 0
+    }
+
+    /// The flag names that are set, in RFC order ("certify", "sign", "encrypt-communications",
+    /// "encrypt-storage").
+    #[must_use]
+    pub fn names(self) -> Vec<&'static str> {
+        [
+            (self.certify(), "certify"),
+            (self.sign(), "sign"),
+            (self.encrypt_communications(), "encrypt-communications"),
+            (self.encrypt_storage(), "encrypt-storage"),
+        ]
+        .into_iter()
+        .filter_map(|(set, name)| set.then_some(name))
+        .collect()
+    }
+}
+
+impl fmt::Debug for KeyFlags {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.names()).finish()
+    }
+}
+
+/// One key of a certificate (the primary key or a subkey), from [`Cert::keys`].
+///
+/// Properties that depend on self-signatures are evaluated at a given time, as encryption and
+/// verification evaluate them.
+#[derive(Clone, Copy)]
+pub struct KeyInfo<'a> {
+    cert: &'a Cert,
+    /// `None` for the primary key, else the subkey's index.
+    subkey: Option<usize>,
+    key: &'a PublicKeyPacket,
+    fingerprint: Fingerprint,
+}
+
+impl fmt::Debug for KeyInfo<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("KeyInfo")
+            .field("fingerprint", &self.fingerprint)
+            .field("algorithm", &self.algorithm())
+            .field("primary", &self.is_primary())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> KeyInfo<'a> {
+    /// The key's fingerprint.
+    #[must_use]
+    pub fn fingerprint(&self) -> Fingerprint {
+        self.fingerprint
+    }
+
+    /// The key's key ID.
+    #[must_use]
+    pub fn key_id(&self) -> KeyId {
+        self.fingerprint.key_id()
+    }
+
+    /// The key's algorithm.
+    #[must_use]
+    pub fn algorithm(&self) -> PublicKeyAlgorithm {
+        self.key.algorithm
+    }
+
+    /// Is this the primary key?
+    #[must_use]
+    pub fn is_primary(&self) -> bool {
+        self.subkey.is_none()
+    }
+
+    /// The key's creation time.
+    #[must_use]
+    pub fn creation_time(&self) -> SystemTime {
+        from_timestamp(self.key.creation_time)
+    }
+
+    /// The binding self-signature in force at `t`, ignoring expiration and revocation.
+    fn binding_at(&self, t: u32) -> Option<&'a SignaturePacket> {
+        match self.subkey {
+            None => self.cert.primary_binding_at(t),
+            Some(i) => self.cert.subkey_binding_at(i, t),
+        }
+    }
+
+    /// The key flags its binding signature in force at `at` grants (empty without one).
+    #[must_use]
+    pub fn flags(&self, at: SystemTime) -> KeyFlags {
+        let binding = self.binding_at(to_timestamp(at));
+        KeyFlags(binding.and_then(|s| s.key_flags()).and_then(|f| f.first().copied()).unwrap_or(0))
+    }
+
+    /// When the key expires, as its binding signature in force at `at` says (`None`: never, or
+    /// no binding).
+    #[must_use]
+    pub fn expiration_time(&self, at: SystemTime) -> Option<SystemTime> {
+        let seconds = self.binding_at(to_timestamp(at))?.key_expiration().filter(|&e| e != 0)?;
+        Some(from_timestamp(self.key.creation_time.saturating_add(seconds)))
+    }
+
+    /// Is the key revoked at `at` (a revocation of the key itself; for a subkey, the primary
+    /// key's revocation is reported by the primary key's `KeyInfo`)?
+    #[must_use]
+    pub fn is_revoked(&self, at: SystemTime) -> bool {
+        let t = to_timestamp(at);
+        let primary = &self.cert.primary;
+        match self.subkey.and_then(|i| self.cert.subkeys.get(i)) {
+            None => crate::key::select::revoked(
+                self.cert,
+                &self.cert.primary_sigs,
+                SignatureType::KeyRevocation,
+                Signed::Key(primary),
+                t,
+            ),
+            Some(sub) => crate::key::select::revoked(
+                self.cert,
+                &sub.sigs,
+                SignatureType::SubkeyRevocation,
+                Signed::Subkey(primary, &sub.key),
+                t,
+            ),
+        }
+    }
+
+    /// Whether the key is usable at `at` (validly bound, not revoked or expired, and its
+    /// primary key too), and if not, why.
+    ///
+    /// # Errors
+    /// The [`KeyProblem`] that makes it unusable.
+    pub fn validity(&self, at: SystemTime) -> Result<(), KeyProblem> {
+        let t = to_timestamp(at);
+        if self.cert.key_at(&self.fingerprint, t).is_some() {
+            Ok(())
+        } else {
+            // Any flag: the question is validity, not capability.
+            Err(self.cert.key_problem(&self.fingerprint, t, 0xff))
+        }
+    }
+}
+
+impl Cert {
+    /// Every key of the certificate: the primary key first, then each subkey in order,
+    /// including subkeys that are not validly bound or use algorithms this crate does not
+    /// implement.
+    pub fn keys(&self) -> impl Iterator<Item = KeyInfo<'_>> + '_ {
+        let primary = KeyInfo { cert: self, subkey: None, key: &self.primary, fingerprint: self.fingerprint };
+        let subkeys = self.subkeys.iter().enumerate().map(|(i, s)| KeyInfo {
+            cert: self,
+            subkey: Some(i),
+            key: &s.key,
+            fingerprint: s.fingerprint,
+        });
+        std::iter::once(primary).chain(subkeys)
+    }
+
+    /// The user IDs as text (invalid UTF-8 replaced by U+FFFD), whether or not they are validly
+    /// bound; [`Cert::user_ids`] gives the exact octets.
+    pub fn user_id_strings(&self) -> impl Iterator<Item = Cow<'_, str>> + '_ {
+        self.user_ids().map(String::from_utf8_lossy)
+    }
+
+    /// The primary user ID at `at`: among the validly bound user IDs, the one whose newest
+    /// self-certification carries the Primary User ID flag (the newest such, if several), else
+    /// the one with the newest self-certification.
+    #[must_use]
+    pub fn primary_user_id(&self, at: SystemTime) -> Option<Cow<'_, str>> {
+        let t = to_timestamp(at);
+        (0..self.user_ids.len())
+            .filter_map(|i| Some((i, self.user_id_binding_at(i, t)?)))
+            .max_by_key(|(_, s)| (s.primary_user_id(), s.creation_time()))
+            .and_then(|(i, _)| self.user_ids.get(i))
+            .map(|u| String::from_utf8_lossy(u.user_id.as_bytes()))
+    }
+
+    /// When the certificate (its primary key) expires, as the self-signature in force at `at`
+    /// says; `None` if it never expires or has no valid self-signature then.
+    #[must_use]
+    pub fn expiration_time(&self, at: SystemTime) -> Option<SystemTime> {
+        self.keys().next().and_then(|k| k.expiration_time(at))
+    }
+
+    /// Is the certificate (its primary key) revoked at `at`?
+    #[must_use]
+    pub fn is_revoked(&self, at: SystemTime) -> bool {
+        self.keys().next().is_some_and(|k| k.is_revoked(at))
+    }
+}
