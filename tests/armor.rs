@@ -518,3 +518,28 @@ fn long_lines_with_blanks_read_in_linear_time() {
         assert!(out == data, "{threads} threads, 8 KiB buffers");
     }
 }
+
+/// The thread count does not change where the source is left: right after the END line, so a
+/// second armored block that follows can be read from it.
+#[test]
+fn into_inner_is_after_the_end_line_whatever_the_threads() {
+    let first: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
+    let mut w = ArmorWriter::new(Vec::new(), ArmorKind::Message).unwrap();
+    w.write_all(&first).unwrap();
+    let mut input = w.finish().unwrap();
+    let mut w = ArmorWriter::new(Vec::new(), ArmorKind::Signature).unwrap();
+    w.write_all(b"second block").unwrap();
+    let second = w.finish().unwrap();
+    input.extend_from_slice(&second);
+    for threads in [1, 2, 4] {
+        for buf in [512, 1 << 16] {
+            let mut r = ArmorReader::new(BufReader::with_capacity(buf, &input[..])).threads(threads);
+            let mut out = Vec::new();
+            let _ = r.read_to_end(&mut out).unwrap();
+            assert!(out == first, "{threads} threads, {buf}");
+            let mut rest = Vec::new();
+            let _ = r.into_inner().read_to_end(&mut rest).unwrap();
+            assert!(rest == second, "{threads} threads, {buf}: {} octets left", rest.len());
+        }
+    }
+}

@@ -238,10 +238,10 @@ struct Blocks {
     block_len: usize,
     /// The start of a line read after the last block's last line break (less than a block).
     carry: SecretVec,
-    /// No more is read from the source on this path: it ended or failed, or a block held a
-    /// `-`, which only the END line has (after it, the sequential reader would read no more,
-    /// and neither does this path: a live source need not end, nor fail, for the reader to
-    /// finish).
+    /// No more is read from the source on this path: it ended or failed, or it reached a `-`,
+    /// which only the END line has. The `-` and what follows it stay in the source, for the
+    /// one-line-at-a-time path to read exactly as far as it would have alone: whatever the
+    /// thread count, the source ends up right after the END line.
     stop: bool,
     /// The source's error, for the scanner to return after the text read before it.
     error: Option<io::Error>,
@@ -275,7 +275,7 @@ impl Blocks {
     /// Reads the next block of text: the carried-over start of a line, then the source until the
     /// block is full or reading stops (see [`Blocks::stop`]), cut after the last line break (the
     /// rest is carried over). `None` if there is nothing more.
-    fn read_block<R: Read>(&mut self, inner: &mut R) -> Option<DecodeJob> {
+    fn read_block<R: BufRead>(&mut self, inner: &mut R) -> Option<DecodeJob> {
         let block_len = if self.first { self.block_len.min(FIRST_BLOCK_TEXT_LEN) } else { self.block_len };
         self.first = false;
         let mut job = self.free.pop().unwrap_or_else(|| DecodeJob::new(block_len));
@@ -288,11 +288,26 @@ impl Blocks {
         self.carry.clear();
         let mut len = carried;
         while len < job.text.len() && !self.stop {
-            match inner.read(job.text.get_mut(len..).unwrap_or_default()) {
-                Ok(0) => self.stop = true,
-                Ok(n) => {
+            match inner.fill_buf() {
+                Ok([]) => self.stop = true,
+                Ok(available) => {
+                    let room = job.text.len().saturating_sub(len);
+                    let mut n = available.len().min(room);
+                    let new = available.get(..n).unwrap_or_default();
+                    if holds(new, b'-') {
+                        // Up to the line that holds the `-`: that line and the rest stay.
+                        let dash = new.iter().position(|&b| b == b'-').unwrap_or(n);
+                        n = new
+                            .get(..dash)
+                            .and_then(|t| t.iter().rposition(|&b| b == b'\n'))
+                            .map_or(0, |i| i.saturating_add(1));
+                        self.stop = true;
+                    }
                     let end = len.saturating_add(n).min(job.text.len());
-                    self.stop = job.text.get(len..end).is_some_and(|new| holds(new, b'-'));
+                    if let (Some(dst), Some(src)) = (job.text.get_mut(len..end), available.get(..n)) {
+                        dst.copy_from_slice(src);
+                    }
+                    inner.consume(n);
                     len = end;
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -451,8 +466,8 @@ impl<R: BufRead> ArmorReader<R> {
         self.kind.is_some()
     }
 
-    /// Returns the source. After the END line it is positioned right after that line, unless the
-    /// body was decoded on threads (see [Threads](Self#threads)), which read ahead.
+    /// Returns the source. After the END line it is positioned right after that line, whatever
+    /// the thread count.
     pub fn into_inner(self) -> R {
         self.inner
     }
