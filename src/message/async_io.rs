@@ -221,15 +221,23 @@ macro_rules! async_writer {
 }
 
 async_writer!(
-    /// [`EncryptWriter`] as a `futures-io` [`AsyncWrite`], from [`Encryptor::async_writer`]. See
-    /// the [module design](self) for its cost.
+    /// [`EncryptWriter`] as a `futures-io` [`AsyncWrite`] (feature `async`), from
+    /// [`Encryptor::async_writer`]; from tokio, through `tokio_util::compat`.
+    ///
+    /// The blocking writer runs on the calling task and writes into an internal spool, which
+    /// `poll_write`, `poll_flush` and `poll_close` drain into the sink before the writer takes
+    /// more (at most 64 KiB per `poll_write`). The cost is one more copy of the output; the
+    /// spool holds what one step of the blocking writer releases (a few chunks when its worker
+    /// threads deliver several at once), and is wiped as it is drained. [`finish`](Self::finish)
+    /// (or `poll_close`) is fallible as [`EncryptWriter::finish`] is; dropping the writer without
+    /// it leaves the output incomplete.
     AsyncEncryptWriter,
     EncryptWriter<Spool>
 );
 
 async_writer!(
-    /// [`InlineSignWriter`] as a `futures-io` [`AsyncWrite`], from
-    /// [`Signer::async_inline_writer`].
+    /// [`InlineSignWriter`] as a `futures-io` [`AsyncWrite`] (feature `async`), from
+    /// [`Signer::async_inline_writer`]; it works as [`AsyncEncryptWriter`] does.
     AsyncInlineSignWriter,
     InlineSignWriter<Spool>
 );
@@ -573,16 +581,26 @@ macro_rules! async_reader {
 }
 
 async_reader!(
-    /// [`DecryptReader`] as a `futures-io` [`AsyncRead`], from [`Decryptor::async_reader`]. The
-    /// blocking reader runs on a thread of its own (see the [module design](self)).
+    /// [`DecryptReader`] as a `futures-io` [`AsyncRead`] (feature `async`), from
+    /// [`Decryptor::async_reader`]; from tokio, through `tokio_util::compat`.
+    ///
+    /// The blocking reader runs on a thread of its own, fed through two bounded channels (4
+    /// pieces of at most 64 KiB each way), and wakes the task when it has taken input or
+    /// produced plaintext; parsing and decryption never block the executor. The cost is one
+    /// thread per stream and two more copies, and at most about 512 KiB in the channels beside
+    /// the blocking reader's own bound; every piece is wiped when it is consumed or dropped.
+    /// `poll_read` returns `Ok(0)` only once the blocking reader did (everything authenticated),
+    /// errors are the blocking reader's (recover them with [`Error::from_io`]), and
+    /// [`finish`](Self::finish) returns the same summary. Dropping the reader early (a cancelled
+    /// task) ends the thread, which drops the blocking reader and its buffers.
     AsyncDecryptReader,
     DecryptSummary,
     "Reads and discards what was not read, and returns what [`DecryptReader::finish`] returns."
 );
 
 async_reader!(
-    /// [`InlineVerifyReader`] as a `futures-io` [`AsyncRead`], from
-    /// [`Verifier::async_inline_reader`]. The blocking reader runs on a thread of its own.
+    /// [`InlineVerifyReader`] as a `futures-io` [`AsyncRead`] (feature `async`), from
+    /// [`Verifier::async_inline_reader`]; it works as [`AsyncDecryptReader`] does.
     AsyncInlineVerifyReader,
     Vec<Verification>,
     "Reads and discards what was not read, and returns what [`InlineVerifyReader::finish`] returns."
