@@ -681,6 +681,38 @@ mod tests {
         }
     }
 
+    /// A sink that is never ready: the spool keeps what the blocking writer produced.
+    struct Stuck;
+
+    impl AsyncWrite for Stuck {
+        fn poll_write(self: Pin<&mut Self>, _: &mut Context<'_>, _: &[u8]) -> Poll<io::Result<usize>> {
+            Poll::Pending
+        }
+
+        fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+            Poll::Pending
+        }
+
+        fn poll_close(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+            Poll::Pending
+        }
+    }
+
+    #[test]
+    fn a_dropped_writer_drops_its_spool() {
+        let key = KeyBuilder::new(Profile::Rfc9580).user_id("a").generate().unwrap();
+        // Inline-signed output carries the plaintext itself.
+        let mut w = Signer::new().key(key).async_inline_writer(Stuck).unwrap();
+        let mut cx = Context::from_waker(Waker::noop());
+        // The one-pass signature packets are in the spool, and the sink never takes them.
+        assert!(matches!(Pin::new(&mut w).poll_write(&mut cx, &[0x42; 3000]), Poll::Pending));
+        assert!(!lock(&w.core.spool.0).is_empty());
+        let spool = Arc::downgrade(&w.core.spool.0);
+        drop(w);
+        // Nothing else holds the spool: it was dropped, and it is zeroizing.
+        assert!(spool.upgrade().is_none());
+    }
+
     #[test]
     fn a_dropped_reader_stops_its_thread_and_drops_every_buffer() {
         let key = KeyBuilder::new(Profile::Rfc9580).user_id("a").generate().unwrap();
