@@ -179,6 +179,10 @@ pub use crate::message::verify::{
     BadReason, DetachedVerifier, InlineVerifyReader, UnverifiableReason, Verification, VerificationStatus,
     Verifier,
 };
+#[cfg(feature = "async")]
+pub use crate::message::{
+    AsyncDecryptReader, AsyncEncryptWriter, AsyncInlineSignWriter, AsyncInlineVerifyReader,
+};
 pub use crate::message::{
     DataFormat, DecryptReader, DecryptSummary, DecryptedWith, Decryptor, EncryptWriter, Encryptor, KeyStore,
     LiteralInfo, MessageInfo, Purpose, Recipient, Recipients,

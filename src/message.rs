@@ -6,6 +6,8 @@
 //! builders and streams on top of them.
 #![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
+#[cfg(feature = "async")]
+mod async_io;
 pub(crate) mod cleartext;
 mod decrypt;
 mod encrypt;
@@ -25,6 +27,8 @@ use std::io::{self, Write};
 use crate::armor::ArmorWriter;
 use crate::error::Result;
 
+#[cfg(feature = "async")]
+pub use async_io::{AsyncDecryptReader, AsyncEncryptWriter, AsyncInlineSignWriter, AsyncInlineVerifyReader};
 pub use decrypt::{DecryptReader, DecryptSummary, DecryptedWith, Decryptor};
 pub use encrypt::{EncryptWriter, Encryptor, Purpose, Recipients};
 pub use info::{DataFormat, LiteralInfo};

@@ -1,0 +1,740 @@
+//! `futures-io` adapters over the blocking streams (feature `async`): encryption, inline
+//! signing, decryption and inline verification from async code, with the same fallible
+//! `finish`, the same verdicts, the same errors and bounded memory. From tokio, wrap tokio's
+//! I/O types with `tokio_util::compat` (`.compat()`, `.compat_write()`).
+//!
+//! Design, and what it costs:
+//!
+//! - Writers ([`AsyncEncryptWriter`], [`AsyncInlineSignWriter`]): the blocking writer writes
+//!   into an internal spool, and `poll_write`, `poll_flush` and `poll_close` drain the spool
+//!   into the async sink before the blocking writer is given more (at most [`PIECE`] octets
+//!   per `poll_write`). Everything runs on the calling task; the cost is one more copy of the
+//!   output, and the spool holds at most what one step of the blocking writer releases (a few
+//!   chunks when its worker threads deliver several at once; all of them at `finish`).
+//! - Readers ([`AsyncDecryptReader`], [`AsyncInlineVerifyReader`]): the blocking reader runs on
+//!   a thread of its own, fed through two bounded channels ([`DEPTH`] pieces of at most
+//!   [`PIECE`] octets each way); the thread wakes the task when it has taken input or produced
+//!   output. The cost is one thread per stream and two more copies (input to the thread,
+//!   plaintext back), and at most about `2 * DEPTH * PIECE` octets in the channels besides the
+//!   blocking reader's own bound. Parsing and decryption may block that thread, never the
+//!   async executor.
+//!
+//! Every buffer that carries data between the two sides is wiped when it is emptied or
+//! dropped. Dropping an async stream before its end (a cancelled task) drops the channels; the
+//! thread then sees its source fail or its output refused, drops the blocking reader (which
+//! wipes its own buffers) and ends.
+
+use std::future::poll_fn;
+use std::io::{self, BufRead, Read, Write};
+use std::pin::Pin;
+use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, TrySendError, sync_channel};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll, Waker, ready};
+
+use futures_io::{AsyncRead, AsyncWrite};
+use zeroize::{Zeroize, Zeroizing};
+
+use crate::error::{Error, Poison, Result};
+use crate::message::sign::{InlineSignWriter, Signer};
+use crate::message::verify::{InlineVerifyReader, Verification, Verifier};
+use crate::message::{DecryptReader, DecryptSummary, Decryptor, EncryptWriter, Encryptor};
+
+/// The largest piece handed across at once: plaintext per `poll_write`, and each channel
+/// message of the readers.
+pub(crate) const PIECE: usize = 64 * 1024;
+
+/// Pieces each reader channel holds.
+pub(crate) const DEPTH: usize = 4;
+
+/// Locks, ignoring poisoning: the data under the lock is plain octets, valid at every point.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+// ------------------------------------------------------------------------------------------
+// Writers
+// ------------------------------------------------------------------------------------------
+
+/// The blocking writer's sink: output waiting for the async sink.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Spool(Arc<Mutex<Zeroizing<Vec<u8>>>>);
+
+impl Write for Spool {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        lock(&self.0).extend_from_slice(data);
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A blocking writer of this crate that the async writers drive.
+pub(crate) trait BlockingWriter: Write {
+    /// The blocking writer's `finish`.
+    fn finish_blocking(self) -> Result<()>;
+}
+
+impl BlockingWriter for EncryptWriter<Spool> {
+    fn finish_blocking(self) -> Result<()> {
+        self.finish().map(drop)
+    }
+}
+
+impl BlockingWriter for InlineSignWriter<Spool> {
+    fn finish_blocking(self) -> Result<()> {
+        self.finish().map(drop)
+    }
+}
+
+/// The machinery of the async writers.
+struct WriteCore<W, B> {
+    /// `None` once finished.
+    inner: Option<B>,
+    spool: Spool,
+    /// Octets of the spool already written to `sink`.
+    drained: usize,
+    sink: W,
+    poison: Poison,
+}
+
+impl<W: AsyncWrite + Unpin, B: BlockingWriter> WriteCore<W, B> {
+    fn new(inner: B, spool: Spool, sink: W) -> Self {
+        Self { inner: Some(inner), spool, drained: 0, sink, poison: Poison::default() }
+    }
+
+    /// Writes the spool to the sink; `Ready(Ok)` once it is empty (and wiped).
+    fn poll_drain(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let Self { spool, drained, sink, .. } = self;
+        let mut buf = lock(&spool.0);
+        while let Some(rest) = buf.get(*drained..).filter(|rest| !rest.is_empty()) {
+            match ready!(Pin::new(&mut *sink).poll_write(cx, rest)) {
+                Ok(0) => return Poll::Ready(Err(io::ErrorKind::WriteZero.into())),
+                Ok(n) => *drained = drained.saturating_add(n),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Poll::Ready(Err(e)),
+            }
+        }
+        buf.zeroize();
+        *drained = 0;
+        Poll::Ready(Ok(()))
+    }
+
+    /// A step that fails poisons the writer.
+    fn guard<T>(&mut self, r: Poll<io::Result<T>>) -> Poll<io::Result<T>> {
+        match r {
+            Poll::Ready(Err(e)) => Poll::Ready(Err(self.poison.set_io(e))),
+            other => other,
+        }
+    }
+
+    fn poll_write(&mut self, cx: &mut Context<'_>, data: &[u8]) -> Poll<io::Result<usize>> {
+        self.poison.check_io()?;
+        let drained = self.poll_drain(cx);
+        ready!(self.guard(drained))?;
+        let Some(inner) = self.inner.as_mut() else {
+            return Poll::Ready(Err(Error::InvalidArgument("write after finish").into()));
+        };
+        let piece = data.get(..PIECE).unwrap_or(data);
+        let written = Poll::Ready(inner.write(piece));
+        self.guard(written)
+    }
+
+    fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.poison.check_io()?;
+        let drained = self.poll_drain(cx);
+        ready!(self.guard(drained))?;
+        if let Some(inner) = self.inner.as_mut() {
+            let flushed = Poll::Ready(inner.flush());
+            ready!(self.guard(flushed))?;
+            let drained = self.poll_drain(cx);
+            ready!(self.guard(drained))?;
+        }
+        let flushed = Pin::new(&mut self.sink).poll_flush(cx);
+        self.guard(flushed)
+    }
+
+    /// Finishes the blocking writer, writes everything out and flushes the sink.
+    fn poll_finish(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.poison.check_io()?;
+        let drained = self.poll_drain(cx);
+        ready!(self.guard(drained))?;
+        if let Some(inner) = self.inner.take() {
+            let finished = Poll::Ready(inner.finish_blocking().map_err(io::Error::from));
+            ready!(self.guard(finished))?;
+            let drained = self.poll_drain(cx);
+            ready!(self.guard(drained))?;
+        }
+        let flushed = Pin::new(&mut self.sink).poll_flush(cx);
+        self.guard(flushed)
+    }
+
+    fn poll_close(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        ready!(self.poll_finish(cx))?;
+        let closed = Pin::new(&mut self.sink).poll_close(cx);
+        self.guard(closed)
+    }
+}
+
+macro_rules! async_writer {
+    ($(#[$meta:meta])* $name:ident, $blocking:ty) => {
+        $(#[$meta])*
+        #[must_use = "without `finish` (or `close`) the output is incomplete"]
+        pub struct $name<W> {
+            core: WriteCore<W, $blocking>,
+        }
+
+        impl<W> std::fmt::Debug for $name<W> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($name)).field("finished", &self.core.inner.is_none()).finish_non_exhaustive()
+            }
+        }
+
+        impl<W: AsyncWrite + Unpin> $name<W> {
+            /// Closes every layer as the blocking writer's `finish` does, writes all of it to
+            /// the sink, flushes the sink and returns it (without closing it).
+            ///
+            /// # Errors
+            /// The blocking writer's errors, and the sink's as [`Error::Io`].
+            pub async fn finish(mut self) -> Result<W> {
+                poll_fn(|cx| self.core.poll_finish(cx)).await.map_err(Error::from_io)?;
+                Ok(self.core.sink)
+            }
+        }
+
+        impl<W: AsyncWrite + Unpin> AsyncWrite for $name<W> {
+            fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, data: &[u8]) -> Poll<io::Result<usize>> {
+                self.get_mut().core.poll_write(cx, data)
+            }
+
+            fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+                self.get_mut().core.poll_flush(cx)
+            }
+
+            /// Finishes the stream (as [`finish`](Self::finish)), then closes the sink.
+            fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+                self.get_mut().core.poll_close(cx)
+            }
+        }
+    };
+}
+
+async_writer!(
+    /// [`EncryptWriter`] as a `futures-io` [`AsyncWrite`] (feature `async`), from
+    /// [`Encryptor::async_writer`]; from tokio, through `tokio_util::compat`.
+    ///
+    /// The blocking writer runs on the calling task and writes into an internal spool, which
+    /// `poll_write`, `poll_flush` and `poll_close` drain into the sink before the writer takes
+    /// more (at most 64 KiB per `poll_write`). The cost is one more copy of the output; the
+    /// spool holds what one step of the blocking writer releases (a few chunks when its worker
+    /// threads deliver several at once), and is wiped as it is drained. [`finish`](Self::finish)
+    /// (or `poll_close`) is fallible as [`EncryptWriter::finish`] is; dropping the writer without
+    /// it leaves the output incomplete.
+    AsyncEncryptWriter,
+    EncryptWriter<Spool>
+);
+
+async_writer!(
+    /// [`InlineSignWriter`] as a `futures-io` [`AsyncWrite`] (feature `async`), from
+    /// [`Signer::async_inline_writer`]; it works as [`AsyncEncryptWriter`] does.
+    AsyncInlineSignWriter,
+    InlineSignWriter<Spool>
+);
+
+impl Encryptor {
+    /// [`Encryptor::writer`] for an async sink (feature `async`).
+    ///
+    /// # Errors
+    /// As for [`Encryptor::writer`].
+    pub fn async_writer<W: AsyncWrite + Unpin>(self, sink: W) -> Result<AsyncEncryptWriter<W>> {
+        let spool = Spool::default();
+        let inner = self.writer(spool.clone())?;
+        Ok(AsyncEncryptWriter { core: WriteCore::new(inner, spool, sink) })
+    }
+}
+
+impl Signer {
+    /// [`Signer::inline_writer`] for an async sink (feature `async`).
+    ///
+    /// # Errors
+    /// As for [`Signer::inline_writer`].
+    pub fn async_inline_writer<W: AsyncWrite + Unpin>(self, sink: W) -> Result<AsyncInlineSignWriter<W>> {
+        let spool = Spool::default();
+        let inner = self.inline_writer(spool.clone())?;
+        Ok(AsyncInlineSignWriter { core: WriteCore::new(inner, spool, sink) })
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// Readers
+// ------------------------------------------------------------------------------------------
+
+/// Wakes the task waiting on a reader, if any.
+type Wake = Arc<Mutex<Option<Waker>>>;
+
+fn wake(w: &Wake) {
+    if let Some(waker) = lock(w).take() {
+        waker.wake();
+    }
+}
+
+/// What the task sends the thread.
+enum Input {
+    Data(Zeroizing<Vec<u8>>),
+    End,
+    Failed(io::Error),
+}
+
+/// What the thread sends the task.
+enum Output<T> {
+    Data(Zeroizing<Vec<u8>>),
+    /// The end: the blocking reader's `finish`, or the first error.
+    Done(Result<T>),
+}
+
+/// The blocking reader's source on the thread.
+struct ChannelSource {
+    rx: Receiver<Input>,
+    buf: Zeroizing<Vec<u8>>,
+    pos: usize,
+    ended: bool,
+    wake: Wake,
+}
+
+impl BufRead for ChannelSource {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        while self.pos >= self.buf.len() && !self.ended {
+            let input = self.rx.recv();
+            // Room in the channel: the task may have input waiting.
+            wake(&self.wake);
+            match input {
+                Ok(Input::Data(data)) => {
+                    self.buf = data;
+                    self.pos = 0;
+                }
+                Ok(Input::End) => self.ended = true,
+                Ok(Input::Failed(e)) => return Err(e),
+                Err(_) => {
+                    return Err(io::Error::new(io::ErrorKind::BrokenPipe, "the async stream was dropped"));
+                }
+            }
+        }
+        Ok(self.buf.get(self.pos..).unwrap_or_default())
+    }
+
+    fn consume(&mut self, amt: usize) {
+        self.pos = self.pos.saturating_add(amt).min(self.buf.len());
+    }
+}
+
+impl Read for ChannelSource {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        super::read_via_fill_buf(self, out)
+    }
+}
+
+/// The thread: opens the blocking reader on the channel, sends its plaintext piece by piece,
+/// then its `finish`.
+fn run<B: Read, T>(
+    open: impl FnOnce(ChannelSource) -> Result<B>,
+    finish: impl FnOnce(B) -> Result<T>,
+    source: ChannelSource,
+    tx: &SyncSender<Output<T>>,
+    wake_task: &Wake,
+) {
+    let send = |msg| {
+        let sent = tx.send(msg).is_ok();
+        wake(wake_task);
+        sent
+    };
+    let mut reader = match open(source) {
+        Ok(reader) => reader,
+        Err(e) => {
+            let _ = send(Output::Done(Err(e)));
+            return;
+        }
+    };
+    loop {
+        let mut piece = Zeroizing::new(vec![0u8; PIECE]);
+        match reader.read(&mut piece) {
+            Ok(0) => {
+                let _ = send(Output::Done(finish(reader)));
+                return;
+            }
+            Ok(n) => {
+                piece.truncate(n);
+                if !send(Output::Data(piece)) {
+                    return;
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                let _ = send(Output::Done(Err(Error::from_io(e))));
+                return;
+            }
+        }
+    }
+}
+
+/// The machinery of the async readers.
+struct ReadCore<R, T> {
+    source: R,
+    source_done: bool,
+    /// A piece read from `source` that the channel had no room for yet.
+    pending: Option<Input>,
+    to_thread: Option<SyncSender<Input>>,
+    from_thread: Receiver<Output<T>>,
+    /// Plaintext received and not yet read, from `pos`.
+    current: Zeroizing<Vec<u8>>,
+    pos: usize,
+    /// The blocking reader's `finish`, once it came.
+    result: Option<T>,
+    ended: bool,
+    poison: Poison,
+    read_buf: Zeroizing<Vec<u8>>,
+    wake: Wake,
+    /// Held by the thread until its last buffer is dropped.
+    #[cfg_attr(not(test), allow(dead_code, reason = "read only by the drop test"))]
+    alive: Arc<()>,
+}
+
+impl<R: AsyncRead + Unpin, T: Send + 'static> ReadCore<R, T> {
+    fn spawn<B: Read + 'static>(
+        source: R,
+        open: impl FnOnce(ChannelSource) -> Result<B> + Send + 'static,
+        finish: impl FnOnce(B) -> Result<T> + Send + 'static,
+    ) -> Result<Self> {
+        let (to_thread, rx) = sync_channel(DEPTH);
+        let (tx, from_thread) = sync_channel(DEPTH);
+        let wake = Wake::default();
+        let alive = Arc::new(());
+        let channel =
+            ChannelSource { rx, buf: Zeroizing::default(), pos: 0, ended: false, wake: Arc::clone(&wake) };
+        let (thread_wake, thread_alive) = (Arc::clone(&wake), Arc::clone(&alive));
+        let _ = std::thread::Builder::new()
+            .name("sixpgp-async".into())
+            .spawn(move || {
+                let _alive = thread_alive;
+                run(open, finish, channel, &tx, &thread_wake);
+            })
+            .map_err(Error::Io)?;
+        Ok(Self {
+            source,
+            source_done: false,
+            pending: None,
+            to_thread: Some(to_thread),
+            from_thread,
+            current: Zeroizing::default(),
+            pos: 0,
+            result: None,
+            ended: false,
+            poison: Poison::default(),
+            read_buf: Zeroizing::new(vec![0; PIECE]),
+            wake,
+            alive,
+        })
+    }
+
+    /// Takes what the thread sent; `true` if anything came.
+    fn receive(&mut self) -> io::Result<bool> {
+        match self.from_thread.try_recv() {
+            Ok(Output::Data(data)) => {
+                self.current = data;
+                self.pos = 0;
+                Ok(true)
+            }
+            Ok(Output::Done(Ok(t))) => {
+                self.result = Some(t);
+                self.ended = true;
+                Ok(true)
+            }
+            Ok(Output::Done(Err(e))) => Err(self.poison.set(e).into()),
+            Err(TryRecvError::Empty) => Ok(false),
+            Err(TryRecvError::Disconnected) => {
+                Err(self.poison.set(Error::Io(io::Error::other("the stream's thread ended early"))).into())
+            }
+        }
+    }
+
+    /// Reads the source and passes it on while the channel has room; `true` if anything moved.
+    fn feed(&mut self, cx: &mut Context<'_>) -> bool {
+        if self.pending.is_none() && !self.source_done {
+            match Pin::new(&mut self.source).poll_read(cx, &mut self.read_buf) {
+                Poll::Ready(Ok(0)) => {
+                    self.pending = Some(Input::End);
+                    self.source_done = true;
+                }
+                Poll::Ready(Ok(n)) => {
+                    let mut piece = Zeroizing::new(Vec::with_capacity(n));
+                    piece.extend_from_slice(self.read_buf.get(..n).unwrap_or_default());
+                    if let Some(read) = self.read_buf.get_mut(..n) {
+                        read.zeroize();
+                    }
+                    self.pending = Some(Input::Data(piece));
+                }
+                Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::Interrupted => return true,
+                Poll::Ready(Err(e)) => {
+                    self.pending = Some(Input::Failed(e));
+                    self.source_done = true;
+                }
+                Poll::Pending => {}
+            }
+        }
+        let (Some(input), Some(to_thread)) = (self.pending.take(), self.to_thread.as_ref()) else {
+            return false;
+        };
+        match to_thread.try_send(input) {
+            Ok(()) => true,
+            Err(TrySendError::Full(input)) => {
+                self.pending = Some(input);
+                false
+            }
+            // The thread is done with its input: what is left is not needed.
+            Err(TrySendError::Disconnected(_)) => {
+                self.to_thread = None;
+                false
+            }
+        }
+    }
+
+    fn poll_read(&mut self, cx: &mut Context<'_>, out: &mut [u8]) -> Poll<io::Result<usize>> {
+        self.poison.check_io()?;
+        loop {
+            if let Some(available) = self.current.get(self.pos..).filter(|a| !a.is_empty()) {
+                let n = available.len().min(out.len());
+                if let (Some(dst), Some(src)) = (out.get_mut(..n), available.get(..n)) {
+                    dst.copy_from_slice(src);
+                }
+                self.pos = self.pos.saturating_add(n);
+                return Poll::Ready(Ok(n));
+            }
+            if self.ended {
+                return Poll::Ready(Ok(0));
+            }
+            if self.receive()? || self.feed(cx) {
+                continue;
+            }
+            // Nothing moved: wait for the thread (or the source, which has our waker too).
+            *lock(&self.wake) = Some(cx.waker().clone());
+            if self.receive()? || self.feed(cx) {
+                continue;
+            }
+            return Poll::Pending;
+        }
+    }
+
+    /// Reads (and wipes) what the caller did not read, then returns the blocking reader's
+    /// `finish`.
+    fn poll_finish(&mut self, cx: &mut Context<'_>) -> Poll<Result<T>> {
+        let mut scratch = Zeroizing::new([0u8; 4096]);
+        loop {
+            self.current.zeroize();
+            self.pos = 0;
+            match self.poll_read(cx, &mut scratch[..]) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(Error::from_io(e))),
+                Poll::Ready(Ok(0)) => break,
+                Poll::Ready(Ok(_)) => {}
+            }
+        }
+        Poll::Ready(self.result.take().ok_or(Error::InvalidArgument("finish called twice")))
+    }
+}
+
+macro_rules! async_reader {
+    ($(#[$meta:meta])* $name:ident, $output:ty, $finish_doc:literal) => {
+        $(#[$meta])*
+        pub struct $name<R> {
+            core: ReadCore<R, $output>,
+        }
+
+        impl<R> std::fmt::Debug for $name<R> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($name)).field("ended", &self.core.ended).finish_non_exhaustive()
+            }
+        }
+
+        impl<R: AsyncRead + Unpin> $name<R> {
+            #[doc = $finish_doc]
+            ///
+            /// # Errors
+            /// As for reading: the first error the stream met.
+            pub async fn finish(mut self) -> Result<$output> {
+                poll_fn(|cx| self.core.poll_finish(cx)).await
+            }
+
+            #[cfg(test)]
+            #[allow(dead_code, reason = "the drop test uses one of the two readers")]
+            fn alive(&self) -> std::sync::Weak<()> {
+                Arc::downgrade(&self.core.alive)
+            }
+        }
+
+        impl<R: AsyncRead + Unpin> AsyncRead for $name<R> {
+            /// `Ok(0)` only once the blocking reader returned it: everything authenticated.
+            fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, out: &mut [u8]) -> Poll<io::Result<usize>> {
+                self.get_mut().core.poll_read(cx, out)
+            }
+        }
+    };
+}
+
+async_reader!(
+    /// [`DecryptReader`] as a `futures-io` [`AsyncRead`] (feature `async`), from
+    /// [`Decryptor::async_reader`]; from tokio, through `tokio_util::compat`.
+    ///
+    /// The blocking reader runs on a thread of its own, fed through two bounded channels (4
+    /// pieces of at most 64 KiB each way), and wakes the task when it has taken input or
+    /// produced plaintext; parsing and decryption never block the executor. The cost is one
+    /// thread per stream and two more copies, and at most about 512 KiB in the channels beside
+    /// the blocking reader's own bound; every piece is wiped when it is consumed or dropped.
+    /// `poll_read` returns `Ok(0)` only once the blocking reader did (everything authenticated),
+    /// errors are the blocking reader's (recover them with [`Error::from_io`]), and
+    /// [`finish`](Self::finish) returns the same summary. Dropping the reader early (a cancelled
+    /// task) ends the thread, which drops the blocking reader and its buffers.
+    AsyncDecryptReader,
+    DecryptSummary,
+    "Reads and discards what was not read, and returns what [`DecryptReader::finish`] returns."
+);
+
+async_reader!(
+    /// [`InlineVerifyReader`] as a `futures-io` [`AsyncRead`] (feature `async`), from
+    /// [`Verifier::async_inline_reader`]; it works as [`AsyncDecryptReader`] does.
+    AsyncInlineVerifyReader,
+    Vec<Verification>,
+    "Reads and discards what was not read, and returns what [`InlineVerifyReader::finish`] returns."
+);
+
+impl Decryptor {
+    /// [`Decryptor::reader`] for an async source (feature `async`). The decryptor is shared
+    /// with the stream's thread, so it comes in an `Arc` (clone one to decrypt many messages).
+    ///
+    /// # Errors
+    /// `Io` if the thread cannot be started. The errors of [`Decryptor::reader`] come from the
+    /// first read.
+    pub fn async_reader<R: AsyncRead + Unpin>(self: Arc<Self>, source: R) -> Result<AsyncDecryptReader<R>> {
+        let core = ReadCore::spawn(
+            source,
+            move |channel| self.reader(channel),
+            |reader: DecryptReader<ChannelSource>| reader.finish(),
+        )?;
+        Ok(AsyncDecryptReader { core })
+    }
+}
+
+impl Verifier {
+    /// [`Verifier::inline_reader`] for an async source (feature `async`).
+    ///
+    /// # Errors
+    /// `Io` if the thread cannot be started. The errors of [`Verifier::inline_reader`] come
+    /// from the first read.
+    pub fn async_inline_reader<R: AsyncRead + Unpin>(self, source: R) -> Result<AsyncInlineVerifyReader<R>> {
+        let core = ReadCore::spawn(
+            source,
+            move |channel| self.inline_reader(channel),
+            |reader: InlineVerifyReader<ChannelSource>| reader.finish(),
+        )?;
+        Ok(AsyncInlineVerifyReader { core })
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::arithmetic_side_effects, clippy::indexing_slicing, reason = "test code")]
+mod tests {
+    use std::task::Waker;
+    use std::time::{Duration, Instant};
+
+    use super::*;
+    use crate::key::{KeyBuilder, Profile};
+
+    /// An in-memory async source handing out `step` octets per poll.
+    struct Mem {
+        data: Vec<u8>,
+        pos: usize,
+        step: usize,
+    }
+
+    impl AsyncRead for Mem {
+        fn poll_read(
+            mut self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+            out: &mut [u8],
+        ) -> Poll<io::Result<usize>> {
+            let rest = self.data.get(self.pos..).unwrap_or_default();
+            let n = rest.len().min(out.len()).min(self.step);
+            out[..n].copy_from_slice(&rest[..n]);
+            self.pos += n;
+            Poll::Ready(Ok(n))
+        }
+    }
+
+    /// Polls `f` to completion on this thread (the reader's thread wakes nothing we wait on:
+    /// spin with a short sleep).
+    fn block_on<T>(mut f: impl FnMut(&mut Context<'_>) -> Poll<T>) -> T {
+        let mut cx = Context::from_waker(Waker::noop());
+        loop {
+            if let Poll::Ready(t) = f(&mut cx) {
+                return t;
+            }
+            std::thread::sleep(Duration::from_micros(50));
+        }
+    }
+
+    /// A sink that is never ready: the spool keeps what the blocking writer produced.
+    struct Stuck;
+
+    impl AsyncWrite for Stuck {
+        fn poll_write(self: Pin<&mut Self>, _: &mut Context<'_>, _: &[u8]) -> Poll<io::Result<usize>> {
+            Poll::Pending
+        }
+
+        fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+            Poll::Pending
+        }
+
+        fn poll_close(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+            Poll::Pending
+        }
+    }
+
+    #[test]
+    fn a_dropped_writer_drops_its_spool() {
+        let key = KeyBuilder::new(Profile::Rfc9580).user_id("a").generate().unwrap();
+        // Inline-signed output carries the plaintext itself.
+        let mut w = Signer::new().key(key).async_inline_writer(Stuck).unwrap();
+        let mut cx = Context::from_waker(Waker::noop());
+        // The one-pass signature packets are in the spool, and the sink never takes them.
+        assert!(matches!(Pin::new(&mut w).poll_write(&mut cx, &[0x42; 3000]), Poll::Pending));
+        assert!(!lock(&w.core.spool.0).is_empty());
+        let spool = Arc::downgrade(&w.core.spool.0);
+        drop(w);
+        // Nothing else holds the spool: it was dropped, and it is zeroizing.
+        assert!(spool.upgrade().is_none());
+    }
+
+    #[test]
+    fn a_dropped_reader_stops_its_thread_and_drops_every_buffer() {
+        let key = KeyBuilder::new(Profile::Rfc9580).user_id("a").generate().unwrap();
+        let cert = key.to_cert();
+        let plaintext = vec![0x5a; 3 * PIECE * DEPTH];
+        let mut w = Encryptor::new([cert]).chunk_size(4096).writer(Vec::new()).unwrap();
+        w.write_all(&plaintext).unwrap();
+        let message = w.finish().unwrap();
+
+        let decryptor = Arc::new(Decryptor::new([key]));
+        let mut r = decryptor.async_reader(Mem { data: message, pos: 0, step: 1000 }).unwrap();
+        let mut out = [0u8; 100];
+        let n = block_on(|cx| Pin::new(&mut r).poll_read(cx, &mut out)).unwrap();
+        assert!(n > 0);
+        let alive = r.alive();
+        drop(r);
+        // The thread ends (and with it the blocking reader and every queued piece, each of
+        // them zeroizing) once it notices: its input is gone and its output refused.
+        let start = Instant::now();
+        while alive.upgrade().is_some() {
+            assert!(start.elapsed() < Duration::from_secs(20), "the reader's thread is still running");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+}
