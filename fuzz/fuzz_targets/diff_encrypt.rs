@@ -47,7 +47,10 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
             assert_eq!(ours.good_signers, signers, "sixpgp's good signatures on {name}'s message");
             let (format, filename, _) = ours.literal.expect("sixpgp reports literal metadata");
             let want_format = if spec.format == b'b' { b'b' } else { b'u' };
-            assert_eq!((format, filename), (want_format, spec.filename.clone()), "literal metadata of {name}'s message");
+            // rPGP 0.21's MessageBuilder writes an empty file name whatever it is given (see
+            // README, "Disagreements").
+            let want_name = if direction == 1 { Vec::new() } else { spec.filename.clone() };
+            assert_eq!((format, filename), (want_format, want_name), "literal metadata of {name}'s message");
         }
     }
 });

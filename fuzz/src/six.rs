@@ -134,9 +134,13 @@ pub fn encrypt(spec: &MessageSpec) -> Result<Vec<u8>, String> {
     w.finish().map_err(|e| format!("{e:?}"))
 }
 
-/// sixpgp's view of the certificate in `data` (binary or armored).
+/// sixpgp's view of the certificate in `data` (binary or armored; a secret key is read as its
+/// certificate, as Sequoia's `Cert` does).
 pub fn cert(data: &[u8]) -> Result<CertView, String> {
-    let c = Cert::from_bytes(data).map_err(|e| format!("{e:?}"))?;
+    let c = match Cert::from_bytes(data) {
+        Ok(c) => c,
+        Err(e) => Tsk::from_bytes(data).map(|k| k.to_cert()).map_err(|_| format!("{e:?}"))?,
+    };
     let t = fixed_time();
     let mut subkeys: Vec<Vec<u8>> = c.subkey_fingerprints().map(|f| f.as_bytes().to_vec()).collect();
     subkeys.sort();
