@@ -15,20 +15,32 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let spec = MessageSpec::from_input(&mut input);
     let passwords: Vec<&str> = spec.passwords.iter().map(String::as_str).collect();
     let signers: Vec<usize> = spec.signer.into_iter().collect();
+    // A text signature over text with a CR not followed by LF: RFC 9580 §5.2.1.2 does not say
+    // whether a lone CR is a line ending, and the three disagree (README, "Disagreements"), so
+    // the verdicts are not compared; the plaintext still is.
+    let lone_cr = spec.format != b'b' && spec.plaintext.iter().enumerate().any(|(i, &b)| {
+        b == b'\r' && spec.plaintext.get(i + 1) != Some(&b'\n')
+    });
+    let check = |who: &str, good: &[usize]| {
+        if !lone_cr {
+            assert_eq!(good, &signers[..], "{who}");
+        }
+    };
     match direction {
         0 => {
             let message = six::encrypt(&spec).unwrap_or_else(|e| panic!("sixpgp cannot encrypt {spec:?}: {e}"));
             let own = six::decrypt_with(&message, &passwords, true)
                 .unwrap_or_else(|e| panic!("sixpgp cannot decrypt its own message: {e:?}"));
             assert_eq!(own.plaintext, spec.plaintext, "sixpgp round trip");
+            assert_eq!(own.good_signers, signers, "sixpgp's own signature");
             let by_sq = sq::decrypt_with(&message, &passwords, true)
                 .unwrap_or_else(|e| panic!("Sequoia cannot decrypt sixpgp's message: {e}"));
             assert!(by_sq.plaintext == spec.plaintext, "Sequoia reads another plaintext");
-            assert_eq!(by_sq.good_signers, signers, "Sequoia's good signatures");
+            check("Sequoia's good signatures", &by_sq.good_signers);
             if let Some(by_rpgp) = rpgp::decrypt_with(&message, &passwords, true) {
                 let by_rpgp = by_rpgp.unwrap_or_else(|e| panic!("rPGP cannot decrypt sixpgp's message: {e}"));
                 assert!(by_rpgp.plaintext == spec.plaintext, "rPGP reads another plaintext");
-                assert_eq!(by_rpgp.good_signers, signers, "rPGP's good signatures");
+                check("rPGP's good signatures", &by_rpgp.good_signers);
                 let expected = (spec.format, spec.filename.clone(), spec.date);
                 assert_eq!(by_rpgp.literal, Some(expected), "rPGP reads other literal metadata");
             }
@@ -44,7 +56,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
             let ours = six::decrypt_with(&message, &passwords, true)
                 .unwrap_or_else(|e| panic!("sixpgp cannot decrypt {name}'s message ({spec:?}): {e:?}"));
             assert!(ours.plaintext == spec.plaintext, "sixpgp reads another plaintext from {name}");
-            assert_eq!(ours.good_signers, signers, "sixpgp's good signatures on {name}'s message");
+            check(&format!("sixpgp's good signatures on {name}'s message"), &ours.good_signers);
             let (format, filename, _) = ours.literal.expect("sixpgp reports literal metadata");
             let want_format = if spec.format == b'b' { b'b' } else { b'u' };
             // rPGP 0.21's MessageBuilder writes an empty file name whatever it is given (see

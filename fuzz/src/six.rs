@@ -136,10 +136,10 @@ pub fn encrypt(spec: &MessageSpec) -> Result<Vec<u8>, String> {
 
 /// sixpgp's view of the certificate in `data` (binary or armored; a secret key is read as its
 /// certificate, as Sequoia's `Cert` does).
-pub fn cert(data: &[u8]) -> Result<CertView, String> {
+pub fn cert(data: &[u8]) -> Result<CertView, Refusal> {
     let c = match Cert::from_bytes(data) {
         Ok(c) => c,
-        Err(e) => Tsk::from_bytes(data).map(|k| k.to_cert()).map_err(|_| format!("{e:?}"))?,
+        Err(e) => Tsk::from_bytes(data).map(|k| k.to_cert()).map_err(|_| classify(&e))?,
     };
     let t = fixed_time();
     let mut subkeys: Vec<Vec<u8>> = c.subkey_fingerprints().map(|f| f.as_bytes().to_vec()).collect();
