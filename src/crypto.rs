@@ -6,7 +6,6 @@ pub(crate) mod accel;
 pub(crate) mod aead;
 pub(crate) mod aes_kw;
 pub(crate) mod ed25519;
-pub(crate) mod gcm;
 pub(crate) mod hash;
 pub(crate) mod hkdf;
 pub(crate) mod mldsa_ed25519;
@@ -27,16 +26,17 @@ pub(crate) mod x25519;
 #[must_use]
 pub fn backend() -> &'static str {
     if accel::available() {
-        "RustCrypto (aes with sixpgp's OCB, ml-kem, ml-dsa, sha2, sha3, argon2, eax) and dalek \
-         (ed25519-dalek, x25519-dalek); graviola for AES-GCM, X25519 and Ed25519 verification"
+        "RustCrypto (aes with sixpgp's OCB, aes-gcm for AES-192, ml-kem, ml-dsa, sha2, sha3, argon2, \
+         eax) and dalek (ed25519-dalek, x25519-dalek); graviola for AES-GCM, X25519 and Ed25519 \
+         verification"
     } else {
-        "RustCrypto (aes with sixpgp's OCB and GCM, polyval, ml-kem, ml-dsa, sha2, sha3, argon2, \
-         eax) and dalek (ed25519-dalek, x25519-dalek); graviola not in use"
+        "RustCrypto (aes with sixpgp's OCB, aes-gcm, ml-kem, ml-dsa, sha2, sha3, argon2, eax) and \
+         dalek (ed25519-dalek, x25519-dalek); graviola not in use"
     }
 }
 
 /// `a xor b` on 16-octet blocks, octet-wise (one vector XOR once compiled; inlined into the
-/// AES backends' bulk loops of OCB and GCM).
+/// AES backend's bulk loops of OCB).
 #[inline(always)]
 pub(crate) fn xor_block(a: &[u8; 16], b: &[u8; 16]) -> [u8; 16] {
     let mut out = [0u8; 16];

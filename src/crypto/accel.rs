@@ -2,8 +2,8 @@
 //! has what it needs; the portable RustCrypto and dalek code otherwise.
 //!
 //! Why: `graviola` interleaves CTR and GHASH in one pass of vector code, which a crate without
-//! `unsafe` (this one) cannot write, and `polyval`'s four-block GHASH is most of our own GCM's
-//! time; its X25519 and Ed25519 verification are also markedly faster than the dalek crates',
+//! `unsafe` (this one) cannot write, where `aes-gcm` makes one pass for CTR and another for
+//! GHASH; its X25519 and Ed25519 verification are also markedly faster than the dalek crates',
 //! and with two self-signature checks and one key agreement per recipient certificate, those
 //! are most of encrypting to many recipients. Its curve arithmetic is s2n-bignum's, with
 //! machine-checked proofs of functional correctness.
@@ -14,8 +14,8 @@
 //! own check once per process, and on x86_64 BMI2 and ADX as well (its curve code uses MULX
 //! and ADCX/ADOX); where they are missing (or on another target) every caller takes the
 //! portable path, so no input or CPU makes it panic. Both paths give identical results: the
-//! unit tests here compare them on random and edge-case inputs, and the portable path keeps its
-//! own vector tests. (In a debug build, `GRAVIOLA_CPU_DISABLE_aes=1` sends everything down the
+//! unit tests here compare them on random and edge-case inputs, and the GCM vector and failure
+//! tests (`crypto::aead`) run on whichever path is taken. (In a debug build, `GRAVIOLA_CPU_DISABLE_aes=1` sends everything down the
 //! portable path, and `GRAVIOLA_CPU_DISABLE_vaes=1` makes `graviola`'s GCM use its AES-NI/AVX2
 //! code; `.ci/run` runs the package's tests with the first and the crypto tests with the
 //! second, and lints the build without `graviola`, `--cfg sixpgp_portable`.)
@@ -37,25 +37,19 @@ pub(crate) use imp::*;
     not(sixpgp_portable)
 )))]
 mod imp {
-    use crate::crypto::gcm::TAG_LEN;
+    use crate::crypto::aead::{ChunkAead, TAG_LEN};
     use crate::crypto::secret::{Curve25519Secret, Secret32};
     use crate::error::Result;
 
     /// No assembly-backed GCM here (a value cannot exist).
     pub(crate) enum FastGcm {}
 
-    impl FastGcm {
-        pub(crate) fn encrypt_in_place(&self, _: &[u8], _: &[u8], _: &mut [u8]) -> Result<[u8; TAG_LEN]> {
+    impl ChunkAead for FastGcm {
+        fn seal(&self, _: &[u8], _: &[u8], _: &mut [u8]) -> Result<[u8; TAG_LEN]> {
             match *self {}
         }
 
-        pub(crate) fn decrypt_in_place(
-            &self,
-            _: &[u8],
-            _: &[u8],
-            _: &mut [u8],
-            _: &[u8; TAG_LEN],
-        ) -> Result<()> {
+        fn open(&self, _: &[u8], _: &[u8], _: &mut [u8], _: &[u8; TAG_LEN]) -> Result<()> {
             match *self {}
         }
     }
@@ -97,7 +91,7 @@ mod imp {
     use graviola::signing::eddsa::Ed25519VerifyingKey;
     use zeroize::Zeroize;
 
-    use crate::crypto::gcm::{self, NONCE_LEN, TAG_LEN};
+    use crate::crypto::aead::{ChunkAead, TAG_LEN};
     use crate::crypto::secret::{Curve25519Secret, Secret32};
     use crate::error::{Error, Result};
 
@@ -121,26 +115,21 @@ mod imp {
         graviola::util::is_cpu_supported() && extra
     }
 
-    /// Whether GCM allows a text of `len` octets (`graviola` does not check).
+    /// GCM's nonce length in OpenPGP: 96 bits.
+    const NONCE_LEN: usize = 12;
+
+    /// Whether GCM allows a text of `len` octets (`graviola` does not check; the limit is
+    /// the one `aes-gcm` applies on the portable path).
     fn text_fits(len: usize) -> bool {
-        u64::try_from(len).is_ok_and(|n| n <= gcm::MAX_TEXT_LEN)
+        u64::try_from(len).is_ok_and(|n| n <= aes_gcm::P_MAX)
     }
 
-    /// AES-GCM (SP 800-38D) with 96-bit nonces and 128-bit tags, as OpenPGP uses it: the same
-    /// contract as [`crate::crypto::gcm::Gcm`], on `graviola`.
+    /// AES-GCM (SP 800-38D) with 96-bit nonces and 128-bit tags, as OpenPGP uses it, on
+    /// `graviola`.
     pub(crate) struct FastGcm(AesGcm);
 
-    impl FastGcm {
-        /// Encrypts `buf` in place and returns the tag.
-        ///
-        /// # Errors
-        /// `InvalidArgument` for a nonce that is not 12 octets or a text longer than GCM allows.
-        pub(crate) fn encrypt_in_place(
-            &self,
-            nonce: &[u8],
-            ad: &[u8],
-            buf: &mut [u8],
-        ) -> Result<[u8; TAG_LEN]> {
+    impl ChunkAead for FastGcm {
+        fn seal(&self, nonce: &[u8], ad: &[u8], buf: &mut [u8]) -> Result<[u8; TAG_LEN]> {
             let nonce = <&[u8; NONCE_LEN]>::try_from(nonce)
                 .map_err(|_| Error::InvalidArgument("AEAD nonce length"))?;
             if !text_fits(buf.len()) {
@@ -151,17 +140,7 @@ mod imp {
             Ok(tag)
         }
 
-        /// Decrypts `buf` in place and checks `tag` (in constant time).
-        ///
-        /// # Errors
-        /// `Decrypt` on any failure (bad tag, bad nonce length, too long); `buf` is then zeroed.
-        pub(crate) fn decrypt_in_place(
-            &self,
-            nonce: &[u8],
-            ad: &[u8],
-            buf: &mut [u8],
-            tag: &[u8; TAG_LEN],
-        ) -> Result<()> {
+        fn open(&self, nonce: &[u8], ad: &[u8], buf: &mut [u8], tag: &[u8; TAG_LEN]) -> Result<()> {
             let opened = <&[u8; NONCE_LEN]>::try_from(nonce)
                 .ok()
                 .filter(|_| text_fits(buf.len()))
@@ -213,10 +192,12 @@ mod imp {
     #[allow(clippy::arithmetic_side_effects, clippy::indexing_slicing, reason = "test code")]
     mod tests {
         use aes::{Aes128, Aes256};
+        use aes_gcm::aead::KeyInit;
+        use aes_gcm::aead::consts::U12;
         use proptest::prelude::*;
 
         use super::*;
-        use crate::crypto::gcm::Gcm;
+        use crate::crypto::aead::RustCrypto;
         use crate::crypto::{ed25519, x25519};
 
         /// Whether these tests can compare anything: the development and CI machines have the
@@ -235,19 +216,21 @@ mod imp {
             available()
         }
 
-        /// `FastGcm` against our portable GCM (itself checked against the GCM specification's
-        /// test cases and `aes-gcm`): same ciphertext and tag, and each opens the other's.
+        /// `FastGcm` against `aes-gcm`, the portable path: same ciphertext and tag, and each
+        /// opens the other's.
         fn gcm_agrees(key: &[u8], nonce: &[u8; 12], ad: &[u8], data: &[u8]) {
             let fast = gcm(key).unwrap();
-            let (mut a, mut b) = (data.to_vec(), data.to_vec());
-            let ta = fast.encrypt_in_place(nonce, ad, &mut a).unwrap();
-            let tb = match key.len() {
-                16 => Gcm::<Aes128>::new(key).unwrap().encrypt_in_place(nonce, ad, &mut b).unwrap(),
-                _ => Gcm::<Aes256>::new(key).unwrap().encrypt_in_place(nonce, ad, &mut b).unwrap(),
+            let portable: Box<dyn ChunkAead> = match key.len() {
+                16 => Box::new(RustCrypto(aes_gcm::AesGcm::<Aes128, U12>::new_from_slice(key).unwrap())),
+                _ => Box::new(RustCrypto(aes_gcm::AesGcm::<Aes256, U12>::new_from_slice(key).unwrap())),
             };
+            let (mut a, mut b) = (data.to_vec(), data.to_vec());
+            let ta = fast.seal(nonce, ad, &mut a).unwrap();
+            let tb = portable.seal(nonce, ad, &mut b).unwrap();
             assert_eq!((&a, ta), (&b, tb));
-            fast.decrypt_in_place(nonce, ad, &mut a, &ta).unwrap();
-            assert_eq!(a, data);
+            fast.open(nonce, ad, &mut a, &tb).unwrap();
+            portable.open(nonce, ad, &mut b, &ta).unwrap();
+            assert_eq!((&a, &b), (&data.to_vec(), &data.to_vec()));
         }
 
         proptest! {
@@ -317,8 +300,8 @@ mod imp {
             }
             let fast = gcm(&[7; 32]).unwrap();
             let mut buf = vec![1u8; 100];
-            assert!(matches!(fast.encrypt_in_place(&[0; 15], b"", &mut buf), Err(Error::InvalidArgument(_))));
-            let tag = fast.encrypt_in_place(&[0; 12], b"ad", &mut buf).unwrap();
+            assert!(matches!(fast.seal(&[0; 15], b"", &mut buf), Err(Error::InvalidArgument(_))));
+            let tag = fast.seal(&[0; 12], b"ad", &mut buf).unwrap();
             for (nonce, ad, tag) in [
                 (&[0u8; 12][..], &b"ad"[..], {
                     let mut t = tag;
@@ -329,10 +312,10 @@ mod imp {
                 (&[0u8; 11][..], &b"ad"[..], tag),
             ] {
                 let mut copy = buf.clone();
-                assert!(matches!(fast.decrypt_in_place(nonce, ad, &mut copy, &tag), Err(Error::Decrypt)));
+                assert!(matches!(fast.open(nonce, ad, &mut copy, &tag), Err(Error::Decrypt)));
                 assert!(copy.iter().all(|&b| b == 0));
             }
-            // No AES-192 here: the caller takes the portable GCM.
+            // No AES-192 here: the caller takes `aes-gcm`.
             assert!(gcm(&[7; 24]).is_none());
         }
 

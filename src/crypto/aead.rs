@@ -2,26 +2,31 @@
 //! or GCM, 16-octet tags, detached and in place.
 //!
 //! One [`AeadCipher`] is built per message (or per SKESK) and used for every chunk, so the key
-//! schedule runs once.
+//! schedule runs once. Behind it is one [`ChunkAead`] per construction:
 //!
-//! OCB is our own [`crate::crypto::ocb::Ocb`] (RFC 7253 on the `aes` crate's multi-block API,
-//! faster than `ocb3` 0.2, which feeds AES one block at a time). AES-128-GCM and
-//! AES-256-GCM run on `graviola` where the CPU allows ([`crate::crypto::accel`], faster);
-//! otherwise, and for AES-192, on our own [`crate::crypto::gcm::Gcm`] (CTR and GHASH in
-//! one pass, where `aes-gcm` makes two). EAX comes from RustCrypto.
+//! - OCB is our own [`Ocb`] (RFC 7253 on the `aes` crate's multi-block API, faster than `ocb3`
+//!   0.2, which feeds AES one block at a time);
+//! - AES-128-GCM and AES-256-GCM run on `graviola` where the CPU allows ([`accel`], faster);
+//!   otherwise, and for AES-192, on `aes-gcm`;
+//! - EAX is RustCrypto's `eax`.
+//!
+//! The mode is chosen once per message, so a virtual call per chunk costs nothing next to the
+//! chunk's AES.
 //!
 //! Zeroization: the AES key schedules are wiped on drop (the `aes` crate's `zeroize` feature,
-//! and `graviola`'s own), and so are the GHASH keys and our OCB L table. `eax` 0.6 keeps
-//! a copy of the raw key that it does not wipe; it gives us no way to clear it without `unsafe`.
+//! and `graviola`'s own), and so are the GHASH keys (`aes-gcm`'s `zeroize` feature) and our OCB
+//! L table. `eax` 0.6 keeps a copy of the raw key that it does not wipe; it gives us no way to
+//! clear it without `unsafe`.
 
+use aes::cipher::{BlockCipherDecrypt, BlockCipherEncrypt, BlockSizeUser};
 use aes::{Aes128, Aes192, Aes256};
+use aes_gcm::AesGcm;
 use eax::Eax;
-use eax::aead::consts::U16;
+use eax::aead::consts::{U12, U16};
 use eax::aead::{AeadCore, AeadInOut, KeyInit};
 use zeroize::Zeroize;
 
-use crate::crypto::accel::{self, FastGcm};
-use crate::crypto::gcm::Gcm;
+use crate::crypto::accel;
 use crate::crypto::ocb::Ocb;
 use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm};
 use crate::error::{Error, Result, Unsupported};
@@ -32,25 +37,101 @@ pub(crate) const TAG_LEN: usize = 16;
 /// OCB's nonce length in OpenPGP.
 const OCB_NONCE_LEN: usize = 15;
 
-/// The concrete cipher, boxed: built once per message, and the OCB state is large.
-enum Inner {
-    Aes128Eax(Box<Eax<Aes128>>),
-    Aes192Eax(Box<Eax<Aes192>>),
-    Aes256Eax(Box<Eax<Aes256>>),
-    Aes128Ocb(Box<Ocb<Aes128>>),
-    Aes192Ocb(Box<Ocb<Aes192>>),
-    Aes256Ocb(Box<Ocb<Aes256>>),
-    Aes128Gcm(Box<Gcm<Aes128>>),
-    Aes192Gcm(Box<Gcm<Aes192>>),
-    Aes256Gcm(Box<Gcm<Aes256>>),
-    /// AES-128-GCM or AES-256-GCM on `graviola`, where the CPU allows (see `accel`).
-    FastGcm(Box<FastGcm>),
+/// One keyed AEAD with 16-octet tags, encrypting and decrypting in place with detached tags.
+pub(crate) trait ChunkAead: Send + Sync {
+    /// Encrypts `buf` in place and returns the tag.
+    ///
+    /// # Errors
+    /// `InvalidArgument` if `nonce` does not have the mode's nonce length or the input is longer
+    /// than the mode allows.
+    fn seal(&self, nonce: &[u8], ad: &[u8], buf: &mut [u8]) -> Result<[u8; TAG_LEN]>;
+
+    /// Decrypts `buf` in place after checking `tag`, in constant time.
+    ///
+    /// # Errors
+    /// `Decrypt` on any failure (bad tag, wrong nonce length, too long); `buf` is then zeroed,
+    /// so that no unauthenticated plaintext escapes.
+    fn open(&self, nonce: &[u8], ad: &[u8], buf: &mut [u8], tag: &[u8; TAG_LEN]) -> Result<()>;
+}
+
+/// Any RustCrypto AEAD with 16-octet tags (`eax`, `aes-gcm`).
+pub(crate) struct RustCrypto<A>(pub(crate) A);
+
+impl<A: AeadInOut + AeadCore<TagSize = U16> + Send + Sync> ChunkAead for RustCrypto<A> {
+    fn seal(&self, nonce: &[u8], ad: &[u8], buf: &mut [u8]) -> Result<[u8; TAG_LEN]> {
+        let nonce = <&eax::aead::Nonce<A>>::try_from(nonce)
+            .map_err(|_| Error::InvalidArgument("AEAD nonce length"))?;
+        let tag = self
+            .0
+            .encrypt_inout_detached(nonce, ad, buf.into())
+            .map_err(|_| Error::InvalidArgument("AEAD input too long"))?;
+        Ok(tag.into())
+    }
+
+    fn open(&self, nonce: &[u8], ad: &[u8], buf: &mut [u8], tag: &[u8; TAG_LEN]) -> Result<()> {
+        let result = match <&eax::aead::Nonce<A>>::try_from(nonce) {
+            Ok(nonce) => self.0.decrypt_inout_detached(nonce, ad, buf.into(), tag.into()),
+            Err(_) => Err(eax::aead::Error),
+        };
+        // `aes-gcm` 0.11 checks the tag before it decrypts and `eax` likewise, but neither
+        // promises it: wiped either way.
+        result.map_err(|_| {
+            buf.zeroize();
+            Error::Decrypt
+        })
+    }
+}
+
+/// Our OCB, with OpenPGP's nonce of exactly 15 octets (RFC 9580 §5.13.4; `Ocb` itself accepts
+/// the 1..=15 octets of RFC 7253). `Ocb` wipes `buf` when its tag check fails.
+impl<C> ChunkAead for Ocb<C>
+where
+    C: BlockCipherEncrypt + BlockCipherDecrypt + BlockSizeUser<BlockSize = U16> + KeyInit + Send + Sync,
+{
+    fn seal(&self, nonce: &[u8], ad: &[u8], buf: &mut [u8]) -> Result<[u8; TAG_LEN]> {
+        if nonce.len() != OCB_NONCE_LEN {
+            return Err(Error::InvalidArgument("AEAD nonce length"));
+        }
+        self.encrypt_in_place(nonce, ad, buf)
+    }
+
+    fn open(&self, nonce: &[u8], ad: &[u8], buf: &mut [u8], tag: &[u8; TAG_LEN]) -> Result<()> {
+        if nonce.len() != OCB_NONCE_LEN {
+            buf.zeroize();
+            return Err(Error::Decrypt);
+        }
+        self.decrypt_in_place(nonce, ad, buf, tag)
+    }
+}
+
+/// A RustCrypto AEAD keyed with `key`, boxed.
+fn rustcrypto<A>(key: &[u8]) -> Result<Box<dyn ChunkAead>>
+where
+    A: KeyInit + AeadInOut + AeadCore<TagSize = U16> + Send + Sync + 'static,
+{
+    let a = A::new_from_slice(key).map_err(|_| Error::InvalidArgument("AEAD key length"))?;
+    Ok(Box::new(RustCrypto(a)))
+}
+
+/// Our OCB keyed with `key`, boxed.
+fn ocb<C>(key: &[u8]) -> Result<Box<dyn ChunkAead>>
+where
+    C: BlockCipherEncrypt
+        + BlockCipherDecrypt
+        + BlockSizeUser<BlockSize = U16>
+        + KeyInit
+        + Send
+        + Sync
+        + 'static,
+{
+    Ok(Box::new(Ocb::<C>::new(key)?))
 }
 
 /// An AES-based AEAD cipher keyed once, encrypting and decrypting in place with detached
 /// 16-octet tags.
 pub(crate) struct AeadCipher {
-    inner: Inner,
+    /// Boxed: built once per message, and the OCB state is large.
+    inner: Box<dyn ChunkAead>,
     aead: AeadAlgorithm,
 }
 
@@ -58,69 +139,6 @@ impl std::fmt::Debug for AeadCipher {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AeadCipher").field("aead", &self.aead).finish_non_exhaustive()
     }
-}
-
-fn key_init<A: KeyInit>(key: &[u8]) -> Result<A> {
-    A::new_from_slice(key).map_err(|_| Error::InvalidArgument("AEAD key length"))
-}
-
-/// Encrypts `buf` in place with any RustCrypto AEAD that has 16-octet tags.
-fn seal<A: AeadInOut + AeadCore<TagSize = U16>>(
-    a: &A,
-    nonce: &[u8],
-    ad: &[u8],
-    buf: &mut [u8],
-) -> Result<[u8; TAG_LEN]> {
-    let nonce =
-        <&eax::aead::Nonce<A>>::try_from(nonce).map_err(|_| Error::InvalidArgument("AEAD nonce length"))?;
-    let tag = a
-        .encrypt_inout_detached(nonce, ad, buf.into())
-        .map_err(|_| Error::InvalidArgument("AEAD input too long"))?;
-    Ok(tag.into())
-}
-
-/// Decrypts `buf` in place; on any failure the buffer is wiped so that no unauthenticated
-/// plaintext (OCB decrypts before it checks) can escape.
-fn open<A: AeadInOut + AeadCore<TagSize = U16>>(
-    a: &A,
-    nonce: &[u8],
-    ad: &[u8],
-    buf: &mut [u8],
-    tag: &[u8; TAG_LEN],
-) -> Result<()> {
-    let result = match <&eax::aead::Nonce<A>>::try_from(nonce) {
-        Ok(nonce) => a.decrypt_inout_detached(nonce, ad, buf.into(), tag.into()),
-        Err(_) => Err(eax::aead::Error),
-    };
-    result.map_err(|_| {
-        buf.zeroize();
-        Error::Decrypt
-    })
-}
-
-/// OpenPGP's OCB nonce is exactly 15 octets (RFC 9580 §5.13.4); `Ocb` itself accepts the
-/// 1..=15 octets of RFC 7253.
-fn ocb_nonce(nonce: &[u8]) -> Result<&[u8]> {
-    if nonce.len() == OCB_NONCE_LEN { Ok(nonce) } else { Err(Error::InvalidArgument("AEAD nonce length")) }
-}
-
-/// Runs `$ocb` for our OCB, `$gcm` for our GCM and `$e` for the RustCrypto ciphers, with `$a`
-/// bound to the cipher.
-macro_rules! dispatch {
-    ($self:expr, $a:ident => ocb: $ocb:expr, gcm: $gcm:expr, rustcrypto: $e:expr) => {
-        match &$self.inner {
-            Inner::Aes128Ocb($a) => $ocb,
-            Inner::Aes192Ocb($a) => $ocb,
-            Inner::Aes256Ocb($a) => $ocb,
-            Inner::Aes128Gcm($a) => $gcm,
-            Inner::Aes192Gcm($a) => $gcm,
-            Inner::Aes256Gcm($a) => $gcm,
-            Inner::FastGcm($a) => $gcm,
-            Inner::Aes128Eax($a) => $e,
-            Inner::Aes192Eax($a) => $e,
-            Inner::Aes256Eax($a) => $e,
-        }
-    };
 }
 
 impl AeadCipher {
@@ -143,28 +161,27 @@ impl AeadCipher {
     /// `Unsupported(SymmetricAlgorithm|AeadAlgorithm)` for anything but AES with EAX, OCB or GCM;
     /// `InvalidArgument` if `key` does not have the cipher's key length.
     pub(crate) fn new(sym: SymmetricAlgorithm, aead: AeadAlgorithm, key: &[u8]) -> Result<Self> {
-        let unsupported_aead = || Error::Unsupported(Unsupported::AeadAlgorithm(aead.into()));
-        // `accel::gcm` takes AES-128 and AES-256 keys only; AES-192 goes to our own GCM below.
+        // `accel::gcm` takes AES-128 and AES-256 keys only; AES-192 goes to `aes-gcm` below.
         if aead == AeadAlgorithm::Gcm
             && Some(key.len()) == sym.key_len()
             && let Some(fast) = accel::gcm(key)
         {
-            return Ok(Self { inner: Inner::FastGcm(fast), aead });
+            return Ok(Self { inner: fast, aead });
         }
         let inner = match (sym, aead) {
-            (SymmetricAlgorithm::Aes128, AeadAlgorithm::Eax) => Inner::Aes128Eax(Box::new(key_init(key)?)),
-            (SymmetricAlgorithm::Aes192, AeadAlgorithm::Eax) => Inner::Aes192Eax(Box::new(key_init(key)?)),
-            (SymmetricAlgorithm::Aes256, AeadAlgorithm::Eax) => Inner::Aes256Eax(Box::new(key_init(key)?)),
-            (SymmetricAlgorithm::Aes128, AeadAlgorithm::Ocb) => Inner::Aes128Ocb(Box::new(Ocb::new(key)?)),
-            (SymmetricAlgorithm::Aes192, AeadAlgorithm::Ocb) => Inner::Aes192Ocb(Box::new(Ocb::new(key)?)),
-            (SymmetricAlgorithm::Aes256, AeadAlgorithm::Ocb) => Inner::Aes256Ocb(Box::new(Ocb::new(key)?)),
-            (SymmetricAlgorithm::Aes128, AeadAlgorithm::Gcm) => Inner::Aes128Gcm(Box::new(Gcm::new(key)?)),
-            (SymmetricAlgorithm::Aes192, AeadAlgorithm::Gcm) => Inner::Aes192Gcm(Box::new(Gcm::new(key)?)),
-            (SymmetricAlgorithm::Aes256, AeadAlgorithm::Gcm) => Inner::Aes256Gcm(Box::new(Gcm::new(key)?)),
+            (SymmetricAlgorithm::Aes128, AeadAlgorithm::Eax) => rustcrypto::<Eax<Aes128>>(key)?,
+            (SymmetricAlgorithm::Aes192, AeadAlgorithm::Eax) => rustcrypto::<Eax<Aes192>>(key)?,
+            (SymmetricAlgorithm::Aes256, AeadAlgorithm::Eax) => rustcrypto::<Eax<Aes256>>(key)?,
+            (SymmetricAlgorithm::Aes128, AeadAlgorithm::Ocb) => ocb::<Aes128>(key)?,
+            (SymmetricAlgorithm::Aes192, AeadAlgorithm::Ocb) => ocb::<Aes192>(key)?,
+            (SymmetricAlgorithm::Aes256, AeadAlgorithm::Ocb) => ocb::<Aes256>(key)?,
+            (SymmetricAlgorithm::Aes128, AeadAlgorithm::Gcm) => rustcrypto::<AesGcm<Aes128, U12>>(key)?,
+            (SymmetricAlgorithm::Aes192, AeadAlgorithm::Gcm) => rustcrypto::<AesGcm<Aes192, U12>>(key)?,
+            (SymmetricAlgorithm::Aes256, AeadAlgorithm::Gcm) => rustcrypto::<AesGcm<Aes256, U12>>(key)?,
             (SymmetricAlgorithm::Unknown(s), _) => {
                 return Err(Error::Unsupported(Unsupported::SymmetricAlgorithm(s)));
             }
-            _ => return Err(unsupported_aead()),
+            _ => return Err(Error::Unsupported(Unsupported::AeadAlgorithm(aead.into()))),
         };
         Ok(Self { inner, aead })
     }
@@ -175,7 +192,7 @@ impl AeadCipher {
     /// `InvalidArgument` if `nonce` does not have the mode's nonce length or the input is longer
     /// than the mode allows.
     pub(crate) fn encrypt_in_place(&self, nonce: &[u8], ad: &[u8], buf: &mut [u8]) -> Result<[u8; TAG_LEN]> {
-        dispatch!(self, a => ocb: ocb_nonce(nonce).and_then(|n| a.encrypt_in_place(n, ad, buf)), gcm: a.encrypt_in_place(nonce, ad, buf), rustcrypto: seal(&**a, nonce, ad, buf))
+        self.inner.seal(nonce, ad, buf)
     }
 
     /// Decrypts `buf` in place after checking `tag`.
@@ -189,7 +206,7 @@ impl AeadCipher {
         buf: &mut [u8],
         tag: &[u8; TAG_LEN],
     ) -> Result<()> {
-        dispatch!(self, a => ocb: ocb_nonce(nonce).map_err(|_| Error::Decrypt).and_then(|n| a.decrypt_in_place(n, ad, buf, tag)), gcm: a.decrypt_in_place(nonce, ad, buf, tag), rustcrypto: open(&**a, nonce, ad, buf, tag))
+        self.inner.open(nonce, ad, buf, tag)
     }
 }
 
@@ -202,11 +219,11 @@ mod tests {
     }
 
     /// RFC 7253 Appendix A, AES-128, 128-bit tags, the first five sample results. These use
-    /// 12-octet nonces, so they run through the same `seal`/`open` helpers with a U12 OCB.
+    /// 12-octet nonces, so they run through the RustCrypto wrapper with a U12 `ocb3`.
     #[test]
     fn rfc7253_ocb_samples() {
         let key = h("000102030405060708090a0b0c0d0e0f");
-        let ocb: ocb3::Ocb3<Aes128, eax::aead::consts::U12, U16> = key_init(&key).unwrap();
+        let ocb = RustCrypto(ocb3::Ocb3::<Aes128, U12, U16>::new_from_slice(&key).unwrap());
         let cases = [
             ("bbaa99887766554433221100", "", "", "785407bfffc8ad9edcc5520ac9111ee6"),
             (
@@ -232,12 +249,12 @@ mod tests {
         for (nonce, ad, pt, ct) in cases {
             let (nonce, ad, pt, ct) = (h(nonce), h(ad), h(pt), h(ct));
             let mut buf = pt.clone();
-            let tag = seal(&ocb, &nonce, &ad, &mut buf).unwrap();
+            let tag = ocb.seal(&nonce, &ad, &mut buf).unwrap();
             buf.extend_from_slice(&tag);
             assert_eq!(buf, ct);
             let (body, tag) = ct.split_at(ct.len() - 16);
             let mut body = body.to_vec();
-            open(&ocb, &nonce, &ad, &mut body, tag.try_into().unwrap()).unwrap();
+            ocb.open(&nonce, &ad, &mut body, tag.try_into().unwrap()).unwrap();
             assert_eq!(body, pt);
         }
     }
@@ -285,6 +302,93 @@ mod tests {
         }
     }
 
+    fn gcm_case(key: &str, iv: &str, pt: &str, ad: &str, ct: &str, tag: &str) {
+        let sym = match key.len() {
+            32 => SymmetricAlgorithm::Aes128,
+            48 => SymmetricAlgorithm::Aes192,
+            _ => SymmetricAlgorithm::Aes256,
+        };
+        let gcm = AeadCipher::new(sym, AeadAlgorithm::Gcm, &h(key)).unwrap();
+        let (iv, pt, ad, ct, tag) = (h(iv), h(pt), h(ad), h(ct), h(tag));
+        let mut buf = pt.clone();
+        let t = gcm.encrypt_in_place(&iv, &ad, &mut buf).unwrap();
+        assert_eq!(buf, ct);
+        assert_eq!(t.as_slice(), tag);
+        gcm.decrypt_in_place(&iv, &ad, &mut buf, &t).unwrap();
+        assert_eq!(buf, pt);
+    }
+
+    /// The GCM specification's test cases (McGrew and Viega, "The Galois/Counter Mode of
+    /// Operation", Appendix B) with 96-bit IVs: 1-4 (AES-128), 7-10 (AES-192), 13-16 (AES-256),
+    /// on whichever path `AeadCipher` takes (`graviola` or `aes-gcm`).
+    #[test]
+    fn gcm_spec_test_cases() {
+        let p = "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b391aafd255";
+        let p60 = &p[..120];
+        let a = "feedfacedeadbeeffeedfacedeadbeefabaddad2";
+        let iv = "cafebabefacedbaddecaf888";
+        let k128 = "feffe9928665731c6d6a8f9467308308";
+        let k192 = "feffe9928665731c6d6a8f9467308308feffe9928665731c";
+        let k256 = "feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308";
+        let z12 = "000000000000000000000000";
+        let z16 = "00000000000000000000000000000000";
+        gcm_case(z16, z12, "", "", "", "58e2fccefa7e3061367f1d57a4e7455a");
+        gcm_case(z16, z12, z16, "", "0388dace60b6a392f328c2b971b2fe78", "ab6e47d42cec13bdf53a67b21257bddf");
+        let c3 = "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091473f5985";
+        gcm_case(k128, iv, p, "", c3, "4d5c2af327cd64a62cf35abd2ba6fab4");
+        gcm_case(k128, iv, p60, a, &c3[..120], "5bc94fbc3221a5db94fae95ae7121a47");
+        let z24 = "000000000000000000000000000000000000000000000000";
+        gcm_case(z24, z12, "", "", "", "cd33b28ac773f74ba00ed1f312572435");
+        gcm_case(z24, z12, z16, "", "98e7247c07f0fe411c267e4384b0f600", "2ff58d80033927ab8ef4d4587514f0fb");
+        let c9 = "3980ca0b3c00e841eb06fac4872a2757859e1ceaa6efd984628593b40ca1e19c7d773d00c144c525ac619d18c84a3f4718e2448b2fe324d9ccda2710acade256";
+        gcm_case(k192, iv, p, "", c9, "9924a7c8587336bfb118024db8674a14");
+        gcm_case(k192, iv, p60, a, &c9[..120], "2519498e80f1478f37ba55bd6d27618c");
+        let z32 = "0000000000000000000000000000000000000000000000000000000000000000";
+        gcm_case(z32, z12, "", "", "", "530f8afbc74536b9a963b4f1c4cb738b");
+        gcm_case(z32, z12, z16, "", "cea7403d4d606b6e074ec5d3baf39d18", "d0d1c8a799996bf0265b98b5d48ab919");
+        let c15 = "522dc1f099567d07f47f37a32a84427d643a8cdcbfe5c0c97598a2bd2555d1aa8cb08e48590dbb3da7b08b1056828838c5f61e6393ba7a0abcc9f662898015ad";
+        gcm_case(k256, iv, p, "", c15, "b094dac5d93471bdec1a502270e3cc6c");
+        gcm_case(k256, iv, p60, a, &c15[..120], "76fc6ece0f4e1768cddf8853bb2d551b");
+    }
+
+    /// A long GCM message (65 536 blocks and a partial one; the largest SEIPDv2 chunk is 4 MiB)
+    /// against a second implementation: SHA-256 of the ciphertext and the tag from OpenSSL
+    /// (Python `cryptography`'s AESGCM), for every key size.
+    #[test]
+    fn gcm_long_message_matches_openssl() {
+        use sha2::Digest;
+        let data: Vec<u8> = (0..(1u32 << 20) + 13).map(|i| (i % 251) as u8).collect();
+        let ad = b"\xd2\x02\x09\x03\x10";
+        let cases = [
+            (
+                SymmetricAlgorithm::Aes128,
+                "02b1fab7b89bc9120d34e09b08a66183b314fe0b43bac2e9eeba107ff18d541d",
+                "7a9450d3b35617d29143a57bb386e93b",
+            ),
+            (
+                SymmetricAlgorithm::Aes192,
+                "7d792837fb64c74c1e6877f40ff6d164d8487b0c8fa46832f54827347896bfb6",
+                "0b4363bfbb63d9cec8a8178a1ccee53a",
+            ),
+            (
+                SymmetricAlgorithm::Aes256,
+                "a828ac91ccdd57630467efae613eb93f7843b190bd902550747df0d0618ab917",
+                "c212164b9a4b64eadda2151c3dfc7664",
+            ),
+        ];
+        for (sym, ct_sha256, tag) in cases {
+            let gcm = AeadCipher::new(sym, AeadAlgorithm::Gcm, &vec![9u8; sym.key_len().unwrap()]).unwrap();
+            let mut buf = data.clone();
+            let t = gcm.encrypt_in_place(&[0xff; 12], ad, &mut buf).unwrap();
+            assert_eq!(hex::encode(sha2::Sha256::digest(&buf)), ct_sha256, "{sym:?}");
+            assert_eq!(hex::encode(t), tag, "{sym:?}");
+            gcm.decrypt_in_place(&[0xff; 12], ad, &mut buf, &t).unwrap();
+            assert!(buf == data, "{sym:?}");
+        }
+    }
+
+    /// Every mode and key size: a bad tag, other associated data or a wrong nonce length fails
+    /// with `Decrypt` and leaves zeros; a wrong nonce length on encryption is `InvalidArgument`.
     #[test]
     fn failures_wipe_and_are_opaque() {
         for aead in [AeadAlgorithm::Eax, AeadAlgorithm::Ocb, AeadAlgorithm::Gcm] {
@@ -296,18 +400,27 @@ mod tests {
                 let c = AeadCipher::new(sym, aead, &vec![7u8; len]).unwrap();
                 let nonce = vec![1u8; aead.nonce_len().unwrap()];
                 let mut buf = *b"attack at dawn!!!";
-                let mut tag = c.encrypt_in_place(&nonce, b"ad", &mut buf).unwrap();
-                tag[3] ^= 1;
-                assert!(matches!(c.decrypt_in_place(&nonce, b"ad", &mut buf, &tag), Err(Error::Decrypt)));
+                let good = c.encrypt_in_place(&nonce, b"ad", &mut buf).unwrap();
+                let ct = buf;
+                let mut bad = good;
+                bad[3] ^= 1;
+                assert!(matches!(c.decrypt_in_place(&nonce, b"ad", &mut buf, &bad), Err(Error::Decrypt)));
                 assert_eq!(buf, [0u8; 17]);
-                assert!(matches!(
-                    c.decrypt_in_place(&nonce[1..], b"ad", &mut buf, &tag),
-                    Err(Error::Decrypt)
-                ));
-                assert!(matches!(
-                    c.encrypt_in_place(&nonce[1..], b"", &mut buf),
-                    Err(Error::InvalidArgument(_))
-                ));
+                buf = ct;
+                assert!(matches!(c.decrypt_in_place(&nonce, b"ae", &mut buf, &good), Err(Error::Decrypt)));
+                assert_eq!(buf, [0u8; 17]);
+                for wrong in [&nonce[1..], &[nonce.as_slice(), &[1]].concat()] {
+                    buf = ct;
+                    assert!(matches!(c.decrypt_in_place(wrong, b"ad", &mut buf, &good), Err(Error::Decrypt)));
+                    assert_eq!(buf, [0u8; 17]);
+                    assert!(matches!(
+                        c.encrypt_in_place(wrong, b"", &mut buf),
+                        Err(Error::InvalidArgument(_))
+                    ));
+                }
+                buf = ct;
+                c.decrypt_in_place(&nonce, b"ad", &mut buf, &good).unwrap();
+                assert_eq!(&buf, b"attack at dawn!!!");
                 assert!(AeadCipher::new(sym, aead, &vec![7u8; len + 1]).is_err());
             }
         }
@@ -319,6 +432,34 @@ mod tests {
             AeadCipher::new(SymmetricAlgorithm::Aes128, AeadAlgorithm::Unknown(9), &[0; 16]),
             Err(Error::Unsupported(Unsupported::AeadAlgorithm(9)))
         ));
+    }
+
+    /// Any change to the ciphertext, tag, associated data or nonce fails and wipes the buffer,
+    /// in every mode.
+    #[test]
+    fn every_bit_flip_fails_and_wipes() {
+        for aead in [AeadAlgorithm::Eax, AeadAlgorithm::Ocb, AeadAlgorithm::Gcm] {
+            let c = AeadCipher::new(SymmetricAlgorithm::Aes256, aead, &[3; 32]).unwrap();
+            let plain: Vec<u8> = (0..100u8).collect();
+            let nonce = vec![5u8; aead.nonce_len().unwrap()];
+            let mut ct = plain.clone();
+            let tag = c.encrypt_in_place(&nonce, b"ad", &mut ct).unwrap();
+            for bit in 0..(ct.len() + 16 + 2 + nonce.len()) * 8 {
+                let (mut b, mut t, mut a, mut n) = (ct.clone(), tag, *b"ad", nonce.clone());
+                let (byte, mask) = (bit / 8, 1u8 << (bit % 8));
+                match byte {
+                    i if i < ct.len() => b[i] ^= mask,
+                    i if i < ct.len() + 16 => t[i - ct.len()] ^= mask,
+                    i if i < ct.len() + 18 => a[i - ct.len() - 16] ^= mask,
+                    i => n[i - ct.len() - 18] ^= mask,
+                }
+                let result = c.decrypt_in_place(&n, &a, &mut b, &t);
+                assert!(matches!(result, Err(Error::Decrypt)), "{aead:?} bit {bit}");
+                assert!(b.iter().all(|&x| x == 0), "{aead:?} bit {bit}");
+            }
+            c.decrypt_in_place(&nonce, b"ad", &mut ct, &tag).unwrap();
+            assert_eq!(ct, plain);
+        }
     }
 
     /// `check` accepts exactly what `new` accepts, with the mode's nonce length.
