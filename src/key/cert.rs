@@ -145,6 +145,13 @@ impl Cert {
         crate::key::from_timestamp(self.primary.creation_time)
     }
 
+    /// Every key packet with its fingerprint, the primary key first: the one way the rest of the
+    /// crate walks a certificate's keys.
+    pub(crate) fn key_packets(&self) -> impl Iterator<Item = (Fingerprint, &PublicKeyPacket)> + '_ {
+        std::iter::once((self.fingerprint, &self.primary))
+            .chain(self.subkeys.iter().map(|s| (s.fingerprint, &s.key)))
+    }
+
     /// The user IDs, as octets (normally UTF-8), whether or not they are validly bound.
     pub fn user_ids(&self) -> impl Iterator<Item = &[u8]> + '_ {
         self.user_ids.iter().map(|u| u.user_id.as_bytes())

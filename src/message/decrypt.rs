@@ -559,8 +559,7 @@ impl Decryptor {
 
 /// Every key of `tsk` with its fingerprint: the primary key, then the subkeys.
 fn keys_of(tsk: &Tsk) -> impl Iterator<Item = (Fingerprint, &PublicKeyPacket)> + '_ {
-    std::iter::once((tsk.cert.fingerprint, &tsk.cert.primary))
-        .chain(tsk.cert.subkeys.iter().map(|s| (s.fingerprint, &s.key)))
+    tsk.cert().key_packets()
 }
 
 /// Decrypts a PKESK with one key (its ML-KEM part already expanded in `dk`, if given); `None`

@@ -230,9 +230,7 @@ impl Agreed {
 /// The keys of `cert` a PKESK could go to, whatever their validity: those of an algorithm this
 /// crate encrypts to. A [`KeyRandomness`] is drawn for each, in this order.
 fn key_candidates(cert: &Cert) -> impl Iterator<Item = (Fingerprint, &PublicKeyPacket)> {
-    std::iter::once((cert.fingerprint, &cert.primary))
-        .chain(cert.subkeys.iter().map(|s| (s.fingerprint, &s.key)))
-        .filter(|(_, k)| is_candidate(k))
+    cert.key_packets().filter(|(_, k)| is_candidate(k))
 }
 
 /// A recipient certificate evaluated at one time: the keys to encrypt to and its AEAD
@@ -352,7 +350,7 @@ impl Recipients {
             .into_iter()
             .map(|c| {
                 let cert = c.borrow();
-                Ok((cert.fingerprint, evaluate(cert, purpose, t)?))
+                Ok((cert.fingerprint(), evaluate(cert, purpose, t)?))
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(Self { certs, evaluated_at: at })

@@ -406,9 +406,7 @@ impl Verifier {
         }
         // Every key of every certificate the issuer fingerprint names (or all, without one).
         for cert in &self.certs {
-            let keys = std::iter::once((&cert.primary, cert.fingerprint))
-                .chain(cert.subkeys.iter().map(|s| (&s.key, s.fingerprint)));
-            for (key, fingerprint) in keys {
+            for (fingerprint, key) in cert.key_packets() {
                 if issuer.is_some_and(|i| i != fingerprint) {
                     continue;
                 }
@@ -438,7 +436,7 @@ impl Verifier {
                 if better {
                     v.status = status;
                     v.signing_key = Some(fingerprint);
-                    v.cert = Some(cert.fingerprint);
+                    v.cert = Some(cert.fingerprint());
                 }
             }
         }
