@@ -13,28 +13,11 @@ mod common;
 use std::io::{BufReader, Read, Write};
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
-use common::{data, dearmor};
+use common::{data, dearmor, packet};
 use sixpgp::{
     ArmorKind, ArmorReader, ArmorWriter, Cert, CleartextMessage, Decryptor, Encryptor, Error, KeyBuilder,
     Limit, Limits, Password, Profile, Tsk,
 };
-
-/// A new-format packet with a fixed length (one, two or five length octets as needed).
-fn packet(tag: u8, body: &[u8]) -> Vec<u8> {
-    let mut out = vec![0xc0 | tag];
-    let len = body.len();
-    if len < 192 {
-        out.push(len as u8);
-    } else if len < 8384 {
-        let l = len - 192;
-        out.extend_from_slice(&[((l >> 8) as u8) + 192, l as u8]);
-    } else {
-        out.push(0xff);
-        out.extend_from_slice(&(len as u32).to_be_bytes());
-    }
-    out.extend_from_slice(body);
-    out
-}
 
 /// Reads `message` through `decryptor` to EOF and calls `finish`.
 fn read_all(decryptor: Decryptor, message: &[u8]) -> Result<Vec<u8>, Error> {

@@ -17,7 +17,7 @@ mod common;
 use std::io::{Read, Write};
 use std::time::{Duration, UNIX_EPOCH};
 
-use common::{data, dearmor};
+use common::{data, dearmor, packet};
 use sixpgp::{
     Cert, Decryptor, Encryptor, Error, Limit, Limits, Password, SessionKey, SymmetricAlgorithm, Tsk,
     Unsupported, VerificationStatus, Verifier,
@@ -25,23 +25,6 @@ use sixpgp::{
 
 // ---------------------------------------------------------------------------------------------
 // Helpers: packets, the A.8 message, a SEIPDv2 sealer.
-
-/// A new-format packet with a fixed length (one, two or five length octets as needed).
-fn packet(tag: u8, body: &[u8]) -> Vec<u8> {
-    let mut out = vec![0xc0 | tag];
-    let len = body.len();
-    if len < 192 {
-        out.push(len as u8);
-    } else if len < 8384 {
-        let l = len - 192;
-        out.extend_from_slice(&[((l >> 8) as u8) + 192, l as u8]);
-    } else {
-        out.push(0xff);
-        out.extend_from_slice(&(len as u32).to_be_bytes());
-    }
-    out.extend_from_slice(body);
-    out
-}
 
 /// Splits a binary message into (tag, body) pairs; the input must use fixed lengths.
 fn split_packets(mut bytes: &[u8]) -> Vec<(u8, Vec<u8>)> {

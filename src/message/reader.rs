@@ -96,7 +96,11 @@ impl<S: Container> MessageReader<S> {
     /// # Errors
     /// The first error of the stream.
     pub(crate) fn finish(mut self) -> Result<Vec<Verification>> {
-        let _ = crate::message::copy_wiped(&mut self, &mut io::sink()).map_err(Error::from_io)?;
+        // Only a message the caller did not read to its end needs draining: the wiped copy
+        // buffer is not allocated for the usual case (read to `Ok(0)`, then `finish`).
+        if matches!(self.stage, Stage::Literal(_)) {
+            let _ = crate::message::copy_wiped(&mut self, &mut io::sink()).map_err(Error::from_io)?;
+        }
         match self.stage {
             Stage::Done => Ok(self.verifications),
             Stage::Failed(first) => Err(first),

@@ -59,3 +59,21 @@ impl sixpgp::rand_core::TryRng for TestRng {
 }
 
 impl sixpgp::rand_core::TryCryptoRng for TestRng {}
+
+/// A new-format packet with a fixed length (one, two or five length octets as needed).
+#[allow(clippy::cast_possible_truncation, reason = "each cast is bounded by the branch it is in")]
+pub(crate) fn packet(tag: u8, body: &[u8]) -> Vec<u8> {
+    let mut out = vec![0xc0 | tag];
+    let len = body.len();
+    if len < 192 {
+        out.push(len as u8);
+    } else if len < 8384 {
+        let l = len - 192;
+        out.extend_from_slice(&[((l >> 8) as u8) + 192, l as u8]);
+    } else {
+        out.push(0xff);
+        out.extend_from_slice(&(len as u32).to_be_bytes());
+    }
+    out.extend_from_slice(body);
+    out
+}
