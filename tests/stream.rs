@@ -354,10 +354,9 @@ impl Read for Dribble<'_> {
     }
 }
 
-/// `EncryptWriter::copy_from` (reads straight into the chunk buffers, pinning each part's
-/// length octet) gives byte for byte the ciphertext of `write_all`, for part boundaries that
-/// fall on, before and after chunk boundaries, any read sizes, chunks shorter than a part
-/// (the buffered path) and any thread count; and writes after it still work.
+/// `EncryptWriter::copy_from` gives byte for byte the ciphertext of `write_all`, for part
+/// boundaries that fall on, before and after chunk boundaries, any read sizes, chunks shorter
+/// than a part and any thread count; and writes after it still work.
 #[test]
 fn copy_from_gives_the_same_ciphertext_as_write_all() {
     let (tsk, cert) = &keys()[0];

@@ -872,11 +872,10 @@ impl<W: Write> EncryptWriter<W> {
         self.aead
     }
 
-    /// Reads `src` to its end and encrypts it, like [`std::io::copy`] into this writer but
-    /// reading straight into the chunk buffers that are then encrypted in place (one copy of
-    /// the plaintext fewer; for large inputs this is the fastest way in). When signing, the
-    /// data goes through the ordinary `write` path instead. Returns the octets read; more
-    /// may be written afterwards, and [`finish`](EncryptWriter::finish) is still needed.
+    /// Reads `src` to its end and encrypts it, like [`std::io::copy`] into this writer, through
+    /// one 64 KiB buffer that is wiped after each write (`std::io::copy` leaves the last
+    /// plaintext it moved in its stack buffer). Returns the octets read; more may be written
+    /// afterwards, and [`finish`](EncryptWriter::finish) is still needed.
     ///
     /// # Errors
     /// Read errors of `src` and I/O errors of the sink (as `Io`); after an error every call
@@ -898,10 +897,7 @@ impl<W: Write> EncryptWriter<W> {
     /// ```
     pub fn copy_from(&mut self, src: &mut (impl Read + ?Sized)) -> Result<u64> {
         self.poison.check()?;
-        let result = match &mut self.inner {
-            Inner::Plain(l) => l.copy_from(src),
-            Inner::Signed(s) => crate::message::copy_wiped(src, s),
-        };
+        let result = crate::message::copy_wiped(src, self);
         result.map_err(|e| self.poison.set(Error::from_io(e)))
     }
 

@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::packet::Serialize;
 use crate::packet::header::{Header, Tag};
 use crate::packet::literal::LiteralHeader;
-use crate::packet::partial::{DirectSink, PartialBodyReader, PartialBodyWriter};
+use crate::packet::partial::{PartialBodyReader, PartialBodyWriter};
 use crate::packet::reader::Reader;
 
 /// Largest literal header: format, length octet, 255-octet file name, date.
@@ -40,17 +40,6 @@ impl<W: Write> LiteralWriter<W> {
     /// I/O errors of `inner`.
     pub(crate) fn finish(self) -> Result<W> {
         self.inner.finish()
-    }
-}
-
-impl<W: DirectSink> LiteralWriter<W> {
-    /// Reads `src` to its end into the literal data, straight into `W`'s buffers where it can
-    /// ([`PartialBodyWriter::copy_from`]); returns the octets read.
-    ///
-    /// # Errors
-    /// Read errors of `src`; I/O errors of `inner`.
-    pub(crate) fn copy_from(&mut self, src: &mut (impl Read + ?Sized)) -> io::Result<u64> {
-        self.inner.copy_from(src)
     }
 }
 

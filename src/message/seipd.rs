@@ -9,8 +9,6 @@
 use std::io::{self, BufRead, Read, Write};
 use std::sync::Arc;
 
-use zeroize::Zeroize as _;
-
 use crate::crypto::aead::{AeadCipher, TAG_LEN};
 
 /// What the reader must see after a batch of chunks before it releases them: more than a final
@@ -23,7 +21,6 @@ use crate::crypto::secret::SessionKey;
 use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm};
 use crate::error::{Error, Poison, Result, Unsupported};
 use crate::packet::Serialize;
-use crate::packet::partial::DirectSink;
 use crate::packet::seipd::SeipdHeader;
 use crate::pipeline::{Job, Pipeline, Work};
 
@@ -260,12 +257,6 @@ pub(crate) struct SeipdWriter<W: Write> {
     cur: SecretVec,
     /// Plaintext octets in `cur`.
     len: usize,
-    /// A full chunk kept back (not encrypted yet) because it holds the pinned position.
-    held: Option<SecretVec>,
-    /// See [`DirectSink::pin`].
-    pin: Option<u64>,
-    /// Octets of the last [`DirectSink::spare`] not yet committed: `commit` may not go past.
-    spare_len: usize,
     chunk_index: u64,
     /// Plaintext octets handed to the pipeline.
     total: u64,
@@ -306,9 +297,6 @@ impl<W: Write> SeipdWriter<W> {
             pipeline,
             cur: SecretVec::zeroed(slot_len.min(FIRST_READ_LEN)),
             len: 0,
-            held: None,
-            pin: None,
-            spare_len: 0,
             chunk_index: 0,
             total: 0,
             poison: Poison::default(),
@@ -347,26 +335,13 @@ impl<W: Write> SeipdWriter<W> {
         self.drain(self.pipeline.depth().saturating_sub(1))
     }
 
-    /// Makes room after a full current chunk: submits it, or holds it back if it holds the
-    /// pinned position (a pinned region spans at most two chunks).
-    fn next_chunk(&mut self) -> Result<()> {
-        let full = std::mem::take(&mut self.cur);
-        let len = std::mem::take(&mut self.len);
-        if self.pin.is_some() {
-            if self.held.is_some() {
-                return Err(Error::InvalidArgument("SEIPD: pinned region longer than a chunk"));
-            }
-            self.held = Some(full);
-            return Ok(());
-        }
-        self.submit(full, len, false)
-    }
-
     /// The current chunk with room for `want` more octets (fewer if the chunk ends first).
     fn room(&mut self, want: usize) -> Result<usize> {
         let chunk_size = self.cipher.chunk_size();
         if self.len >= chunk_size {
-            self.next_chunk()?;
+            let full = std::mem::take(&mut self.cur);
+            let len = std::mem::take(&mut self.len);
+            self.submit(full, len, false)?;
         }
         if self.cur.is_empty() {
             // The chunk after a submitted one: a recycled slot, or a new buffer grown below.
@@ -394,21 +369,12 @@ impl<W: Write> SeipdWriter<W> {
         Ok(n)
     }
 
-    /// Octets accepted so far.
-    fn position(&self) -> Result<u64> {
-        let held = if self.held.is_some() { octets(self.cipher.chunk_size())? } else { 0 };
-        self.total.checked_add(held).and_then(|p| p.checked_add(octets(self.len).ok()?)).ok_or_else(bounds)
-    }
-
     /// Writes the last chunk (if non-empty) and the final tag, flushes, and returns `inner`.
     ///
     /// # Errors
     /// I/O errors of `inner`, or an earlier error.
     pub(crate) fn finish(mut self) -> Result<W> {
         self.poison.check()?;
-        if self.pin.is_some() {
-            return Err(Error::poisoned());
-        }
         if self.len > 0 {
             let last = std::mem::take(&mut self.cur);
             let len = std::mem::take(&mut self.len);
@@ -424,100 +390,6 @@ impl<W: Write> SeipdWriter<W> {
 
     fn guard<T>(&mut self, result: Result<T>) -> io::Result<T> {
         result.map_err(|e| self.poison.set(e).into())
-    }
-}
-
-impl<W: Write> DirectSink for SeipdWriter<W> {
-    fn position(&self) -> u64 {
-        SeipdWriter::position(self).unwrap_or(u64::MAX)
-    }
-
-    fn chunk_len(&self) -> usize {
-        self.cipher.chunk_size()
-    }
-
-    fn spare(&mut self, max: usize) -> io::Result<&mut [u8]> {
-        self.poison.check_io()?;
-        self.spare_len = 0;
-        let n = self.room(max);
-        let n = self.guard(n)?;
-        self.spare_len = n;
-        let end = self.len.saturating_add(n);
-        self.cur.get_mut(self.len..end).ok_or_else(|| bounds().into())
-    }
-
-    fn commit(&mut self, n: usize) -> io::Result<()> {
-        // Only octets of the last `spare` (a `Read` that reports more than it was given would
-        // otherwise commit stale buffer contents).
-        let spare = std::mem::take(&mut self.spare_len);
-        let len = self
-            .len
-            .checked_add(n)
-            .filter(|&l| n <= spare && l <= self.cipher.chunk_size())
-            .ok_or(Error::InvalidArgument("SEIPD: commit past the spare space"));
-        self.len = self.guard(len)?;
-        Ok(())
-    }
-
-    fn pin(&mut self, position: u64) {
-        self.pin = Some(position);
-    }
-
-    fn unpin(&mut self) -> io::Result<()> {
-        self.pin = None;
-        if let Some(held) = self.held.take() {
-            let len = self.cipher.chunk_size();
-            let result = self.submit(held, len, false);
-            self.guard(result)?;
-        }
-        Ok(())
-    }
-
-    fn rollback(&mut self) -> io::Result<SecretVec> {
-        let result = self.rollback_inner();
-        self.guard(result)
-    }
-}
-
-impl<W: Write> SeipdWriter<W> {
-    fn rollback_inner(&mut self) -> Result<SecretVec> {
-        let pin = self.pin.take().ok_or_else(bounds)?;
-        let chunk_size = self.cipher.chunk_size();
-        // The pinned position is in the held chunk (if any) or the current one.
-        let first_start = self.total;
-        let offset =
-            usize::try_from(pin.checked_sub(first_start).ok_or_else(bounds)?).map_err(|_| bounds())?;
-        // Allocated once at its final size: growing it would leave an unwiped copy of the
-        // plaintext in freed memory.
-        let held_part = match &self.held {
-            Some(_) => chunk_size.checked_sub(offset).ok_or_else(bounds)?,
-            None => 0,
-        };
-        let cur_part = match &self.held {
-            Some(_) => self.len,
-            None => self.len.checked_sub(offset).ok_or_else(bounds)?,
-        };
-        if offset > chunk_size {
-            return Err(bounds());
-        }
-        let mut out = SecretVec::with_capacity(held_part.checked_add(cur_part).ok_or_else(bounds)?);
-        // What is taken back is wiped where it was: the space after `offset` is the next
-        // `spare`, which the caller's source reader receives.
-        match self.held.take() {
-            Some(held) => {
-                out.extend_from_slice(held.get(offset..chunk_size).ok_or_else(bounds)?);
-                out.extend_from_slice(self.cur.get(..self.len).ok_or_else(bounds)?);
-                let cur = std::mem::replace(&mut self.cur, held);
-                self.pipeline.recycle_wiped(cur, self.len);
-                self.cur.get_mut(offset..chunk_size).ok_or_else(bounds)?.zeroize();
-            }
-            None => {
-                out.extend_from_slice(self.cur.get(offset..self.len).ok_or_else(bounds)?);
-                self.cur.get_mut(offset..self.len).ok_or_else(bounds)?.zeroize();
-            }
-        }
-        self.len = offset;
-        Ok(out)
     }
 }
 
@@ -1281,113 +1153,6 @@ mod tests {
             self.data = &self.data[n..];
             Ok(n)
         }
-    }
-
-    /// A literal-like packet framed in parts of 2^`exp` over a SEIPD writer with chunk octet
-    /// `c`, fed by `feed`; returns the SEIPD body.
-    fn framed_body(
-        c: u8,
-        exp: u8,
-        threads: usize,
-        feed: impl FnOnce(&mut PartialBodyWriter<SeipdWriter<Vec<u8>>>),
-    ) -> Vec<u8> {
-        let sym = SymmetricAlgorithm::Aes128;
-        let mut w = SeipdWriter::new(Vec::new(), &key(sym), sym, AeadAlgorithm::Ocb, c, SALT).unwrap();
-        w.set_threads(threads);
-        let mut framed = PartialBodyWriter::with_part_exp(w, Tag::LiteralData, exp);
-        feed(&mut framed);
-        framed.finish().unwrap().finish().unwrap()
-    }
-
-    /// `copy_from` (pinned provisional length octets, direct reads, rollback) gives the
-    /// ciphertext of `write_all` at every offset around part and chunk boundaries, when the
-    /// source ends exactly at a part boundary, for short and interrupted reads, when called
-    /// twice in a row, and with writes before and after; parts equal to or shorter than chunks.
-    #[test]
-    fn copy_from_matches_write_all_at_every_boundary() {
-        let exp = 9;
-        let part = 1usize << exp;
-        for c in [3u8, 4] {
-            let mut lens: Vec<usize> = (0..8).collect();
-            for k in 1..=5 {
-                for d in [-3isize, -2, -1, 0, 1, 2] {
-                    lens.push((k * part).saturating_add_signed(d));
-                }
-            }
-            for &len in &lens {
-                let plain = data(len);
-                for head in [0usize, 5, part - 1, part] {
-                    let head = head.min(len);
-                    let reference = framed_body(c, exp, 1, |f| {
-                        f.write_all(&plain).unwrap();
-                        f.write_all(b"end").unwrap();
-                    });
-                    for (steps, threads) in [
-                        (&[usize::MAX][..], 1),
-                        (&[1, 7, 300][..], 2),
-                        (&[part, 1][..], 3),
-                        (&[part + 1][..], 2),
-                    ] {
-                        let body = framed_body(c, exp, threads, |f| {
-                            f.write_all(&plain[..head]).unwrap();
-                            let (a, b) = plain[head..].split_at((len - head) / 2);
-                            let n = f.copy_from(&mut Uneven { data: a, steps, i: 0 }).unwrap();
-                            assert_eq!(n, a.len() as u64);
-                            let n = f.copy_from(&mut Uneven { data: b, steps, i: 1 }).unwrap();
-                            assert_eq!(n, b.len() as u64);
-                            let n = f.copy_from(&mut Uneven { data: &[], steps, i: 2 }).unwrap();
-                            assert_eq!(n, 0);
-                            f.write_all(b"end").unwrap();
-                        });
-                        assert!(body == reference, "c {c} len {len} head {head} steps {steps:?} t {threads}");
-                    }
-                }
-            }
-        }
-    }
-
-    /// A source that ends exactly at a part boundary, then `finish` with nothing after it: the
-    /// provisional length octet is taken back and the packet ends with an empty fixed part.
-    #[test]
-    fn copy_from_ending_on_a_part_boundary_then_finish() {
-        let exp = 9;
-        let part = 1usize << exp;
-        for c in [3u8, 4, 5] {
-            for k in 1..=4 {
-                let plain = data(k * part);
-                let reference = framed_body(c, exp, 1, |f| f.write_all(&plain).unwrap());
-                for threads in [1, 2, 4] {
-                    let body = framed_body(c, exp, threads, |f| {
-                        let _ = f.copy_from(&mut &plain[..]).unwrap();
-                    });
-                    assert!(body == reference, "c {c} k {k} t {threads}");
-                    let framed = decrypt_t(&body, &key(SymmetricAlgorithm::Aes128), false, threads).unwrap();
-                    assert_eq!(framed.last(), Some(&0), "an empty fixed final part");
-                }
-            }
-        }
-    }
-
-    /// A `Read` that claims more octets than it was given must not make the writer commit
-    /// octets nobody wrote (stale buffer contents) into the ciphertext.
-    #[test]
-    fn copy_from_rejects_a_reader_that_overstates_its_count() {
-        struct Liar(bool);
-        impl Read for Liar {
-            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-                if std::mem::replace(&mut self.0, true) {
-                    return Ok(0);
-                }
-                buf.fill(9);
-                Ok(buf.len() + 100)
-            }
-        }
-        let sym = SymmetricAlgorithm::Aes128;
-        let w = SeipdWriter::new(Vec::new(), &key(sym), sym, AeadAlgorithm::Ocb, 6, SALT).unwrap();
-        let mut framed = PartialBodyWriter::with_part_exp(w, Tag::LiteralData, 9);
-        framed.write_all(&[1u8; 512]).unwrap();
-        // The first direct read is offered one part (512 octets) of a 4096-octet chunk.
-        assert!(framed.copy_from(&mut Liar(false)).is_err());
     }
 
     /// Dropping a reader or writer with chunks in flight joins the workers (no hang, no

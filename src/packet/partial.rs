@@ -138,40 +138,6 @@ impl<R: BufRead> Read for PartialBodyReader<R> {
 /// The default part length exponent: parts of 2^16 octets.
 pub(crate) const DEFAULT_PART_EXP: u8 = 16;
 
-/// A sink that lends its own buffer for reads straight into it (the SEIPDv2 chunk engine), so
-/// that [`PartialBodyWriter::copy_from`] moves a source into chunks without an intermediate
-/// copy.
-pub(crate) trait DirectSink: Write {
-    /// Octets accepted so far.
-    fn position(&self) -> u64;
-    /// The most a pinned region may span.
-    fn chunk_len(&self) -> usize;
-    /// Free space of at most `max` octets (at least one if `max` > 0) at the current position;
-    /// what is written there counts only after [`commit`](DirectSink::commit).
-    ///
-    /// # Errors
-    /// Earlier errors, or errors of passing on full buffers.
-    fn spare(&mut self, max: usize) -> io::Result<&mut [u8]>;
-    /// Accepts the first `n` octets of the last [`spare`](DirectSink::spare).
-    ///
-    /// # Errors
-    /// If `n` is longer than that space.
-    fn commit(&mut self, n: usize) -> io::Result<()>;
-    /// Keeps everything from `position` on (at most one chunk's worth) in the sink, unprocessed,
-    /// until [`unpin`](DirectSink::unpin) or [`rollback`](DirectSink::rollback).
-    fn pin(&mut self, position: u64);
-    /// Releases the pin.
-    ///
-    /// # Errors
-    /// Errors of passing on the held data.
-    fn unpin(&mut self) -> io::Result<()>;
-    /// Takes back everything accepted from the pinned position on and releases the pin.
-    ///
-    /// # Errors
-    /// Without a pin.
-    fn rollback(&mut self) -> io::Result<SecretVec>;
-}
-
 /// `Write` adapter that frames its input as one data packet with partial body lengths.
 ///
 /// Output is cut into parts of exactly `2^exp` octets; `finish` writes the final part with a
@@ -272,76 +238,6 @@ impl<W: Write> PartialBodyWriter<W> {
     }
 }
 
-impl<W: DirectSink> PartialBodyWriter<W> {
-    /// Reads `src` to its end into the packet, straight into the sink's buffers where it
-    /// can: once a first part has been written, each part's length octet is written
-    /// provisionally, the sink is pinned there, and the part's data is read directly into the
-    /// sink. A full part keeps its octet; if `src` ends inside a part, the sink gives that part
-    /// back and its data goes through the ordinary buffered path, so `finish` writes it as the
-    /// final fixed-length part. Returns the octets read.
-    ///
-    /// # Errors
-    /// Read errors of `src`, I/O errors of the sink; the writer is then poisoned.
-    pub(crate) fn copy_from(&mut self, src: &mut (impl Read + ?Sized)) -> io::Result<u64> {
-        self.poison.check_io()?;
-        let result = self.copy_from_inner(src);
-        result.map_err(|e| self.poison.set_io(e))
-    }
-
-    fn copy_from_inner(&mut self, src: &mut (impl Read + ?Sized)) -> io::Result<u64> {
-        let part_len = self.part_len();
-        let chunk_size = self.inner.chunk_len();
-        let mut total = 0u64;
-        // Until a part boundary with nothing buffered (and whenever parts are longer than the
-        // sink's chunks, which the pin cannot cover): the buffered path.
-        // Allocated only if that path is taken.
-        let mut staging: Option<SecretVec> = None;
-        while !self.header_written || !self.buf.is_empty() || part_len > chunk_size {
-            let staging = staging.get_or_insert_with(|| SecretVec::zeroed(part_len));
-            let want = part_len.saturating_sub(self.buf.len());
-            let n = read_up_to(src, staging.get_mut(..want).unwrap_or_default())?;
-            if n == 0 {
-                return Ok(total);
-            }
-            self.write_all(staging.get(..n).unwrap_or_default())?;
-            // `staging` is the next read's destination: no plaintext is left in it.
-            staging.wipe_prefix(n);
-            total = total.saturating_add(u64::try_from(n).unwrap_or(u64::MAX));
-        }
-        drop(staging);
-        loop {
-            let start = self.inner.position();
-            self.inner.write_all(&[0xe0 | self.exp])?;
-            self.inner.pin(start);
-            let mut got = 0usize;
-            while got < part_len {
-                let spare = self.inner.spare(part_len.saturating_sub(got))?;
-                let n = loop {
-                    match src.read(spare) {
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                        other => break other?,
-                    }
-                };
-                if n == 0 {
-                    break;
-                }
-                self.inner.commit(n)?;
-                got = got.saturating_add(n);
-                total = total.saturating_add(u64::try_from(n).unwrap_or(u64::MAX));
-            }
-            if got >= part_len {
-                self.inner.unpin()?;
-                continue;
-            }
-            // `src` ended inside the part: take it back, length octet and all, and buffer the
-            // data as the start of a part that `finish` will close.
-            let taken = self.inner.rollback()?;
-            self.buf.extend_from_slice(taken.get(1..).unwrap_or_default());
-            return Ok(total);
-        }
-    }
-}
-
 /// `Write::write_all_vectored` (not stable yet): writes every slice, in order.
 fn write_all_vectored(w: &mut impl Write, mut slices: &mut [io::IoSlice<'_>]) -> io::Result<()> {
     io::IoSlice::advance_slices(&mut slices, 0);
@@ -354,20 +250,6 @@ fn write_all_vectored(w: &mut impl Write, mut slices: &mut [io::IoSlice<'_>]) ->
         }
     }
     Ok(())
-}
-
-/// Reads until `buf` is full or `src` ends; returns the octets read.
-fn read_up_to(src: &mut (impl Read + ?Sized), buf: &mut [u8]) -> io::Result<usize> {
-    let mut n = 0;
-    while let Some(rest) = buf.get_mut(n..).filter(|r| !r.is_empty()) {
-        match src.read(rest) {
-            Ok(0) => break,
-            Ok(k) => n = n.saturating_add(k),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
 }
 
 impl<W: Write> Write for PartialBodyWriter<W> {
