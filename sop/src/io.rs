@@ -1,7 +1,7 @@
 //! Copying data streams: one wiped buffer, an optional UTF-8 check for `--as=text`.
 
 use std::fmt;
-use std::io::{self, BufRead, Read, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
 
 use zeroize::Zeroizing;
 
@@ -13,6 +13,20 @@ pub(crate) const BUF_LEN: usize = 256 * 1024;
 /// blocks (whole packet parts of 64 KiB and more): small enough that those blocks go straight
 /// through `BufReader`/`BufWriter`, which copy only what is shorter than their capacity.
 pub(crate) const SMALL_BUF_LEN: usize = 16 * 1024;
+
+/// Size of the buffer around an armored source: the armor reader takes what the buffer holds
+/// (it must not read past the END line), so each system call brings this much.
+pub(crate) const ARMOR_BUF_LEN: usize = 256 * 1024;
+
+/// `source` buffered for the library's message readers: [`ARMOR_BUF_LEN`] if it starts, after
+/// whitespace, with a `-` as armor does, otherwise [`SMALL_BUF_LEN`] (binary input is read in
+/// large blocks that pass a small buffer without a copy).
+pub(crate) fn message_source<R: Read>(source: R) -> io::Result<BufReader<BufReader<R>>> {
+    let mut small = BufReader::with_capacity(SMALL_BUF_LEN, source);
+    let armored = small.fill_buf()?.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'-');
+    // Once `small` is empty, reads of its capacity or more go straight to `source`.
+    Ok(BufReader::with_capacity(if armored { ARMOR_BUF_LEN } else { SMALL_BUF_LEN }, small))
+}
 
 /// Threads for `armor` and `dearmor` to encode or decode base64 on, as the library's encryption
 /// and decryption do by default: the available parallelism, at most 4.
@@ -132,6 +146,22 @@ mod tests {
         // A sequence cut off at the end of the input.
         let err = copy(&mut &"é".as_bytes()[..1], &mut Vec::new(), true).unwrap_err();
         assert!(is_not_text(&err));
+    }
+
+    #[test]
+    fn armored_sources_get_the_large_buffer_and_lose_nothing() {
+        for (input, capacity) in [
+            (&b"-----BEGIN PGP MESSAGE-----\n"[..], ARMOR_BUF_LEN),
+            (b" \r\n\t-----BEGIN", ARMOR_BUF_LEN),
+            (b"\xc1\x00-", SMALL_BUF_LEN),
+            (b"", SMALL_BUF_LEN),
+        ] {
+            let mut r = message_source(input).unwrap();
+            assert_eq!(r.capacity(), capacity, "{input:?}");
+            let mut all = Vec::new();
+            let _ = r.read_to_end(&mut all).unwrap();
+            assert_eq!(all, input);
+        }
     }
 
     #[test]

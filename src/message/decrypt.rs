@@ -251,6 +251,11 @@ impl Decryptor {
     /// Reads (and dearmors, if armored) `source` up to and including the SEIPDv2 packet's
     /// fields, recovers the session key, and decrypts up to the start of the literal data.
     ///
+    /// Binary input is read in whole packet parts, which pass a small `BufReader` without a
+    /// copy; armored input is read through the source's buffer, so give a large armored
+    /// source a large one (`BufReader::with_capacity(256 * 1024, file)`; see
+    /// [`ArmorReader`](crate::ArmorReader#threads)).
+    ///
     /// # Errors
     /// - `Unsupported(Seipdv1)` for a v1 SEIPD (RFC 4880 MDC) message, `Unsupported(...)` for
     ///   compressed data or other unsupported content;

@@ -6,7 +6,7 @@ use sixpgp::{ArmorKind, ArmorReader, ArmorWriter, Error};
 use sop::ops::{Armor, ArmorLabel, Dearmor, Ready};
 
 use crate::errors::to_sop;
-use crate::io::armor_threads;
+use crate::io::{ARMOR_BUF_LEN, armor_threads};
 
 /// Armors binary input; armored input passes through unchanged (armor is idempotent).
 #[derive(Debug)]
@@ -96,7 +96,8 @@ impl<'s> Dearmor<'s> for DearmorCmd {
 
 impl Ready for DearmorReady<'_> {
     fn to_writer(self: Box<Self>, sink: &mut (dyn io::Write + Send + Sync)) -> sop::Result<()> {
-        let mut r = ArmorReader::new(BufReader::with_capacity(1 << 16, self.data)).threads(armor_threads());
+        let mut r =
+            ArmorReader::new(BufReader::with_capacity(ARMOR_BUF_LEN, self.data)).threads(armor_threads());
         let n = io::copy(&mut r, sink).map_err(|e| to_sop(Error::from_io(e)))?;
         if n == 0 {
             eprintln!("sixsop: no OpenPGP data in the input");
