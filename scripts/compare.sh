@@ -8,6 +8,9 @@
 #
 #   scripts/compare.sh [SIZE_MIB] [RUNS]      (defaults: 1024 MiB, 3 runs)
 #
+# BASELINE=path/to/sixsop adds another sixsop build to the encrypt/decrypt tables (binary and
+# armored), e.g. that of the commit before a change, to compare two builds in one run.
+#
 # More tables follow (SECTIONS="big armored verify ratios recipients keygen aead" selects;
 # default all):
 # - armored: the same with ASCII armor (each SOP tool's default output; `age -a`), on the first
@@ -102,6 +105,10 @@ sop_tool() {
 }
 
 sop_tool sixsop "$sixsop"
+# BASELINE: another sixsop binary (a build of an earlier commit), timed as the row "baseline".
+if [ -n "${BASELINE:-}" ]; then
+    sop_tool baseline "$BASELINE"
+fi
 sop_tool msop msop
 sop_tool rsop rsop
 sop_tool sqop sqop
