@@ -107,6 +107,7 @@ sop_tool() {
 sop_tool sixsop "$sixsop"
 # BASELINE: another sixsop binary (a build of an earlier commit), timed as the row "baseline".
 if [ -n "${BASELINE:-}" ]; then
+    [ -x "$BASELINE" ] || { echo "BASELINE=$BASELINE is not an executable" >&2; exit 1; }
     sop_tool baseline "$BASELINE"
 fi
 sop_tool msop msop

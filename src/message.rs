@@ -108,20 +108,27 @@ impl<W: Write> Write for Sink<W> {
 /// the stack keep it afterwards).
 ///
 /// # Errors
-/// Those of `src` (but `Interrupted`, which is retried) and `dst`.
+/// Those of `src` (but `Interrupted`, which is retried) and `dst`; `InvalidData` if `src`
+/// reports more octets than it was given (what it wrote cannot be known).
 pub(crate) fn copy_wiped(
     src: &mut (impl std::io::Read + ?Sized),
     dst: &mut impl std::io::Write,
 ) -> std::io::Result<u64> {
-    // Large enough that a big input is not read 8 KiB per system call (signing 1 GiB spent
-    // a fifth of its time there), small enough to wipe after each write.
+    // Large enough that a big input is not read 8 KiB per system call, small enough to wipe
+    // after each write.
     const BUF_LEN: usize = 64 * 1024;
     let mut buf = crate::crypto::secret::SecretVec::zeroed(BUF_LEN);
     let mut total = 0u64;
     loop {
         let n = match src.read(&mut buf) {
             Ok(0) => return Ok(total),
-            Ok(n) => n.min(BUF_LEN),
+            Ok(n) if n > BUF_LEN => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    "a read reported more octets than its buffer holds",
+                ));
+            }
+            Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
         };

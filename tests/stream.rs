@@ -424,3 +424,30 @@ fn copy_from_read_errors_poison_the_writer() {
         assert!(w.finish().is_err());
     }
 }
+
+/// A source whose `read` reports more octets than it was given fails `copy_from` (what it
+/// wrote cannot be known, and the buffer must not be encrypted as if it had), signing or not,
+/// and the writer stays failed.
+#[test]
+fn copy_from_refuses_a_reader_that_overstates_its_count() {
+    struct Liar;
+    impl Read for Liar {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            buf.fill(9);
+            Ok(buf.len() + 100)
+        }
+    }
+    let (tsk, cert) = &keys()[0];
+    for signed in [false, true] {
+        let mut encryptor = Encryptor::new([cert]);
+        if signed {
+            encryptor = encryptor.signer(tsk);
+        }
+        let mut w = encryptor.writer(Vec::new()).unwrap();
+        w.write_all(&[1u8; 512]).unwrap();
+        let err = w.copy_from(&mut Liar).unwrap_err();
+        assert!(matches!(&err, Error::Io(e) if e.kind() == std::io::ErrorKind::InvalidData), "{err:?}");
+        assert!(w.write_all(b"x").is_err());
+        assert!(w.finish().is_err());
+    }
+}

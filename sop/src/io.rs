@@ -23,7 +23,15 @@ pub(crate) const ARMOR_BUF_LEN: usize = 256 * 1024;
 /// large blocks that pass a small buffer without a copy).
 pub(crate) fn message_source<R: Read>(source: R) -> io::Result<BufReader<BufReader<R>>> {
     let mut small = BufReader::with_capacity(SMALL_BUF_LEN, source);
-    let armored = small.fill_buf()?.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'-');
+    let first = loop {
+        match small.fill_buf() {
+            // The whitespace the armor reader skips before the BEGIN line.
+            Ok(buf) => break buf.iter().find(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n')).copied(),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    };
+    let armored = first == Some(b'-');
     // Once `small` is empty, reads of its capacity or more go straight to `source`.
     Ok(BufReader::with_capacity(if armored { ARMOR_BUF_LEN } else { SMALL_BUF_LEN }, small))
 }
@@ -161,6 +169,39 @@ mod tests {
             let mut all = Vec::new();
             let _ = r.read_to_end(&mut all).unwrap();
             assert_eq!(all, input);
+        }
+        // Longer than both buffers, from a source that gives a few octets per read (and is
+        // interrupted now and then), read back in pieces of every size.
+        struct Dribble<'a>(&'a [u8], usize);
+        impl Read for Dribble<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                self.1 += 1;
+                if self.1.is_multiple_of(7) {
+                    return Err(io::ErrorKind::Interrupted.into());
+                }
+                let n = buf.len().min(self.0.len()).min(self.1 % 5000 + 1);
+                buf[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let mut data = b"-----BEGIN PGP MESSAGE-----\n".to_vec();
+        data.extend((0..700_000u32).map(|i| i.to_le_bytes()[1]));
+        for text in [&data[..], &data[1..]] {
+            let mut r = message_source(Dribble(text, 0)).unwrap();
+            let mut all = Vec::new();
+            let mut piece = 1;
+            loop {
+                let mut buf = vec![0; piece];
+                match r.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => all.extend_from_slice(&buf[..n]),
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => panic!("{e}"),
+                }
+                piece = piece % 300_000 * 3 + 1;
+            }
+            assert!(all == text);
         }
     }
 

@@ -1014,9 +1014,10 @@ fn decode_plain_lines(text: &[u8], out: &mut [u8]) -> (usize, usize) {
     (used, written)
 }
 
-/// `dst.copy_from_slice(src)` (the same lengths), with the usual line lengths copied as
-/// fixed-size arrays: a few vector moves instead of a call to `memcpy` per line.
+/// `dst.copy_from_slice(src)`, with the usual line lengths copied as fixed-size arrays: a few
+/// vector moves instead of a call to `memcpy` per line. The caller passes equal lengths.
 fn copy_line(dst: &mut [u8], src: &[u8]) {
+    debug_assert_eq!(dst.len(), src.len());
     fn fixed<const N: usize>(dst: &mut [u8], src: &[u8]) -> bool {
         match (<&mut [u8; N]>::try_from(dst), <&[u8; N]>::try_from(src)) {
             (Ok(d), Ok(s)) => {
@@ -1035,7 +1036,9 @@ fn copy_line(dst: &mut [u8], src: &[u8]) {
 /// of an LF with no LF before it, or, when `text` has an LF at 64 or 76 (the usual line
 /// lengths), that index, without looking for an earlier LF. The callers check every character
 /// of the line they get (an LF is not base64), so a line that holds an earlier LF is refused
-/// and goes the one-character-at-a-time way.
+/// and goes the one-character-at-a-time way: correct for any input, and linear, but a body
+/// of very short lines whose LFs fall at 64 or 76 (4- or 12-character lines, say) is then
+/// decoded on the calling thread only.
 fn line_end(text: &[u8], limit: usize) -> Option<usize> {
     let window = text.get(..limit).unwrap_or(text);
     [64, 76]
@@ -1044,9 +1047,8 @@ fn line_end(text: &[u8], limit: usize) -> Option<usize> {
         .or_else(|| window.iter().position(|&b| b == b'\n'))
 }
 
-/// Whether `s` holds `byte`: 4 KiB at a time with no early exit inside, which the compiler
-/// vectorizes (`contains` calls a word-at-a-time `memchr`, which shows in armored decryption:
-/// the `-` check runs on every read and the LF check on every line).
+/// Whether `s` holds `byte`, with no early exit inside a 4 KiB chunk so that the compiler
+/// vectorizes it (the threaded path checks every read of the source for `-`).
 fn holds(s: &[u8], byte: u8) -> bool {
     s.chunks(4096).any(|chunk| chunk.iter().fold(0u8, |acc, &b| acc | u8::from(b == byte)) != 0)
 }
@@ -1155,36 +1157,65 @@ mod tests {
         text.into_bytes()
     }
 
-    /// Lines with an LF before the 64th or 76th character and another LF there: the fast
-    /// paths take the 64 or 76 characters as a line, refuse it (an LF is not base64) and leave
-    /// it to the one-character-at-a-time scanner, which reads the two lines they are.
+    /// Lines with an LF before the 64th or 76th octet and another LF there (LF or CRLF line
+    /// ends, from the first lines or after many plain ones): the fast paths take the 64 or 76
+    /// octets as a line, refuse it (an LF is not base64) and leave it to the
+    /// one-character-at-a-time scanner, which reads the two lines they are. A CRLF line of 64
+    /// characters followed by one of 9 puts an LF at 76 too.
     #[test]
     fn an_early_line_break_before_a_usual_line_length() {
         let data: Vec<u8> = (0..200_000u32).map(|i| (i % 253) as u8).collect();
         let b64 = STANDARD.encode(&data);
-        for (line, cut) in [(64usize, 8usize), (76, 12), (64, 1), (64, 63)] {
+        let cases = [
+            (64usize, 8usize, "\n", 0usize),
+            (76, 12, "\n", 0),
+            (64, 1, "\n", 300),
+            (64, 63, "\n", 300),
+            (64, 8, "\r\n", 0),
+            (76, 40, "\r\n", 300),
+        ];
+        for (line, cut, eol, start) in cases {
             let mut text = b"-----BEGIN PGP MESSAGE-----\n\n".to_vec();
             let (mut rest, mut i) = (b64.as_bytes(), 0);
             while !rest.is_empty() {
-                // Every third line: `line` − 1 characters with an LF after the first `cut`, so
-                // that the next LF is at `line` again.
-                let early = i % 3 == 1 && rest.len() > line;
-                let (chars, after) = rest.split_at(if early { line - 1 } else { line.min(rest.len()) });
-                let start = text.len();
+                // From line `start` on, every third line: an LF after `cut` characters and
+                // as many characters fewer, so that the line's own LF is at `line` again.
+                let early = i >= start && i % 3 == 1 && rest.len() > line;
+                let take = if early { line - eol.len() } else { line.min(rest.len()) };
+                let (chars, after) = rest.split_at(take);
+                let begin = text.len();
                 text.extend_from_slice(chars);
                 if early {
-                    text.insert(start + cut, b'\n');
-                    assert_eq!(text.len() - start, line);
+                    text.insert(begin + cut, b'\n');
                 }
-                text.push(b'\n');
+                text.extend_from_slice(eol.as_bytes());
+                if early {
+                    assert_eq!(text.len() - begin, line + 1);
+                }
                 (rest, i) = (after, i + 1);
             }
             text.extend_from_slice(b"-----END PGP MESSAGE-----\n");
             for (threads, block_len) in [(1, BLOCK_TEXT_LEN), (2, 4096), (3, 1000), (2, BLOCK_TEXT_LEN)] {
                 let (out, err) = read_threaded(&text, threads, block_len, 4096);
-                assert_eq!(err, None, "{line} {cut} {threads} {block_len}");
-                assert!(out == data, "{line} {cut} {threads} {block_len}");
+                assert_eq!(err, None, "{line} {cut} {eol:?} {start} {threads} {block_len}");
+                assert!(out == data, "{line} {cut} {eol:?} {start} {threads} {block_len}");
             }
+        }
+        // Lines of 64 and 9 characters in turn, with CRLF: the 9-character line's LF is at 76
+        // from the start of the 64-character one.
+        let mut text = b"-----BEGIN PGP MESSAGE-----\n\n".to_vec();
+        let (mut rest, mut long) = (b64.as_bytes(), true);
+        while !rest.is_empty() {
+            let (chars, after) = rest.split_at((if long { 64 } else { 9 }).min(rest.len()));
+            text.extend_from_slice(chars);
+            text.extend_from_slice(b"\r\n");
+            (rest, long) = (after, !long);
+        }
+        text.extend_from_slice(b"-----END PGP MESSAGE-----\n");
+        for (threads, block_len) in [(1, BLOCK_TEXT_LEN), (2, 4096), (3, 1000), (2, BLOCK_TEXT_LEN)] {
+            let (out, err) = read_threaded(&text, threads, block_len, 4096);
+            assert_eq!(err, None, "64/9 CRLF {threads} {block_len}");
+            assert!(out == data, "64/9 CRLF {threads} {block_len}");
         }
     }
 

@@ -50,7 +50,7 @@ impl<'s> Armor<'s> for ArmorCmd {
 
 impl Ready for ArmorReady<'_> {
     fn to_writer(self: Box<Self>, sink: &mut (dyn io::Write + Send + Sync)) -> sop::Result<()> {
-        let mut input = BufReader::with_capacity(1 << 16, self.data);
+        let mut input = BufReader::with_capacity(ARMOR_BUF_LEN, self.data);
         let first = {
             use std::io::BufRead;
             input.fill_buf()?.first().copied()

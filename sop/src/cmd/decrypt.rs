@@ -150,7 +150,8 @@ impl Ready<(Option<sop::SessionKey>, Vec<Verification>)> for DecryptReady<'_> {
                 d = d.not_after(t);
             }
         }
-        let mut r = d.reader(message_source(ciphertext)?).map_err(err)?;
+        let source = message_source(ciphertext).map_err(|e| err(sixpgp::Error::from_io(e)))?;
+        let mut r = d.reader(source).map_err(err)?;
         let mut out = BufWriter::with_capacity(BUF_LEN, sink);
         copy_buffered(&mut r, &mut out).map_err(|e| err(sixpgp::Error::from_io(e)))?;
         out.flush()?;

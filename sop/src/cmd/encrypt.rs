@@ -163,7 +163,7 @@ impl Ready<Option<sop::SessionKey>> for EncryptReady<'_> {
         if cmd.format == DataFormat::Utf8 {
             crate::cmd::sign::copy(plaintext, &mut w, true)?;
         } else {
-            // Straight into the chunk buffers: one copy of the plaintext fewer.
+            // Through one wiped buffer: `io::copy` would leave plaintext in its stack buffer.
             let _ = w.copy_from(plaintext).map_err(|e| to_sop_in(Context::Encrypt, e))?;
         }
         let _ = w.finish().map_err(|e| to_sop_in(Context::Encrypt, e))?;

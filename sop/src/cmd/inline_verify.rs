@@ -9,6 +9,7 @@ use sop::ops::{InlineDetach, InlineVerify, Ready};
 
 use crate::cmd::verify::VerifyOptions;
 use crate::errors::to_sop;
+use crate::io::ARMOR_BUF_LEN;
 use crate::{Certs, Sigs, SixSop};
 
 /// The input, with enough of its start buffered to tell a cleartext-signed message apart.
@@ -18,7 +19,7 @@ fn open<'d>(data: &'d mut (dyn Read + Send + Sync)) -> sop::Result<(bool, Input<
     let mut head = Vec::new();
     let _ = (&mut *data).take(64).read_to_end(&mut head)?;
     let cleartext = is_cleartext_signed(&head);
-    Ok((cleartext, BufReader::with_capacity(1 << 16, io::Cursor::new(head).chain(data))))
+    Ok((cleartext, BufReader::with_capacity(ARMOR_BUF_LEN, io::Cursor::new(head).chain(data))))
 }
 
 /// Verifies (with `options`) or just splits the message in `data`: writes the data to `sink`,
