@@ -982,7 +982,21 @@ fn decode_plain_lines(text: &[u8], out: &mut [u8]) -> (usize, usize) {
         decode_into(&PLAIN, chars, dst).map(|n| *written = written.saturating_add(n)).is_some()
     };
     let mut rest = text;
-    while let Some((line, after)) = line_end(rest, rest.len()).and_then(|nl| rest.split_at_checked(nl)) {
+    loop {
+        // Runs of 64-character lines ending in LF, the usual armor, while the stage has room:
+        // one check and one fixed-size copy per line (the decoder checks the characters).
+        while let Some((line, after)) = rest.split_first_chunk::<65>()
+            && let Some((&b'\n', chars)) = line.split_last()
+            && let Some(dst) = stage.get_mut(staged..staged.saturating_add(64))
+        {
+            copy_line(dst, chars);
+            staged = staged.saturating_add(64);
+            used = used.saturating_add(65);
+            rest = after;
+        }
+        let Some((line, after)) = line_end(rest, rest.len()).and_then(|nl| rest.split_at_checked(nl)) else {
+            break;
+        };
         let nl = line.len();
         let body = line.strip_suffix(b"\r").unwrap_or(line);
         if body.is_empty() || body.len() % 4 != 0 {
