@@ -451,3 +451,47 @@ fn copy_from_refuses_a_reader_that_overstates_its_count() {
         assert!(w.finish().is_err());
     }
 }
+
+/// A long armored message read from a source that fails once the message has been read (a
+/// socket with nothing more to give would block there): the decryptor, whose armor reader
+/// reads large blocks straight from the source, stops at the read that brings the END line,
+/// whatever the thread count, in reads of any size; text after the END line in that read is
+/// ignored, as it is with one thread.
+#[test]
+fn armored_decryption_reads_no_further_than_the_end_line() {
+    struct Socket<'a> {
+        data: &'a [u8],
+        step: usize,
+    }
+    impl Read for Socket<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if self.data.is_empty() {
+                return Err(std::io::Error::other("read past the message"));
+            }
+            let n = buf.len().min(self.step).min(self.data.len());
+            buf[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+    let (tsk, cert) = &keys()[0];
+    let plain = plaintext(6 << 20);
+    let mut w = Encryptor::new([cert]).armor(true).rng(TestRng(3)).writer(Vec::new()).unwrap();
+    w.write_all(&plain).unwrap();
+    let armored = w.finish().unwrap();
+    let mut trailing = armored.clone();
+    trailing.extend_from_slice(b"\r\nsomething else\n");
+    for threads in [1, 2, 4] {
+        for step in [1000, 64 << 10, 1 << 20] {
+            for (input, name) in [(&armored, "message"), (&trailing, "message and text")] {
+                let source = std::io::BufReader::with_capacity(16 << 10, Socket { data: input, step });
+                let mut r = Decryptor::new([tsk]).threads(threads).reader(source).unwrap();
+                let mut out = Vec::new();
+                let got = r.read_to_end(&mut out);
+                assert!(got.is_ok(), "{name}, {threads} threads, reads of {step}: {got:?}");
+                assert!(out == plain, "{name}, {threads} threads, reads of {step}");
+                let _ = r.finish().unwrap();
+            }
+        }
+    }
+}

@@ -1,7 +1,7 @@
 //! Copying data streams: one wiped buffer, an optional UTF-8 check for `--as=text`.
 
 use std::fmt;
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, BufRead, Read, Write};
 
 use zeroize::Zeroizing;
 
@@ -14,27 +14,9 @@ pub(crate) const BUF_LEN: usize = 256 * 1024;
 /// through `BufReader`/`BufWriter`, which copy only what is shorter than their capacity.
 pub(crate) const SMALL_BUF_LEN: usize = 16 * 1024;
 
-/// Size of the buffer around an armored source: the armor reader takes what the buffer holds
-/// (it must not read past the END line), so each system call brings this much.
+/// Size of the buffer around an armored source read by an `ArmorReader`, which takes what the
+/// buffer holds (it does not read past the END line), so each system call brings this much.
 pub(crate) const ARMOR_BUF_LEN: usize = 256 * 1024;
-
-/// `source` buffered for the library's message readers: [`ARMOR_BUF_LEN`] if it starts, after
-/// whitespace, with a `-` as armor does, otherwise [`SMALL_BUF_LEN`] (binary input is read in
-/// large blocks that pass a small buffer without a copy).
-pub(crate) fn message_source<R: Read>(source: R) -> io::Result<BufReader<BufReader<R>>> {
-    let mut small = BufReader::with_capacity(SMALL_BUF_LEN, source);
-    let first = loop {
-        match small.fill_buf() {
-            // The whitespace the armor reader skips before the BEGIN line.
-            Ok(buf) => break buf.iter().find(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n')).copied(),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    };
-    let armored = first == Some(b'-');
-    // Once `small` is empty, reads of its capacity or more go straight to `source`.
-    Ok(BufReader::with_capacity(if armored { ARMOR_BUF_LEN } else { SMALL_BUF_LEN }, small))
-}
 
 /// Threads for `armor` and `dearmor` to encode or decode base64 on, as the library's encryption
 /// and decryption do by default: the available parallelism, at most 4.
@@ -154,55 +136,6 @@ mod tests {
         // A sequence cut off at the end of the input.
         let err = copy(&mut &"é".as_bytes()[..1], &mut Vec::new(), true).unwrap_err();
         assert!(is_not_text(&err));
-    }
-
-    #[test]
-    fn armored_sources_get_the_large_buffer_and_lose_nothing() {
-        for (input, capacity) in [
-            (&b"-----BEGIN PGP MESSAGE-----\n"[..], ARMOR_BUF_LEN),
-            (b" \r\n\t-----BEGIN", ARMOR_BUF_LEN),
-            (b"\xc1\x00-", SMALL_BUF_LEN),
-            (b"", SMALL_BUF_LEN),
-        ] {
-            let mut r = message_source(input).unwrap();
-            assert_eq!(r.capacity(), capacity, "{input:?}");
-            let mut all = Vec::new();
-            let _ = r.read_to_end(&mut all).unwrap();
-            assert_eq!(all, input);
-        }
-        // Longer than both buffers, from a source that gives a few octets per read (and is
-        // interrupted now and then), read back in pieces of every size.
-        struct Dribble<'a>(&'a [u8], usize);
-        impl Read for Dribble<'_> {
-            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-                self.1 += 1;
-                if self.1.is_multiple_of(7) {
-                    return Err(io::ErrorKind::Interrupted.into());
-                }
-                let n = buf.len().min(self.0.len()).min(self.1 % 5000 + 1);
-                buf[..n].copy_from_slice(&self.0[..n]);
-                self.0 = &self.0[n..];
-                Ok(n)
-            }
-        }
-        let mut data = b"-----BEGIN PGP MESSAGE-----\n".to_vec();
-        data.extend((0..700_000u32).map(|i| i.to_le_bytes()[1]));
-        for text in [&data[..], &data[1..]] {
-            let mut r = message_source(Dribble(text, 0)).unwrap();
-            let mut all = Vec::new();
-            let mut piece = 1;
-            loop {
-                let mut buf = vec![0; piece];
-                match r.read(&mut buf) {
-                    Ok(0) => break,
-                    Ok(n) => all.extend_from_slice(&buf[..n]),
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    Err(e) => panic!("{e}"),
-                }
-                piece = piece % 300_000 * 3 + 1;
-            }
-            assert!(all == text);
-        }
     }
 
     #[test]

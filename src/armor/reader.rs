@@ -148,6 +148,9 @@ pub struct ArmorReader<R: BufRead> {
     line: Vec<u8>,
     /// Threads to decode the body on (1: none).
     threads: usize,
+    /// The threaded path may read the source past the END line (see
+    /// [`ArmorReader::read_ahead`]).
+    read_ahead: bool,
     /// Text per block on the threaded path ([`BLOCK_TEXT_LEN`]; smaller in tests).
     block_len: usize,
     /// While the body is decoded on several threads: the blocks in flight.
@@ -250,6 +253,9 @@ struct Blocks {
     error: Option<io::Error>,
     /// No block has been read yet: the first one is [`FIRST_BLOCK_TEXT_LEN`] long at most.
     first: bool,
+    /// Read the source with `Read::read` straight into the blocks (see
+    /// [`ArmorReader::read_ahead`]).
+    read_ahead: bool,
     /// Jobs whose octets have been read, for their buffers.
     free: Vec<DecodeJob>,
 }
@@ -271,6 +277,7 @@ impl Blocks {
             stop: false,
             error: None,
             first: true,
+            read_ahead: false,
             free: Vec::new(),
         }
     }
@@ -290,6 +297,24 @@ impl Blocks {
         }
         self.carry.clear();
         let mut len = carried;
+        while self.read_ahead && len < job.text.len() && !self.stop {
+            let room = job.text.get_mut(len..).unwrap_or_default();
+            match inner.read(room) {
+                Ok(0) => self.stop = true,
+                Ok(n) => {
+                    let end = len.saturating_add(n).min(job.text.len());
+                    // The whole read stays in the block: the one-line-at-a-time path takes what
+                    // the workers do not (the END line and anything after it).
+                    self.stop = holds(job.text.get(len..end).unwrap_or_default(), b'-');
+                    len = end;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    self.error = Some(e);
+                    self.stop = true;
+                }
+            }
+        }
         while len < job.text.len() && !self.stop {
             match inner.fill_buf() {
                 Ok([]) => self.stop = true,
@@ -410,6 +435,7 @@ impl<R: BufRead> ArmorReader<R> {
             padded: false,
             line: Vec::new(),
             threads: 1,
+            read_ahead: false,
             block_len: BLOCK_TEXT_LEN,
             blocks: None,
             ahead: Ahead::default(),
@@ -424,6 +450,19 @@ impl<R: BufRead> ArmorReader<R> {
     #[must_use]
     pub fn threads(mut self, threads: usize) -> Self {
         self.threads = threads.max(1);
+        self
+    }
+
+    /// Lets the threaded path read the source straight into its blocks, with `Read::read`,
+    /// instead of copying each block out of the source's buffer: one copy less, but the read
+    /// that brings the END line may bring what follows it too, which is then lost to the
+    /// source ([`into_inner`](Self::into_inner) is no longer positioned right after the END
+    /// line). For callers that read one armored object per source and never look at the rest
+    /// (the decryptor). Reading still stops at that read, so a source that would block after
+    /// the armor does not stop the reader.
+    #[must_use]
+    pub(crate) fn read_ahead(mut self, yes: bool) -> Self {
+        self.read_ahead = yes;
         self
     }
 
@@ -556,7 +595,9 @@ impl<R: BufRead> ArmorReader<R> {
         self.line = Vec::new();
         self.state = State::Body;
         if self.threads > 1 {
-            self.blocks = Some(Box::new(Blocks::new(self.threads, self.block_len)));
+            let mut blocks = Blocks::new(self.threads, self.block_len);
+            blocks.read_ahead = self.read_ahead;
+            self.blocks = Some(Box::new(blocks));
         }
         Ok(())
     }

@@ -251,10 +251,11 @@ impl Decryptor {
     /// Reads (and dearmors, if armored) `source` up to and including the SEIPDv2 packet's
     /// fields, recovers the session key, and decrypts up to the start of the literal data.
     ///
-    /// Binary input is read in whole packet parts, which pass a small `BufReader` without a
-    /// copy; armored input is read through the source's buffer, so give a large armored
-    /// source a large one (`BufReader::with_capacity(256 * 1024, file)`; see
-    /// [`ArmorReader`](crate::ArmorReader#threads)).
+    /// `source` is read as one message: nothing may follow it (a binary message followed by
+    /// more data is refused), and where the source is left afterwards is unspecified. (A long
+    /// armored body is read in large blocks straight from the source, and the read that brings
+    /// the END line may bring what follows it.) Large reads pass a small `BufReader` without a
+    /// copy: 16 KiB is enough.
     ///
     /// # Errors
     /// - `Unsupported(Seipdv1)` for a v1 SEIPD (RFC 4880 MDC) message, `Unsupported(...)` for
@@ -346,7 +347,8 @@ impl Decryptor {
     fn open_with<R: BufRead>(&self, source: R, threads: Option<usize>) -> Result<DecryptReader<R>> {
         // Base64 decoding on the workers too: it costs more than the AEAD.
         let armor_threads = threads.unwrap_or_else(parallel::default_threads);
-        let mut armor = ArmorReader::with_limits(source, &self.limits).threads(armor_threads);
+        let mut armor =
+            ArmorReader::with_limits(source, &self.limits).threads(armor_threads).read_ahead(true);
         let _ = armor.detect()?;
 
         // 1. The session-key packets, up to the SEIPD packet.

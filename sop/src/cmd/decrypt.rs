@@ -1,6 +1,6 @@
 //! `sixsop decrypt`.
 
-use std::io::{BufWriter, Read, Write};
+use std::io::{BufReader, BufWriter, Read, Write};
 use std::time::SystemTime;
 
 use sixpgp::{Decryptor, Password, SessionKey, SymmetricAlgorithm, Tsk};
@@ -9,7 +9,7 @@ use sop::ops::{Decrypt, Ready, Verification};
 use crate::cmd::change_key_password::variants;
 use crate::cmd::verify::VerifyOptions;
 use crate::errors::{Context, to_sop_in};
-use crate::io::{BUF_LEN, copy_buffered, message_source};
+use crate::io::{BUF_LEN, SMALL_BUF_LEN, copy_buffered};
 use crate::{Certs, Keys, SixSop};
 
 /// Collects keys, passwords and session keys; `ciphertext` then streams the message through a
@@ -150,8 +150,7 @@ impl Ready<(Option<sop::SessionKey>, Vec<Verification>)> for DecryptReady<'_> {
                 d = d.not_after(t);
             }
         }
-        let source = message_source(ciphertext).map_err(|e| err(sixpgp::Error::from_io(e)))?;
-        let mut r = d.reader(source).map_err(err)?;
+        let mut r = d.reader(BufReader::with_capacity(SMALL_BUF_LEN, ciphertext)).map_err(err)?;
         let mut out = BufWriter::with_capacity(BUF_LEN, sink);
         copy_buffered(&mut r, &mut out).map_err(|e| err(sixpgp::Error::from_io(e)))?;
         out.flush()?;
