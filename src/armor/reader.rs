@@ -247,7 +247,8 @@ struct Blocks {
     /// No more is read from the source on this path: it ended or failed, or it reached a `-`,
     /// which only the END line has. The `-` and what follows it stay in the source, for the
     /// one-line-at-a-time path to read exactly as far as it would have alone: whatever the
-    /// thread count, the source ends up right after the END line.
+    /// thread count, the source ends up right after the END line. (With `read_ahead`, the read
+    /// that brought the `-` stays whole in the block, and that path takes it from there.)
     stop: bool,
     /// The source's error, for the scanner to return after the text read before it.
     error: Option<io::Error>,
@@ -263,7 +264,7 @@ struct Blocks {
 impl Blocks {
     /// `threads` as the reader's setting: the calling thread mostly reads, so the blocks get
     /// that many workers (the first block is decoded on the calling thread).
-    fn new(threads: usize, block_len: usize) -> Self {
+    fn new(threads: usize, block_len: usize, read_ahead: bool) -> Self {
         let work: Work<DecodeJob> = Arc::new(|job: &mut DecodeJob| {
             let text = job.text.get(..job.text_len).unwrap_or_default();
             (job.used, job.out_len) = decode_plain_lines(text, &mut job.out);
@@ -277,7 +278,7 @@ impl Blocks {
             stop: false,
             error: None,
             first: true,
-            read_ahead: false,
+            read_ahead,
             free: Vec::new(),
         }
     }
@@ -595,9 +596,7 @@ impl<R: BufRead> ArmorReader<R> {
         self.line = Vec::new();
         self.state = State::Body;
         if self.threads > 1 {
-            let mut blocks = Blocks::new(self.threads, self.block_len);
-            blocks.read_ahead = self.read_ahead;
-            self.blocks = Some(Box::new(blocks));
+            self.blocks = Some(Box::new(Blocks::new(self.threads, self.block_len, self.read_ahead)));
         }
         Ok(())
     }

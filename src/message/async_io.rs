@@ -141,13 +141,19 @@ impl<W: AsyncWrite + Unpin, B: BlockingWriter> WriteCore<W, B> {
         self.guard(written)
     }
 
-    fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+    /// Drains the spool, runs `step` on the blocking writer (none once it is finished), drains
+    /// what that wrote and flushes the sink. A step whose drain was pending runs again on the
+    /// next call, which `flush` and `finish` (that takes the writer) both allow.
+    fn poll_step(
+        &mut self,
+        cx: &mut Context<'_>,
+        step: impl FnOnce(&mut Option<B>) -> Option<io::Result<()>>,
+    ) -> Poll<io::Result<()>> {
         self.poison.check_io()?;
         let drained = self.poll_drain(cx);
         ready!(self.guard(drained))?;
-        if let Some(inner) = self.inner.as_mut() {
-            let flushed = Poll::Ready(inner.flush());
-            ready!(self.guard(flushed))?;
+        if let Some(result) = step(&mut self.inner) {
+            ready!(self.guard(Poll::Ready(result)))?;
             let drained = self.poll_drain(cx);
             ready!(self.guard(drained))?;
         }
@@ -155,19 +161,13 @@ impl<W: AsyncWrite + Unpin, B: BlockingWriter> WriteCore<W, B> {
         self.guard(flushed)
     }
 
+    fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.poll_step(cx, |inner| inner.as_mut().map(Write::flush))
+    }
+
     /// Finishes the blocking writer, writes everything out and flushes the sink.
     fn poll_finish(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.poison.check_io()?;
-        let drained = self.poll_drain(cx);
-        ready!(self.guard(drained))?;
-        if let Some(inner) = self.inner.take() {
-            let finished = Poll::Ready(inner.finish_blocking().map_err(io::Error::from));
-            ready!(self.guard(finished))?;
-            let drained = self.poll_drain(cx);
-            ready!(self.guard(drained))?;
-        }
-        let flushed = Pin::new(&mut self.sink).poll_flush(cx);
-        self.guard(flushed)
+        self.poll_step(cx, |inner| inner.take().map(|w| w.finish_blocking().map_err(io::Error::from)))
     }
 
     fn poll_close(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
