@@ -277,7 +277,7 @@ pub fn armor(data: &[u8]) {
     // The threaded path, with blocks short enough that the input spans several: the same
     // outcome, the same kind of error, and the same octets.
     let block_len = data.first().map_or(1, |b| usize::from(*b % 97) + 1);
-    let mut threaded = ArmorReader::new(data).threads(2).block_len(block_len);
+    let mut threaded = ArmorReader::new(data).threads(3).block_len(block_len);
     let mut decoded_threaded = Vec::new();
     let result = threaded.read_to_end(&mut decoded_threaded).map(|_| threaded.kind());
     match (&whole, &result) {
@@ -296,7 +296,7 @@ pub fn armor(data: &[u8]) {
     });
     let Ok(armored) = armored else { return };
     let armored_threaded = ArmorWriter::new(Vec::new(), kind.unwrap_or(ArmorKind::Message)).and_then(|w| {
-        let mut w = w.threads(2);
+        let mut w = w.threads(3);
         w.write_all(&decoded)?;
         w.finish()
     });

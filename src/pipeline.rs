@@ -11,9 +11,10 @@
 //! slots for the first worker with room or for the calling thread. A calling thread that only
 //! waited would leave a core idle; one that took a job whenever a worker had a backlog would
 //! starve the worker while it had I/O to do, so it helps only when it would otherwise wait.
-//! An armored stream has a second pipeline for base64, with n workers of its own (see
-//! `ArmorReader::threads`): 2n threads in all, because the calling thread is mostly busy with
-//! I/O there and base64 costs more than the AEAD.
+//! An armored stream has a second pipeline for base64, with n − 1 workers of its own (see
+//! `ArmorReader::threads`): 2n − 1 threads in all, because base64 costs more than the AEAD.
+//! One more (a worker per core for each pipeline) only adds context switches: the calling
+//! thread already runs either pipeline's queued jobs when it would otherwise wait.
 //! Each worker has its own job and result channel; the order of submission is kept in the
 //! queue of slots (done here, with worker i, or not started), so results come back in order.
 //! Workers are started only when a stream turns out to be long: after its solo jobs (one by

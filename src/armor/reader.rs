@@ -262,15 +262,15 @@ struct Blocks {
 }
 
 impl Blocks {
-    /// `threads` as the reader's setting: the calling thread mostly reads, so the blocks get
-    /// that many workers (the first block is decoded on the calling thread).
+    /// `threads` as the reader's setting, the calling thread included (the first block is
+    /// decoded on the calling thread).
     fn new(threads: usize, block_len: usize, read_ahead: bool) -> Self {
         let work: Work<DecodeJob> = Arc::new(|job: &mut DecodeJob| {
             let text = job.text.get(..job.text_len).unwrap_or_default();
             (job.used, job.out_len) = decode_plain_lines(text, &mut job.out);
         });
         let mut pipeline = Pipeline::new("sixpgp-armor", work, block_len);
-        pipeline.set_threads(threads.saturating_add(1));
+        pipeline.set_threads(threads);
         Self {
             pipeline,
             block_len,
@@ -306,7 +306,7 @@ impl Blocks {
                     let end = len.saturating_add(n).min(job.text.len());
                     // The whole read stays in the block: the one-line-at-a-time path takes what
                     // the workers do not (the END line and anything after it).
-                    self.stop = holds(job.text.get(len..end).unwrap_or_default(), b'-');
+                    self.stop = memchr::memchr(b'-', job.text.get(len..end).unwrap_or_default()).is_some();
                     len = end;
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -323,12 +323,11 @@ impl Blocks {
                     let room = job.text.len().saturating_sub(len);
                     let mut n = available.len().min(room);
                     let new = available.get(..n).unwrap_or_default();
-                    if holds(new, b'-') {
+                    if let Some(dash) = memchr::memchr(b'-', new) {
                         // Up to the line that holds the `-`: that line and the rest stay.
-                        let dash = new.iter().position(|&b| b == b'-').unwrap_or(n);
                         n = new
                             .get(..dash)
-                            .and_then(|t| t.iter().rposition(|&b| b == b'\n'))
+                            .and_then(|t| memchr::memrchr(b'\n', t))
                             .map_or(0, |i| i.saturating_add(1));
                         self.stop = true;
                     }
@@ -443,10 +442,12 @@ impl<R: BufRead> ArmorReader<R> {
         }
     }
 
-    /// Decodes the base64 body on `threads` worker threads (1, the default, or 0: on the calling
-    /// thread only) while the calling thread reads; at most the available parallelism less one,
-    /// or 3 if that is more. See [Threads](Self#threads): the output, the kinds of error and
-    /// the position the source is left at are the same. A short body starts no thread.
+    /// Decodes the base64 body on `threads` threads in all, the calling thread included (1, the
+    /// default, or 0: on the calling thread only): `threads` − 1 workers decode blocks while the
+    /// calling thread reads, and it decodes one itself when it would otherwise wait for them.
+    /// At most the available parallelism, or 4 if that is more. See [Threads](Self#threads): the
+    /// output, the kinds of error and the position the source is left at are the same. A short
+    /// body starts no thread.
     /// Takes effect only if set before the body is reached.
     #[must_use]
     pub fn threads(mut self, threads: usize) -> Self {
@@ -1099,12 +1100,6 @@ fn line_end(text: &[u8], limit: usize) -> Option<usize> {
         .into_iter()
         .find(|&n| window.get(n) == Some(&b'\n'))
         .or_else(|| window.iter().position(|&b| b == b'\n'))
-}
-
-/// Whether `s` holds `byte`, with no early exit inside a 4 KiB chunk so that the compiler
-/// vectorizes it (the threaded path checks every read of the source for `-`).
-fn holds(s: &[u8], byte: u8) -> bool {
-    s.chunks(4096).any(|chunk| chunk.iter().fold(0u8, |acc, &b| acc | u8::from(b == byte)) != 0)
 }
 
 /// The most octets `text_len` characters of base64 decode to: 3 per whole quad.

@@ -92,7 +92,7 @@ impl Blocks {
             encode_lines(&job.input, &mut job.text);
         });
         let mut pipeline = Pipeline::new("sixpgp-armor", work, BLOCK_TEXT_LEN);
-        pipeline.set_threads(threads.saturating_add(1));
+        pipeline.set_threads(threads);
         Self {
             pipeline,
             next: SecretVec::default(),
@@ -189,10 +189,11 @@ impl<W: Write> ArmorWriter<W> {
         })
     }
 
-    /// Encodes on `threads` worker threads (1, the default, or 0: on the calling thread only)
-    /// while the calling thread collects the input and writes the output. At most the available
-    /// parallelism less one, or 3 if that is more. Short output starts no thread. The output is
-    /// identical for every value.
+    /// Encodes on `threads` threads in all, the calling thread included (1, the default, or 0:
+    /// on the calling thread only): `threads` − 1 workers encode blocks while the calling thread
+    /// collects the input and writes the output, and it encodes one itself when it would
+    /// otherwise wait for them. At most the available parallelism, or 4 if that is more. Short
+    /// output starts no thread. The output is identical for every value.
     /// Takes effect only while nothing is buffered: before the first write, or after a flush
     /// that left no partial line; otherwise the call changes nothing.
     pub fn threads(mut self, threads: usize) -> Self {
@@ -326,12 +327,20 @@ fn encode_lines(input: &[u8], out: &mut SecretVec) {
     out.reserve(input.len().div_ceil(LINE_INPUT_LEN).saturating_mul(LINE_LEN + 1));
     // Many lines per call: the base64 encoder's fast loop only runs on long inputs; line by
     // line most of the time would go to its scalar tail.
-    let mut encoded = [0_u8; BATCH_LINES * LINE_LEN];
+    // Wiped: armor also carries secret keys.
+    let mut encoded = Zeroizing::new([0_u8; BATCH_LINES * LINE_LEN]);
     for batch in input.chunks(BATCH_LINES * LINE_INPUT_LEN) {
         // `encoded` holds the base64 of a whole batch.
-        let n = encode_into(batch, &mut encoded);
-        for line in encoded.get(..n).unwrap_or_default().chunks(LINE_LEN) {
+        let n = encode_into(batch, encoded.as_mut_slice());
+        let mut text = encoded.get(..n).unwrap_or_default();
+        // Whole lines as fixed-size copies (a few vector moves each, no call to `memcpy`).
+        while let Some((line, rest)) = text.split_first_chunk::<LINE_LEN>() {
             out.extend_from_slice(line);
+            out.push(b'\n');
+            text = rest;
+        }
+        if !text.is_empty() {
+            out.extend_from_slice(text);
             out.push(b'\n');
         }
     }

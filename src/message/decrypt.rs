@@ -161,7 +161,7 @@ impl Decryptor {
     /// Uses this many threads in all to decrypt chunks (1 = the calling thread only). The
     /// default is the machine's available parallelism, at most 4; more than the available
     /// parallelism (or 4, if that is more) counts as that many. A short message starts no
-    /// thread. Armored input is decoded by `threads` more workers (see
+    /// thread. Armored input is decoded by `threads` − 1 workers of its own (see
     /// [`ArmorReader::threads`]). Plaintext is still released in order, each chunk only after
     /// its own tag verified.
     #[must_use]
@@ -345,7 +345,7 @@ impl Decryptor {
 
     /// [`open`](Decryptor::open) with the chunk thread count `threads`.
     fn open_with<R: BufRead>(&self, source: R, threads: Option<usize>) -> Result<DecryptReader<R>> {
-        // Base64 decoding on the workers too: it costs more than the AEAD.
+        // Base64 gets workers of its own: it costs more than the AEAD.
         let armor_threads = threads.unwrap_or_else(parallel::default_threads);
         let mut armor =
             ArmorReader::with_limits(source, &self.limits).threads(armor_threads).read_ahead(true);

@@ -415,7 +415,7 @@ impl Encryptor {
     /// parallelism (or 4, if that is more) counts as that many. A short message starts no
     /// thread. With many recipient certificates, checking them and the key agreements with
     /// their keys are spread over this many threads too (at most the available parallelism).
-    /// Armored output is encoded by `threads` more workers
+    /// Armored output is encoded by `threads` − 1 workers of its own
     /// (see [`ArmorWriter::threads`]). The output is identical for every value.
     #[must_use]
     pub fn threads(mut self, threads: usize) -> Self {
@@ -731,7 +731,7 @@ impl Encryptor {
         let session_key = SessionKey::from_bytes(&key_bytes);
 
         let mut sink = if armor {
-            // Base64 on the workers too: it costs more than the AEAD.
+            // Base64 gets workers of its own: it costs more than the AEAD.
             let armor_threads = threads.unwrap_or_else(parallel::default_threads);
             Sink::Armored(ArmorWriter::new(sink, ArmorKind::Message)?.threads(armor_threads))
         } else {
