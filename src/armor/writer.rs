@@ -71,7 +71,10 @@ pub struct ArmorWriter<W: Write> {
 /// A block of input octets and, once the work has run, its armored lines.
 struct EncodeJob {
     input: SecretVec,
+    /// `text[..text_len]`: the lines. Allocated zeroed at its full length once, so that the work
+    /// writes the lines in place.
     text: SecretVec,
+    text_len: usize,
 }
 
 /// Blocks encoded on worker threads, written in order.
@@ -88,8 +91,7 @@ struct Blocks {
 impl Blocks {
     fn new(threads: usize) -> Self {
         let work: Work<EncodeJob> = Arc::new(|job: &mut EncodeJob| {
-            job.text.clear();
-            encode_lines(&job.input, &mut job.text);
+            job.text_len = encode_lines_into(&job.input, &mut job.text);
         });
         let mut pipeline = Pipeline::new("sixpgp-armor", work, BLOCK_TEXT_LEN);
         pipeline.set_threads(threads);
@@ -106,11 +108,10 @@ impl Blocks {
     /// than `keep` are in flight.
     fn submit<W: Write>(&mut self, inner: &mut W, keep: usize) -> io::Result<()> {
         if !self.next.is_empty() {
-            // The text buffer has room for the whole block: the work never reallocates it.
-            let text_len = self.next.len().div_ceil(LINE_INPUT_LEN).saturating_mul(LINE_LEN + 1);
-            let mut job = self.free.pop().unwrap_or_else(|| EncodeJob {
-                input: SecretVec::default(),
-                text: SecretVec::with_capacity(text_len),
+            // The text buffer has room for the whole block (the free jobs are full-sized).
+            let text_len = encoded_lines_len(self.next.len());
+            let mut job = self.free.pop().filter(|job| job.text.len() >= text_len).unwrap_or_else(|| {
+                EncodeJob { input: SecretVec::default(), text: SecretVec::zeroed(text_len), text_len: 0 }
             });
             std::mem::swap(&mut job.input, &mut self.next);
             self.next.clear();
@@ -125,11 +126,11 @@ impl Blocks {
         while self.pipeline.in_flight() > keep {
             let Some(job) = self.pipeline.collect() else { break };
             let job = job.map_err(io::Error::from)?;
-            inner.write_all(&job.text)?;
+            inner.write_all(job.text.get(..job.text_len).unwrap_or_default())?;
             // Only full-sized buffers are kept (not the first block's).
             if self.free.len() < 2
                 && job.input.capacity() >= BLOCK_INPUT_LEN
-                && job.text.capacity() >= BLOCK_TEXT_LEN
+                && job.text.len() >= BLOCK_TEXT_LEN
             {
                 self.free.push(job);
             }
@@ -321,29 +322,54 @@ fn encode_into(input: &[u8], dst: &mut [u8]) -> usize {
     engine.encode(input, base64_simd::Out::from_slice(dst)).len()
 }
 
+/// Room for the armored text of `input_len` octets: a whole line and its LF for each line
+/// begun.
+const fn encoded_lines_len(input_len: usize) -> usize {
+    input_len.div_ceil(LINE_INPUT_LEN).saturating_mul(LINE_LEN + 1)
+}
+
 /// Appends the base64 of `input` to `out` in lines of [`LINE_LEN`] characters, each ending in
 /// LF; the last line is shorter (and padded) if `input` is not whole lines.
 fn encode_lines(input: &[u8], out: &mut SecretVec) {
-    out.reserve(input.len().div_ceil(LINE_INPUT_LEN).saturating_mul(LINE_LEN + 1));
-    // Many lines per call: the base64 encoder's fast loop only runs on long inputs; line by
-    // line most of the time would go to its scalar tail.
+    let start = out.len();
+    let dst = out.extend_zeroed(encoded_lines_len(input.len()));
+    let n = encode_lines_into(input, dst);
+    out.truncate(start.saturating_add(n));
+}
+
+/// Writes the lines of `input` (as [`encode_lines`]) to the start of `dst` and returns their
+/// length; as many whole lines as fit if `dst` is shorter than [`encoded_lines_len`] (the
+/// callers size it).
+fn encode_lines_into(input: &[u8], dst: &mut [u8]) -> usize {
     // Wiped: armor also carries secret keys.
     let mut encoded = Zeroizing::new([0_u8; BATCH_LINES * LINE_LEN]);
+    let mut written = 0usize;
     for batch in input.chunks(BATCH_LINES * LINE_INPUT_LEN) {
         // `encoded` holds the base64 of a whole batch.
         let n = encode_into(batch, encoded.as_mut_slice());
-        let mut text = encoded.get(..n).unwrap_or_default();
-        // Whole lines as fixed-size copies (a few vector moves each, no call to `memcpy`).
-        while let Some((line, rest)) = text.split_first_chunk::<LINE_LEN>() {
-            out.extend_from_slice(line);
-            out.push(b'\n');
-            text = rest;
+        let (lines, last) = encoded.get(..n).unwrap_or_default().as_chunks::<LINE_LEN>();
+        let (slots, _) = dst.get_mut(written..).unwrap_or_default().as_chunks_mut::<{ LINE_LEN + 1 }>();
+        // Whole lines as fixed-size copies: a few vector moves each, no call to `memcpy`.
+        for (slot, line) in slots.iter_mut().zip(lines) {
+            if let Some((chars, lf)) = slot.split_first_chunk_mut::<LINE_LEN>() {
+                *chars = *line;
+                lf.fill(b'\n');
+            }
         }
-        if !text.is_empty() {
-            out.extend_from_slice(text);
-            out.push(b'\n');
+        if lines.len() > slots.len() {
+            return written.saturating_add(slots.len().saturating_mul(LINE_LEN + 1));
+        }
+        written = written.saturating_add(lines.len().saturating_mul(LINE_LEN + 1));
+        if !last.is_empty()
+            && let Some(slot) = dst.get_mut(written..written.saturating_add(last.len()).saturating_add(1))
+            && let Some((lf, chars)) = slot.split_last_mut()
+        {
+            chars.copy_from_slice(last);
+            *lf = b'\n';
+            written = written.saturating_add(slot.len());
         }
     }
+    written
 }
 
 /// Appends `-----BEGIN <label>-----\n` (plus the blank line for BEGIN) or `-----END <label>-----\n`.
@@ -433,6 +459,36 @@ mod tests {
         }
         assert_eq!(body.concat(), STANDARD.encode(&data));
         assert_eq!(lines[lines.len() - 1], "-----END PGP PUBLIC KEY BLOCK-----");
+    }
+
+    /// The line encoder against the `base64` crate, across batch edges, and with destinations
+    /// too short for the whole text: whole lines only, never past the end.
+    #[test]
+    fn line_encoder_matches_the_base64_crate() {
+        let data: Vec<u8> = (0..3 * BATCH_LINES * LINE_INPUT_LEN + 100)
+            .map(|i| u8::try_from(i * 13 % 256).unwrap())
+            .collect();
+        let batch = BATCH_LINES * LINE_INPUT_LEN;
+        for len in [0, 1, 2, 3, 47, 48, 49, 96, batch - 1, batch, batch + 1, 2 * batch + 47, data.len()] {
+            let input = &data[..len];
+            let expected: String = STANDARD
+                .encode(input)
+                .as_bytes()
+                .chunks(LINE_LEN)
+                .map(|l| format!("{}\n", std::str::from_utf8(l).unwrap()))
+                .collect();
+            assert!(encoded_lines_len(len) >= expected.len(), "{len}");
+            let mut out = SecretVec::default();
+            out.extend_from_slice(b"x");
+            encode_lines(input, &mut out);
+            assert_eq!(&out[1..], expected.as_bytes(), "{len}");
+            for short in [0, 1, LINE_LEN, LINE_LEN + 1, expected.len().saturating_sub(1)] {
+                let mut dst = vec![0u8; short.min(expected.len())];
+                let n = encode_lines_into(input, &mut dst);
+                assert!(n == expected.len() || n.is_multiple_of(LINE_LEN + 1), "{len} {short}");
+                assert_eq!(&dst[..n], &expected.as_bytes()[..n], "{len} {short}");
+            }
+        }
     }
 
     #[test]

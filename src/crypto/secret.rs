@@ -183,6 +183,15 @@ impl SecretVec {
         self.0.extend_from_slice(data);
     }
 
+    /// Appends `len` zero octets, growing as [`SecretVec::reserve`] does, and returns them to
+    /// be written.
+    pub(crate) fn extend_zeroed(&mut self, len: usize) -> &mut [u8] {
+        self.reserve(len);
+        let start = self.0.len();
+        self.0.resize(start.saturating_add(len), 0);
+        self.0.get_mut(start..).unwrap_or_default()
+    }
+
     /// Appends one octet, growing as [`SecretVec::reserve`] does.
     pub(crate) fn push(&mut self, octet: u8) {
         self.reserve(1);
