@@ -158,7 +158,8 @@ enum Slot<J> {
 /// collected: a worker that has finished both waits for the calling thread to collect one.)
 const PER_WORKER: usize = 2;
 
-/// Jobs in, results out in submission order, on `threads` workers (none for 1). The jobs are
+/// Jobs in, results out in submission order, on `threads` − 1 workers beside the calling
+/// thread (none for 1). The jobs are
 /// SEIPD chunks ([`Job`]) or, for the armor, blocks of base64 text and octets.
 pub(crate) struct Pipeline<J = Job> {
     /// Names the worker threads.

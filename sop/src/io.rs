@@ -18,8 +18,9 @@ pub(crate) const SMALL_BUF_LEN: usize = 16 * 1024;
 /// buffer holds (it does not read past the END line), so each system call brings this much.
 pub(crate) const ARMOR_BUF_LEN: usize = 256 * 1024;
 
-/// Threads for `armor` and `dearmor` to encode or decode base64 on, as the library's encryption
-/// and decryption do by default: the available parallelism, at most 4.
+/// Threads for `armor` and `dearmor` to encode or decode base64 on, the calling thread
+/// included, as the library's encryption and decryption use by default: the available
+/// parallelism, at most 4.
 pub(crate) fn armor_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
 }

@@ -5,10 +5,8 @@ use std::fmt;
 use std::io::{self, BufRead, Read};
 use std::sync::Arc;
 
-use zeroize::Zeroizing;
-
 use super::{ArmorKind, DASHES, reserve_wiped};
-use crate::crypto::secret::SecretVec;
+use crate::crypto::secret::{SecretVec, WipedArray};
 use crate::error::{Error, Limit, Result, Unsupported};
 use crate::limits::Limits;
 use crate::pipeline::{Pipeline, Work};
@@ -96,7 +94,7 @@ fn decode_into(engine: &base64_simd::Base64, src: &[u8], dst: &mut [u8]) -> Opti
 /// thread count, and a source that would block or fail after the armor does not stop the
 /// reader. Each block is copied out of the source's buffer, so a source buffer of 256 KiB
 /// (`BufReader::with_capacity`) brings a block per system call where the default 8 KiB takes
-/// dozens. Memory is bounded by the blocks in flight, about 2 × `threads` + 4 blocks of
+/// dozens. Memory is bounded by the blocks in flight, about 2 × `threads` + 2 blocks of
 /// 450 KiB, and, while it hands over to the one-line-at-a-time path, a copy of the text not yet
 /// decoded (at most the blocks in flight).
 ///
@@ -1014,7 +1012,7 @@ fn is_base64(b: u8) -> bool {
 /// have the padding) or reports what is wrong. What this decodes is therefore exactly what the
 /// scanner would have made of the same lines.
 fn decode_plain_lines(text: &[u8], out: &mut [u8]) -> (usize, usize) {
-    let mut stage = Zeroizing::new([0u8; STAGE_LEN]);
+    let mut stage = WipedArray::<STAGE_LEN>::new();
     let (mut staged, mut used, mut written) = (0usize, 0usize, 0usize);
     // Where the staged characters start in `text`.
     let mut staged_from = 0usize;

@@ -103,6 +103,37 @@ secret_array!(
     64
 );
 
+/// A fixed-size scratch buffer, wiped as one slice when dropped: one `memset` and a barrier,
+/// where `Zeroizing<[u8; N]>` wipes an array with a volatile store per octet (kilobytes of
+/// them per call in the armor code's hot loops).
+pub(crate) struct WipedArray<const N: usize>([u8; N]);
+
+impl<const N: usize> WipedArray<N> {
+    pub(crate) fn new() -> Self {
+        Self([0; N])
+    }
+}
+
+impl<const N: usize> std::ops::Deref for WipedArray<N> {
+    type Target = [u8; N];
+
+    fn deref(&self) -> &[u8; N] {
+        &self.0
+    }
+}
+
+impl<const N: usize> std::ops::DerefMut for WipedArray<N> {
+    fn deref_mut(&mut self) -> &mut [u8; N] {
+        &mut self.0
+    }
+}
+
+impl<const N: usize> Drop for WipedArray<N> {
+    fn drop(&mut self) {
+        self.0.as_mut_slice().zeroize();
+    }
+}
+
 /// A byte buffer for secret or plaintext data, wiped (all of its capacity) when dropped.
 ///
 /// This replaces `Zeroizing<Vec<u8>>` inside the crate: `zeroize` 1.9 wipes the spare

@@ -32,8 +32,9 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker, ready};
 
 use futures_io::{AsyncRead, AsyncWrite};
-use zeroize::{Zeroize, Zeroizing};
+use zeroize::Zeroize;
 
+use crate::crypto::secret::{SecretVec, WipedArray};
 use crate::error::{Error, Poison, Result};
 use crate::message::sign::{InlineSignWriter, Signer};
 use crate::message::verify::{InlineVerifyReader, Verification, Verifier};
@@ -57,7 +58,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// The blocking writer's sink: output waiting for the async sink.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Spool(Arc<Mutex<Zeroizing<Vec<u8>>>>);
+pub(crate) struct Spool(Arc<Mutex<SecretVec>>);
 
 impl Write for Spool {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
@@ -281,14 +282,14 @@ fn wake(w: &Wake) {
 
 /// What the task sends the thread.
 enum Input {
-    Data(Zeroizing<Vec<u8>>),
+    Data(SecretVec),
     End,
     Failed(io::Error),
 }
 
 /// What the thread sends the task.
 enum Output<T> {
-    Data(Zeroizing<Vec<u8>>),
+    Data(SecretVec),
     /// The end: the blocking reader's `finish`, or the first error.
     Done(Result<T>),
 }
@@ -296,7 +297,7 @@ enum Output<T> {
 /// The blocking reader's source on the thread.
 struct ChannelSource {
     rx: Receiver<Input>,
-    buf: Zeroizing<Vec<u8>>,
+    buf: SecretVec,
     pos: usize,
     ended: bool,
     wake: Wake,
@@ -356,7 +357,7 @@ fn run<B: Read, T>(
         }
     };
     loop {
-        let mut piece = Zeroizing::new(vec![0u8; PIECE]);
+        let mut piece = SecretVec::zeroed(PIECE);
         match reader.read(&mut piece) {
             Ok(0) => {
                 let _ = send(Output::Done(finish(reader)));
@@ -386,13 +387,13 @@ struct ReadCore<R, T> {
     to_thread: Option<SyncSender<Input>>,
     from_thread: Receiver<Output<T>>,
     /// Plaintext received and not yet read, from `pos`.
-    current: Zeroizing<Vec<u8>>,
+    current: SecretVec,
     pos: usize,
     /// The blocking reader's `finish`, once it came.
     result: Option<T>,
     ended: bool,
     poison: Poison,
-    read_buf: Zeroizing<Vec<u8>>,
+    read_buf: SecretVec,
     wake: Wake,
     /// Held by the thread until its last buffer is dropped.
     #[cfg_attr(not(test), allow(dead_code, reason = "read only by the drop test"))]
@@ -410,7 +411,7 @@ impl<R: AsyncRead + Unpin, T: Send + 'static> ReadCore<R, T> {
         let wake = Wake::default();
         let alive = Arc::new(());
         let channel =
-            ChannelSource { rx, buf: Zeroizing::default(), pos: 0, ended: false, wake: Arc::clone(&wake) };
+            ChannelSource { rx, buf: SecretVec::default(), pos: 0, ended: false, wake: Arc::clone(&wake) };
         let (thread_wake, thread_alive) = (Arc::clone(&wake), Arc::clone(&alive));
         let _ = std::thread::Builder::new()
             .name("sixpgp-async".into())
@@ -425,12 +426,12 @@ impl<R: AsyncRead + Unpin, T: Send + 'static> ReadCore<R, T> {
             pending: None,
             to_thread: Some(to_thread),
             from_thread,
-            current: Zeroizing::default(),
+            current: SecretVec::default(),
             pos: 0,
             result: None,
             ended: false,
             poison: Poison::default(),
-            read_buf: Zeroizing::new(vec![0; PIECE]),
+            read_buf: SecretVec::zeroed(PIECE),
             wake,
             alive,
         })
@@ -466,7 +467,7 @@ impl<R: AsyncRead + Unpin, T: Send + 'static> ReadCore<R, T> {
                     self.source_done = true;
                 }
                 Poll::Ready(Ok(n)) => {
-                    let mut piece = Zeroizing::new(Vec::with_capacity(n));
+                    let mut piece = SecretVec::with_capacity(n);
                     piece.extend_from_slice(self.read_buf.get(..n).unwrap_or_default());
                     if let Some(read) = self.read_buf.get_mut(..n) {
                         read.zeroize();
@@ -527,7 +528,7 @@ impl<R: AsyncRead + Unpin, T: Send + 'static> ReadCore<R, T> {
     /// Reads (and wipes) what the caller did not read, then returns the blocking reader's
     /// `finish`.
     fn poll_finish(&mut self, cx: &mut Context<'_>) -> Poll<Result<T>> {
-        let mut scratch = Zeroizing::new([0u8; 4096]);
+        let mut scratch = WipedArray::<4096>::new();
         loop {
             self.current.zeroize();
             self.pos = 0;
