@@ -104,9 +104,11 @@ impl<'s> sop::Load<'s, SixSop> for Keys<'s> {
 
 impl sop::Save for Keys<'_> {
     fn to_writer(&self, armored: bool, sink: &mut (dyn Write + Send + Sync)) -> sop::Result<()> {
-        let mut bytes = zeroize::Zeroizing::new(Vec::new());
-        for k in &self.keys {
-            k.write_to(&mut *bytes).map_err(to_sop)?;
+        // Sized once: a growing Vec would leave copies of the secret keys in freed memory.
+        let parts: Vec<_> = self.keys.iter().map(|k| k.to_vec()).collect();
+        let mut bytes = zeroize::Zeroizing::new(Vec::with_capacity(parts.iter().map(|p| p.len()).sum()));
+        for part in &parts {
+            bytes.extend_from_slice(part);
         }
         write_maybe_armored(sink, armored, ArmorKind::PrivateKey, &bytes)
     }
