@@ -20,6 +20,7 @@
 #   turn; median of each): sixsop armored against binary, sign+encrypt, decrypt+verify and
 #   detached sign and verify against `openssl dgst -sha256` of the same file, and binary
 #   encryption and decryption against `dd bs=256K` (the I/O floor), all on the full input;
+#   wall time, and CPU time (user + system) beside it;
 # - recipients: 256 KiB encrypted to 50 recipients (each tool with 50 certificates of its own,
 #   its v6 profile where it has one, and sixsop also with ML-KEM-768+X25519 certificates; age
 #   and rage (`cargo install rage`) with the same 50 X25519 recipients), median of SMALL_RUNS
@@ -200,26 +201,31 @@ if want ratios; then
         "sign|'$sixsop' sign --no-armor '$sk' < '$work/plain' > /dev/null"
         "verify|'$sixsop' verify '$work/r.sig' '$sc' < '$work/plain' > /dev/null"
     )
-    declare -A ratio_times
+    declare -A ratio_times ratio_cpu
     for ((round = 0; round < runs; round++)); do
         for entry in "${ratio_cmds[@]}"; do
             name=${entry%%|*}
-            t=$( { TIMEFORMAT=%3R; time bash -c "${entry#*|}" 2> /dev/null; } 2>&1 ) \
+            # Wall time from bash (milliseconds), CPU time from /usr/bin/time (centiseconds).
+            t=$( { TIMEFORMAT=%3R; time /usr/bin/time -f "%U %S" -o "$work/time" bash -c "${entry#*|}" 2> /dev/null; } 2>&1 ) \
                 || { echo "FAIL: $name" >&2; exit 1; }
+            read -r u s < "$work/time"
             ratio_times[$name]+="$t "
+            ratio_cpu[$name]+="$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }') "
         done
     done
     grep -q . "$work/r-ver" || { echo "FAIL: no verification" >&2; exit 1; }
     rm -f "$work/r.bin" "$work/r.asc" "$work/r-signed.bin"
-    med() { tr ' ' '\n' <<< "${ratio_times[$1]}" | grep . | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+    med() { tr ' ' '\n' <<< "$1" | grep . | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
     row() { # label, name, reference name, target
-        awk -v l="$1" -v t="$(med "$2")" -v r="$(med "$3")" -v g="$4" \
-            'BEGIN { printf "| %s | %.3f | %.3f | %.2fx | %s |\n", l, t, r, t / r, g }'
+        awk -v l="$1" -v t="$(med "${ratio_times[$2]}")" -v r="$(med "${ratio_times[$3]}")" \
+            -v c="$(med "${ratio_cpu[$2]}")" -v rc="$(med "${ratio_cpu[$3]}")" -v g="$4" \
+            'BEGIN { printf "| %s | %.3f | %.3f | %.2fx | %.2f / %.2f | %.2fx | %s |\n", l, t, r, t / r, c, rc, c / rc, g }'
     }
     echo
-    echo "Ratios, ${size_mib} MiB from tmpfs to /dev/null, median of ${runs} alternating rounds; load $(cut -d' ' -f1 /proc/loadavg):"
-    echo "| figure | time (s) | reference (s) | ratio | target |"
-    echo "|---|---|---|---|---|"
+    echo "Ratios, ${size_mib} MiB from tmpfs to /dev/null, median of ${runs} alternating rounds; load $(cut -d' ' -f1 /proc/loadavg)."
+    echo "Wall time is what the targets count; CPU time (user + system, all threads) shows what the work costs."
+    echo "| figure | time (s) | reference (s) | ratio | CPU (s), figure / reference | CPU ratio | target |"
+    echo "|---|---|---|---|---|---|---|"
     row "encrypt binary vs dd bs=256K" enc-bin dd "-"
     row "decrypt binary vs dd bs=256K" dec-bin dd "-"
     row "encrypt armored vs binary" enc-asc enc-bin "<= 1.5x"
