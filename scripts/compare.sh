@@ -219,7 +219,8 @@ if want ratios; then
     row() { # label, name, reference name, target
         awk -v l="$1" -v t="$(med "${ratio_times[$2]}")" -v r="$(med "${ratio_times[$3]}")" \
             -v c="$(med "${ratio_cpu[$2]}")" -v rc="$(med "${ratio_cpu[$3]}")" -v g="$4" \
-            'BEGIN { printf "| %s | %.3f | %.3f | %.2fx | %.2f / %.2f | %.2fx | %s |\n", l, t, r, t / r, c, rc, c / rc, g }'
+            'BEGIN { printf "| %s | %.3f | %.3f | %s | %.2f / %.2f | %s | %s |\n", l, t, r,
+                     (r > 0 ? sprintf("%.2fx", t / r) : "n/a"), c, rc, (rc > 0 ? sprintf("%.2fx", c / rc) : "n/a"), g }'
     }
     echo
     echo "Ratios, ${size_mib} MiB from tmpfs to /dev/null, median of ${runs} alternating rounds; load $(cut -d' ' -f1 /proc/loadavg)."

@@ -42,35 +42,49 @@ pub(crate) fn is_not_text(err: &io::Error) -> bool {
     err.get_ref().is_some_and(|e| e.is::<NotText>())
 }
 
-/// Checks that a stream is UTF-8, chunk by chunk (a sequence may span chunks).
+/// Checks that a stream is UTF-8, chunk by chunk (a sequence may span chunks), in place: the
+/// data (plaintext) is never copied, but for the start of a sequence cut at a chunk's end.
 #[derive(Debug, Default)]
 struct Utf8Check {
-    /// The start of a sequence cut at the end of the last chunk (at most 3 octets).
-    pending: Vec<u8>,
+    /// The start of a sequence cut at the end of the last chunk: `pending[..pending_len]`.
+    pending: [u8; 4],
+    pending_len: usize,
 }
 
 impl Utf8Check {
     /// Checks the next chunk.
-    fn update(&mut self, data: &[u8]) -> io::Result<()> {
-        let mut buf = std::mem::take(&mut self.pending);
-        buf.extend_from_slice(data);
-        match std::str::from_utf8(&buf) {
+    fn update(&mut self, mut data: &[u8]) -> io::Result<()> {
+        let not_text = || io::Error::new(io::ErrorKind::InvalidData, NotText);
+        // Completes the cut sequence an octet at a time: it is a prefix of one sequence, so it
+        // is whole (or wrong) by its fourth octet.
+        while self.pending_len > 0 {
+            let Some((&octet, rest)) = data.split_first() else { return Ok(()) };
+            data = rest;
+            let slot = self.pending.get_mut(self.pending_len).ok_or_else(not_text)?;
+            *slot = octet;
+            self.pending_len += 1;
+            match std::str::from_utf8(self.pending.get(..self.pending_len).unwrap_or_default()) {
+                Ok(_) => self.pending_len = 0,
+                Err(e) if e.error_len().is_none() => {}
+                Err(_) => return Err(not_text()),
+            }
+        }
+        match std::str::from_utf8(data) {
             Ok(_) => Ok(()),
             Err(e) if e.error_len().is_none() => {
-                self.pending = buf.get(e.valid_up_to()..).unwrap_or_default().to_vec();
+                let cut = data.get(e.valid_up_to()..).unwrap_or_default();
+                let dst = self.pending.get_mut(..cut.len()).ok_or_else(not_text)?;
+                dst.copy_from_slice(cut);
+                self.pending_len = cut.len();
                 Ok(())
             }
-            Err(_) => Err(io::Error::new(io::ErrorKind::InvalidData, NotText)),
+            Err(_) => Err(not_text()),
         }
     }
 
     /// Checks that no sequence was left incomplete.
     fn finish(&self) -> io::Result<()> {
-        if self.pending.is_empty() {
-            Ok(())
-        } else {
-            Err(io::Error::new(io::ErrorKind::InvalidData, NotText))
-        }
+        if self.pending_len == 0 { Ok(()) } else { Err(io::Error::new(io::ErrorKind::InvalidData, NotText)) }
     }
 }
 
@@ -122,6 +136,36 @@ pub(crate) fn copy_buffered(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The chunked check agrees with `str::from_utf8` on the whole input, however the input is
+    /// cut into three chunks, for valid text with 1- to 4-octet sequences and for inputs with an
+    /// invalid or truncated sequence.
+    #[test]
+    fn utf8_check_agrees_with_from_utf8_for_every_cut() {
+        let inputs: [&[u8]; 8] = [
+            "aé世😀b".as_bytes(),
+            "😀😀".as_bytes(),
+            b"a\xe4\xb8\x41",
+            b"\xf0\x9f\x98",
+            b"\xc3",
+            b"ab\xff",
+            b"\xed\xa0\x80",
+            b"\xe4\xb8\x96\xf0\x9f\x98\x80\xc3\xa9",
+        ];
+        for input in inputs {
+            let whole = std::str::from_utf8(input).is_ok();
+            for i in 0..=input.len() {
+                for j in i..=input.len() {
+                    let mut check = Utf8Check::default();
+                    let result = [&input[..i], &input[i..j], &input[j..]]
+                        .into_iter()
+                        .try_for_each(|chunk| check.update(chunk))
+                        .and_then(|()| check.finish());
+                    assert_eq!(result.is_ok(), whole, "{input:x?} cut at {i} and {j}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn utf8_split_across_reads_is_fine_and_invalid_is_caught() {

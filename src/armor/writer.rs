@@ -258,9 +258,9 @@ impl<W: Write> ArmorWriter<W> {
             self.out.clear();
         }
         let mut line = WipedArray::<LINE_LEN>::new();
-        let n = encode_into(input, line.as_mut_slice());
+        let n = encode_into(input, &mut line);
         debug_assert_eq!(n, LINE_LEN);
-        self.out.extend_from_slice(line.as_slice());
+        self.out.extend_from_slice(&line);
         self.out.push(b'\n');
         Ok(())
     }
@@ -351,7 +351,7 @@ fn encode_lines_into(input: &[u8], dst: &mut [u8]) -> usize {
     let mut written = 0usize;
     for batch in input.chunks(BATCH_LINES * LINE_INPUT_LEN) {
         // `encoded` holds the base64 of a whole batch.
-        let n = encode_into(batch, encoded.as_mut_slice());
+        let n = encode_into(batch, &mut encoded);
         let (lines, last) = encoded.get(..n).unwrap_or_default().as_chunks::<LINE_LEN>();
         let (slots, _) = dst.get_mut(written..).unwrap_or_default().as_chunks_mut::<{ LINE_LEN + 1 }>();
         // Whole lines as fixed-size copies: a few vector moves each, no call to `memcpy`.

@@ -114,16 +114,17 @@ impl<const N: usize> WipedArray<N> {
     }
 }
 
+// To a slice, not the array: `*buf` would copy an array out unwiped.
 impl<const N: usize> std::ops::Deref for WipedArray<N> {
-    type Target = [u8; N];
+    type Target = [u8];
 
-    fn deref(&self) -> &[u8; N] {
+    fn deref(&self) -> &[u8] {
         &self.0
     }
 }
 
 impl<const N: usize> std::ops::DerefMut for WipedArray<N> {
-    fn deref_mut(&mut self) -> &mut [u8; N] {
+    fn deref_mut(&mut self) -> &mut [u8] {
         &mut self.0
     }
 }

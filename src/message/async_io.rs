@@ -117,7 +117,11 @@ impl<W: AsyncWrite + Unpin, B: BlockingWriter> WriteCore<W, B> {
                 Err(e) => return Poll::Ready(Err(e)),
             }
         }
-        buf.zeroize();
+        // Only the written part: the spare capacity was never written (growth wipes the old
+        // allocation), and wiping it on every call would cost a chunk's worth per write.
+        let used = buf.len();
+        buf.wipe_prefix(used);
+        buf.clear();
         *drained = 0;
         Poll::Ready(Ok(()))
     }
