@@ -1185,6 +1185,29 @@ mod tests {
         }
     }
 
+    /// `threads(n)` counts the calling thread: at most n − 1 workers ever run, and with n ≥ 2 a
+    /// long body starts at least one.
+    #[test]
+    fn threads_count_the_calling_thread() {
+        let data: Vec<u8> = (0..200_000_u32).map(|i| (i * 7 % 251) as u8).collect();
+        let text = armored(&data, 64, false, false);
+        for threads in 1..=3 {
+            let mut r = ArmorReader::new(&text[..]).threads(threads).block_len(4096);
+            let (mut out, mut buf, mut most) = (Vec::new(), vec![0; 1000], 0);
+            loop {
+                let n = r.read(&mut buf).unwrap();
+                most = most.max(r.blocks.as_ref().map_or(0, |b| b.pipeline.worker_count()));
+                if n == 0 {
+                    break;
+                }
+                out.extend_from_slice(&buf[..n]);
+            }
+            assert_eq!(out, data);
+            assert!(most < threads, "{threads} threads ran {most} workers");
+            assert!(threads == 1 || most >= 1, "{threads} threads ran no worker");
+        }
+    }
+
     /// An armored block of `data` with lines of `line_len` characters (the last one shorter),
     /// LF or CRLF, and a checksum line if asked.
     fn armored(data: &[u8], line_len: usize, crlf: bool, checksum: bool) -> Vec<u8> {

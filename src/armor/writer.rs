@@ -536,6 +536,24 @@ mod tests {
     }
 
     /// A sink failing while blocks are in flight poisons the threaded writer too.
+    /// `threads(n)` counts the calling thread: at most n − 1 workers ever run, and with n ≥ 2 a
+    /// long input starts at least one.
+    #[test]
+    fn threads_count_the_calling_thread() {
+        let data: Vec<u8> = (0..8 * BLOCK_INPUT_LEN).map(|i| u8::try_from(i % 251).unwrap()).collect();
+        for threads in 1..=3 {
+            let mut w = ArmorWriter::new(Vec::new(), ArmorKind::Message).unwrap().threads(threads);
+            let mut most = 0;
+            for piece in data.chunks(BLOCK_INPUT_LEN / 3) {
+                w.write_all(piece).unwrap();
+                most = most.max(w.blocks.as_ref().map_or(0, |b| b.pipeline.worker_count()));
+            }
+            assert_eq!(String::from_utf8(w.finish().unwrap()).unwrap(), armor(&data, ArmorKind::Message));
+            assert!(most < threads, "{threads} threads ran {most} workers");
+            assert!(threads == 1 || most >= 1, "{threads} threads ran no worker");
+        }
+    }
+
     #[test]
     fn threaded_errors_poison() {
         let mut w = ArmorWriter::new(After(2), ArmorKind::Message).unwrap().threads(2);
