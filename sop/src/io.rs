@@ -54,7 +54,6 @@ struct Utf8Check {
 impl Utf8Check {
     /// Checks the next chunk.
     fn update(&mut self, mut data: &[u8]) -> io::Result<()> {
-        let not_text = || io::Error::new(io::ErrorKind::InvalidData, NotText);
         // Completes the cut sequence an octet at a time: it is a prefix of one sequence, so it
         // is whole (or wrong) by its fourth octet.
         while self.pending_len > 0 {
@@ -84,8 +83,12 @@ impl Utf8Check {
 
     /// Checks that no sequence was left incomplete.
     fn finish(&self) -> io::Result<()> {
-        if self.pending_len == 0 { Ok(()) } else { Err(io::Error::new(io::ErrorKind::InvalidData, NotText)) }
+        if self.pending_len == 0 { Ok(()) } else { Err(not_text()) }
     }
+}
+
+fn not_text() -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, NotText)
 }
 
 /// Copies `src` to `dst` through one fixed buffer, wiped afterwards; if `text`, fails with

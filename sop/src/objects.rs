@@ -59,19 +59,23 @@ impl<'s> Certs<'s> {
     }
 }
 
-/// Writes `bytes`, armored as `kind` if asked.
+/// Writes `parts` one after another, armored as `kind` (one block) if asked.
 pub(crate) fn write_maybe_armored(
     sink: &mut (dyn Write + Send + Sync),
     armored: bool,
     kind: ArmorKind,
-    bytes: &[u8],
+    parts: impl IntoIterator<Item = impl AsRef<[u8]>>,
 ) -> sop::Result<()> {
     if armored {
         let mut w = ArmorWriter::new(sink, kind).map_err(to_sop)?;
-        w.write_all(bytes)?;
+        for part in parts {
+            w.write_all(part.as_ref())?;
+        }
         let _ = w.finish().map_err(to_sop)?;
     } else {
-        sink.write_all(bytes)?;
+        for part in parts {
+            sink.write_all(part.as_ref())?;
+        }
     }
     Ok(())
 }
@@ -104,13 +108,8 @@ impl<'s> sop::Load<'s, SixSop> for Keys<'s> {
 
 impl sop::Save for Keys<'_> {
     fn to_writer(&self, armored: bool, sink: &mut (dyn Write + Send + Sync)) -> sop::Result<()> {
-        // Sized once: a growing Vec would leave copies of the secret keys in freed memory.
-        let parts: Vec<_> = self.keys.iter().map(|k| k.to_vec()).collect();
-        let mut bytes = zeroize::Zeroizing::new(Vec::with_capacity(parts.iter().map(|p| p.len()).sum()));
-        for part in &parts {
-            bytes.extend_from_slice(part);
-        }
-        write_maybe_armored(sink, armored, ArmorKind::PrivateKey, &bytes)
+        // One key at a time, each in a buffer sized once and wiped as soon as it is written.
+        write_maybe_armored(sink, armored, ArmorKind::PrivateKey, self.keys.iter().map(Tsk::to_vec))
     }
 }
 
@@ -141,11 +140,7 @@ impl<'s> sop::Load<'s, SixSop> for Certs<'s> {
 
 impl sop::Save for Certs<'_> {
     fn to_writer(&self, armored: bool, sink: &mut (dyn Write + Send + Sync)) -> sop::Result<()> {
-        let mut bytes = Vec::new();
-        for c in &self.certs {
-            c.write_to(&mut bytes).map_err(to_sop)?;
-        }
-        write_maybe_armored(sink, armored, ArmorKind::PublicKey, &bytes)
+        write_maybe_armored(sink, armored, ArmorKind::PublicKey, self.certs.iter().map(Cert::to_vec))
     }
 }
 
@@ -175,7 +170,7 @@ impl<'s> sop::Load<'s, SixSop> for Sigs<'s> {
 
 impl sop::Save for Sigs<'_> {
     fn to_writer(&self, armored: bool, sink: &mut (dyn Write + Send + Sync)) -> sop::Result<()> {
-        write_maybe_armored(sink, armored, ArmorKind::Signature, &self.bytes)
+        write_maybe_armored(sink, armored, ArmorKind::Signature, [&self.bytes])
     }
 }
 

@@ -535,7 +535,6 @@ mod tests {
         }
     }
 
-    /// A sink failing while blocks are in flight poisons the threaded writer too.
     /// `threads(n)` counts the calling thread: at most n − 1 workers ever run, and with n ≥ 2 a
     /// long input starts at least one.
     #[test]
@@ -554,6 +553,7 @@ mod tests {
         }
     }
 
+    /// A sink failing while blocks are in flight poisons the threaded writer too.
     #[test]
     fn threaded_errors_poison() {
         let mut w = ArmorWriter::new(After(2), ArmorKind::Message).unwrap().threads(2);
