@@ -25,8 +25,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     // The writer encrypts chunk by chunk as data arrives (on the other cores, for a large file);
-    // `copy_from` moves the file through one buffer it wipes (`io::copy` would leave the last
-    // plaintext in its stack buffer). `finish` writes the final authentication tag and closes
+    // `copy_from` reads the file straight into the chunk buffers, which are wiped when done
+    // with (`io::copy` would copy once more, and leave the last plaintext in its stack buffer). `finish` writes the final authentication tag and closes
     // every frame: without it the output would not decrypt. The writer hands the sink whole
     // packet parts, so a small `BufWriter` is enough.
     let sink = BufWriter::with_capacity(16 * 1024, File::create(output)?);

@@ -337,6 +337,11 @@ impl Poison {
     pub(crate) fn set_io(&mut self, err: io::Error) -> io::Error {
         self.set(Error::from_io(err)).into()
     }
+
+    /// `result`, with its error kept if it is the first (and the first reported instead).
+    pub(crate) fn guard<T>(&mut self, result: Result<T>) -> Result<T> {
+        result.map_err(|e| self.set(e))
+    }
 }
 
 impl From<io::Error> for Error {

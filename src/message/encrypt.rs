@@ -24,7 +24,7 @@ use crate::key::{Cert, Fingerprint, Profile, Tsk, flags, to_timestamp};
 use crate::limits::Limits;
 use crate::message::Sink;
 use crate::message::info::DataFormat;
-use crate::message::literal::LiteralWriter;
+use crate::message::literal::LiteralChunkWriter;
 use crate::message::seipd::SeipdWriter;
 use crate::message::sign::{InlineSignWriter, Signer};
 use crate::message::skesk::encrypt_session_key;
@@ -774,7 +774,7 @@ impl Encryptor {
             seipd.set_threads(n);
         }
         let inner = match signatures {
-            None => Inner::Plain(LiteralWriter::new(seipd, &literal)?),
+            None => Inner::Plain(LiteralChunkWriter::new(seipd, &literal)?),
             // The signing randomness (ML-DSA) comes from the same RNG, after everything else.
             Some(prepared) => Inner::Signed(prepared.writer(rng).inline(Sink::Binary(seipd), &literal)?),
         };
@@ -797,9 +797,13 @@ fn check_suite(suite: (SymmetricAlgorithm, AeadAlgorithm)) -> Result<(SymmetricA
 type Encrypted<W> = SeipdWriter<PartialBodyWriter<Sink<W>>>;
 
 /// What the plaintext goes through before the encryption.
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one per stream, living as long as it: a box would only add an allocation"
+)]
 enum Inner<W: Write> {
     /// Literal data framing.
-    Plain(LiteralWriter<Encrypted<W>>),
+    Plain(LiteralChunkWriter<PartialBodyWriter<Sink<W>>>),
     /// One-Pass Signatures, literal data framing and hashing, signatures at the end.
     Signed(InlineSignWriter<Encrypted<W>>),
 }
@@ -872,9 +876,11 @@ impl<W: Write> EncryptWriter<W> {
         self.aead
     }
 
-    /// Reads `src` to its end and encrypts it, like [`std::io::copy`] into this writer, through
-    /// one 64 KiB buffer that is wiped after each write (`std::io::copy` leaves the last
-    /// plaintext it moved in its stack buffer). Returns the octets read; more may be written
+    /// Reads `src` to its end and encrypts it, like [`std::io::copy`] into this writer, but
+    /// reading straight into the chunk buffers, which are wiped when done with, so the data is
+    /// moved once and left nowhere else (`std::io::copy` leaves the last plaintext it moved in
+    /// its stack buffer). With a [`signer`](Encryptor::signer) it goes through one 64 KiB
+    /// buffer, wiped after each write. Returns the octets read; more may be written
     /// afterwards, and [`finish`](EncryptWriter::finish) is still needed.
     ///
     /// # Errors
@@ -897,7 +903,10 @@ impl<W: Write> EncryptWriter<W> {
     /// ```
     pub fn copy_from(&mut self, src: &mut (impl Read + ?Sized)) -> Result<u64> {
         self.poison.check()?;
-        let result = crate::message::copy_wiped(src, self);
+        let result = match &mut self.inner {
+            Inner::Plain(literal) => literal.copy_from(src),
+            Inner::Signed(signed) => crate::message::copy_wiped(src, signed),
+        };
         result.map_err(|e| self.poison.set(Error::from_io(e)))
     }
 

@@ -6,10 +6,11 @@
 use std::io::{self, BufRead, Read, Write};
 
 use crate::error::{Error, Result};
+use crate::message::seipd::SeipdWriter;
 use crate::packet::Serialize;
-use crate::packet::header::{Header, Tag};
+use crate::packet::header::{self, Header, Tag};
 use crate::packet::literal::LiteralHeader;
-use crate::packet::partial::{PartialBodyReader, PartialBodyWriter};
+use crate::packet::partial::{DEFAULT_PART_EXP, PartialBodyReader, PartialBodyWriter};
 use crate::packet::reader::Reader;
 
 /// Largest literal header: format, length octet, 255-octet file name, date.
@@ -50,6 +51,130 @@ impl<W: Write> Write for LiteralWriter<W> {
 
     fn flush(&mut self) -> io::Result<()> {
         self.inner.flush()
+    }
+}
+
+/// Octets of each partial part of a Literal Data packet that [`LiteralChunkWriter`] writes.
+const PART_LEN: usize = 1 << DEFAULT_PART_EXP;
+
+/// The partial length octet of a part of [`PART_LEN`] octets (RFC 9580 §4.2.1.4).
+const PARTIAL_LENGTH: u8 = 0xe0 | DEFAULT_PART_EXP;
+
+/// Writes one Literal Data packet straight into the chunk buffers of a [`SeipdWriter`], so
+/// that each octet of plaintext is moved once on the calling thread: copied there by `write`,
+/// or read there from the source by [`copy_from`](Self::copy_from).
+///
+/// The framing is that of [`LiteralWriter`] (parts of [`PART_LEN`] octets, then a
+/// fixed-length final part; one fixed-length packet if the body never fills a part), laid in
+/// place: each part's partial length octet is written before its data, as if the part were
+/// going to be full, and `finish` takes the last part back from the chunk engine (which keeps
+/// that many octets unencrypted) and writes it again behind its fixed length.
+#[derive(Debug)]
+#[must_use = "call finish() to end the packet"]
+pub(crate) struct LiteralChunkWriter<W: Write> {
+    seipd: SeipdWriter<W>,
+    /// Octets written after the open part's length octet ([`PART_LEN`]: full, or none open).
+    part_len: usize,
+    /// Whether the packet's first octet (and so its first part) has been written.
+    started: bool,
+}
+
+impl<W: Write> LiteralChunkWriter<W> {
+    /// Starts the packet with `header`'s fields.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a file name over 255 octets; I/O errors of `seipd`.
+    pub(crate) fn new(mut seipd: SeipdWriter<W>, header: &LiteralHeader) -> Result<Self> {
+        header.check()?;
+        // The open part and its length octet, which `finish` takes back.
+        seipd.set_lookback(PART_LEN.checked_add(1).ok_or(Error::InvalidArgument("part length"))?);
+        let mut this = Self { seipd, part_len: PART_LEN, started: false };
+        this.write_all(&header.to_vec())?;
+        Ok(this)
+    }
+
+    /// Room for data in the open part, in the chunk buffer; opens a part if none is.
+    fn spare(&mut self, max: usize) -> Result<&mut [u8]> {
+        if self.part_len == PART_LEN {
+            if self.started {
+                self.seipd.write_all(&[PARTIAL_LENGTH])?;
+            } else {
+                self.seipd.write_all(&[0xc0 | u8::from(Tag::LiteralData), PARTIAL_LENGTH])?;
+            }
+            self.started = true;
+            self.part_len = 0;
+        }
+        let room = PART_LEN.saturating_sub(self.part_len).min(max);
+        self.seipd.spare(room)
+    }
+
+    fn commit(&mut self, n: usize) -> Result<()> {
+        self.seipd.commit(n)?;
+        self.part_len = self.part_len.checked_add(n).ok_or(Error::InvalidArgument("part length"))?;
+        Ok(())
+    }
+
+    /// Reads `src` to its end straight into the chunk buffers; returns the octets read.
+    ///
+    /// # Errors
+    /// Those of `src` (but `Interrupted`, which is retried) and of the chunk engine;
+    /// `InvalidData` if `src` reports more octets than it was given.
+    pub(crate) fn copy_from(&mut self, src: &mut (impl Read + ?Sized)) -> io::Result<u64> {
+        let mut total = 0u64;
+        loop {
+            let dst = self.spare(usize::MAX)?;
+            let room = dst.len();
+            let n = match src.read(dst) {
+                Ok(0) => return Ok(total),
+                Ok(n) if n > room => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        "a read reported more octets than its buffer holds",
+                    ));
+                }
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            self.commit(n)?;
+            total = total.saturating_add(u64::try_from(n).unwrap_or(u64::MAX));
+        }
+    }
+
+    /// Ends the packet (the open part gets its fixed length, or an empty final part follows a
+    /// full one) and returns the chunk engine.
+    ///
+    /// # Errors
+    /// I/O errors of the chunk engine.
+    pub(crate) fn finish(mut self) -> Result<SeipdWriter<W>> {
+        if self.part_len == PART_LEN {
+            header::write_fixed_length(0, &mut self.seipd)?;
+            return Ok(self.seipd);
+        }
+        let len = u32::try_from(self.part_len).map_err(|_| Error::InvalidArgument("part length"))?;
+        let open = self
+            .seipd
+            .take_back(self.part_len.checked_add(1).ok_or(Error::InvalidArgument("part length"))?)?;
+        header::write_fixed_length(len, &mut self.seipd)?;
+        self.seipd.write_all(open.get(1..).unwrap_or_default())?;
+        Ok(self.seipd)
+    }
+}
+
+impl<W: Write> Write for LiteralChunkWriter<W> {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        if data.is_empty() {
+            return Ok(0);
+        }
+        let dst = self.spare(data.len())?;
+        let n = dst.len();
+        dst.copy_from_slice(data.get(..n).unwrap_or_default());
+        self.commit(n)?;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.seipd.flush()
     }
 }
 
@@ -147,6 +272,123 @@ mod tests {
             assert_eq!(out, &data[..len]);
             assert_eq!(r.into_inner(), b"\xd5\x00");
         }
+    }
+
+    /// A source that gives at most `steps[i % len]` octets per read, and `Interrupted` before
+    /// every third read.
+    struct Uneven<'a> {
+        data: &'a [u8],
+        steps: &'a [usize],
+        i: usize,
+    }
+
+    impl Read for Uneven<'_> {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            self.i = self.i.wrapping_add(1);
+            if self.i.is_multiple_of(3) {
+                return Err(io::ErrorKind::Interrupted.into());
+            }
+            let step = self.steps[self.i.checked_rem(self.steps.len()).unwrap()];
+            let n = step.min(out.len()).min(self.data.len());
+            out[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    /// The SEIPD body of `feed`'s literal packet, chunk size octet `c`, on `threads` threads.
+    fn seipd_body(
+        c: u8,
+        threads: usize,
+        feed: impl FnOnce(SeipdWriter<Vec<u8>>) -> SeipdWriter<Vec<u8>>,
+    ) -> Vec<u8> {
+        use crate::crypto::secret::SessionKey;
+        use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm};
+        let key = SessionKey::from_bytes(&[0x42; 16]);
+        let mut w =
+            SeipdWriter::new(Vec::new(), &key, SymmetricAlgorithm::Aes128, AeadAlgorithm::Ocb, c, [7; 32])
+                .unwrap();
+        w.set_threads(threads);
+        feed(w).finish().unwrap()
+    }
+
+    /// The in-place writer gives the ciphertext of `LiteralWriter` (the reference framing)
+    /// for bodies ending at and around part and chunk boundaries, whether the data comes by
+    /// `write` in any split or by `copy_from` with short and interrupted reads, with writes
+    /// before and after it; with chunks shorter than a part (the open part then spans
+    /// several held chunks) and longer.
+    #[test]
+    fn chunk_writer_matches_the_reference_framing() {
+        let header = LiteralHeader { format: LiteralFormat::Binary, filename: b"x".to_vec(), date: 7 };
+        let fields = header.encoded_len();
+        let data: Vec<u8> =
+            (0..3 * PART_LEN + 99).map(|i| (i.wrapping_mul(7) ^ (i >> 8)).to_le_bytes()[0]).collect();
+        let mut lens = vec![0, 1, 2, 100, 4095, 4096, 4097];
+        for k in 1..=3 {
+            for d in [-2isize, -1, 0, 1] {
+                lens.push((k * PART_LEN - fields).saturating_add_signed(d));
+            }
+        }
+        lens.push(data.len());
+        for c in [6u8, 12, 16] {
+            for &len in &lens {
+                let plain = &data[..len];
+                let reference = seipd_body(c, 1, |w| {
+                    let mut l = LiteralWriter::new(w, &header).unwrap();
+                    l.write_all(plain).unwrap();
+                    l.finish().unwrap()
+                });
+                for (threads, split) in [(1, usize::MAX), (2, 1000), (3, 65_537)] {
+                    let body = seipd_body(c, threads, |w| {
+                        let mut l = LiteralChunkWriter::new(w, &header).unwrap();
+                        for piece in plain.chunks(split) {
+                            l.write_all(piece).unwrap();
+                        }
+                        l.finish().unwrap()
+                    });
+                    assert!(body == reference, "write: c {c} len {len} split {split}");
+                }
+                let head = len.min(5);
+                let (a, rest) = plain[head..].split_at((len - head) / 2);
+                for steps in [&[usize::MAX][..], &[1, 7, 300][..], &[PART_LEN, 1][..], &[PART_LEN + 1][..]] {
+                    let body = seipd_body(c, 2, |w| {
+                        let mut l = LiteralChunkWriter::new(w, &header).unwrap();
+                        l.write_all(&plain[..head]).unwrap();
+                        assert_eq!(
+                            l.copy_from(&mut Uneven { data: a, steps, i: 0 }).unwrap(),
+                            a.len() as u64
+                        );
+                        assert_eq!(l.copy_from(&mut Uneven { data: &[], steps, i: 0 }).unwrap(), 0);
+                        let (b, tail) = rest.split_at(rest.len() / 2);
+                        assert_eq!(
+                            l.copy_from(&mut Uneven { data: b, steps, i: 1 }).unwrap(),
+                            b.len() as u64
+                        );
+                        l.write_all(tail).unwrap();
+                        l.finish().unwrap()
+                    });
+                    assert!(body == reference, "copy_from: c {c} len {len} steps {steps:?}");
+                }
+            }
+        }
+    }
+
+    /// A source that claims more octets than it was given is refused, not trusted.
+    #[test]
+    fn chunk_writer_refuses_an_overstated_read() {
+        struct Liar;
+        impl Read for Liar {
+            fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+                Ok(out.len() + 1)
+            }
+        }
+        let header = LiteralHeader { format: LiteralFormat::Binary, filename: Vec::new(), date: 0 };
+        let _ = seipd_body(16, 1, |w| {
+            let mut l = LiteralChunkWriter::new(w, &header).unwrap();
+            let err = l.copy_from(&mut Liar).unwrap_err();
+            assert_eq!(err.kind(), io::ErrorKind::InvalidData);
+            l.finish().unwrap()
+        });
     }
 
     /// RFC 9580 A.8's literal packet.

@@ -6,6 +6,7 @@
 //! [`ChunkCipher`] is pure (no I/O, `&self` only), so several chunks can be processed in
 //! parallel; the adapters only move bytes and keep the chunk index and total length.
 
+use std::collections::VecDeque;
 use std::io::{self, BufRead, Read, Write};
 use std::sync::Arc;
 
@@ -238,25 +239,38 @@ fn decrypt_job(cipher: &ChunkCipher, job: &mut Job) -> Result<()> {
 /// Streams plaintext into SEIPDv2 fields and chunks (the packet *body*; wrap `inner` in a
 /// `PartialBodyWriter` for the framing).
 ///
-/// Plaintext is copied into a chunk buffer (chunk ‖ room for the tag); a full buffer is
-/// handed to the [`Pipeline`], which encrypts it in place on a worker thread while the caller
-/// fills the next one, and encrypted chunks are written in order, each with its tag in one
-/// call. The first buffer starts at 4 KiB and grows to a chunk only if the data does, and the
-/// first chunks (4 MiB, see `SOLO_OCTETS`) are encrypted on the calling thread, so a short
-/// message allocates little and starts no thread. `finish` writes the last (short, non-empty) chunk and the final tag.
-/// Dropping without `finish` writes nothing more; the output then fails to decrypt.
+/// The plaintext goes straight into a chunk buffer (chunk ‖ room for the tag): `write` copies
+/// it there, and a layer above can instead fill the buffer itself (read a source into it)
+/// through [`spare`](Self::spare) and [`commit`](Self::commit), so that the calling thread
+/// moves each octet once. A full buffer is handed to the [`Pipeline`], which encrypts it in
+/// place on a worker thread while the caller fills the next one, and encrypted chunks are
+/// written in order, each with its tag in one call. The first buffer starts at 4 KiB and grows
+/// to a chunk only if the data does, and the first chunks (4 MiB, see `SOLO_OCTETS`) are
+/// encrypted on the calling thread, so a short message allocates little and starts no thread.
+/// `finish` writes the last (short, non-empty) chunk and the final tag.
 ///
-/// The ciphertext does not depend on the thread count.
+/// The last `lookback` octets written stay unencrypted, so that the layer above can
+/// [`take_back`](Self::take_back) and rewrite them (a partial length octet that turned out to
+/// be the final one): a full chunk waits until that many octets follow it.
+///
+/// Dropping without `finish` writes nothing more; the output then fails to decrypt.
+/// The ciphertext depends neither on the thread count nor on how the plaintext arrived.
 #[derive(Debug)]
 #[must_use = "call finish() to write the final tag"]
 pub(crate) struct SeipdWriter<W: Write> {
     inner: W,
     cipher: Arc<ChunkCipher>,
     pipeline: Pipeline,
+    /// Full chunks not handed to the pipeline yet: fewer than `lookback` octets follow them.
+    held: VecDeque<SecretVec>,
     /// The chunk being filled: data ‖ room for the tag.
     cur: SecretVec,
     /// Plaintext octets in `cur`.
     len: usize,
+    /// Octets of the last `spare` that `commit` may accept.
+    spare_len: usize,
+    /// Octets at the end of the stream that `take_back` may return.
+    lookback: usize,
     chunk_index: u64,
     /// Plaintext octets handed to the pipeline.
     total: u64,
@@ -295,8 +309,11 @@ impl<W: Write> SeipdWriter<W> {
             inner,
             cipher,
             pipeline,
+            held: VecDeque::new(),
             cur: SecretVec::zeroed(slot_len.min(FIRST_READ_LEN)),
             len: 0,
+            spare_len: 0,
+            lookback: 0,
             chunk_index: 0,
             total: 0,
             poison: Poison::default(),
@@ -308,6 +325,11 @@ impl<W: Write> SeipdWriter<W> {
     /// `Encryptor::threads` sets it.
     pub(crate) fn set_threads(&mut self, threads: usize) {
         self.pipeline.set_threads(threads);
+    }
+
+    /// Keeps the last `octets` written unencrypted for [`take_back`](Self::take_back).
+    pub(crate) fn set_lookback(&mut self, octets: usize) {
+        self.lookback = octets;
     }
 
     /// Writes finished chunks, oldest first, until at most `keep` are in flight.
@@ -335,19 +357,40 @@ impl<W: Write> SeipdWriter<W> {
         self.drain(self.pipeline.depth().saturating_sub(1))
     }
 
+    /// Submits the held chunks that `lookback` octets follow.
+    fn release_held(&mut self) -> Result<()> {
+        let chunk_size = self.cipher.chunk_size();
+        while !self.held.is_empty() {
+            // Octets written after the oldest held chunk.
+            let after = self.held.len().saturating_sub(1).saturating_mul(chunk_size).saturating_add(self.len);
+            if after < self.lookback {
+                break;
+            }
+            let Some(full) = self.held.pop_front() else { break };
+            self.submit(full, chunk_size, false)?;
+        }
+        Ok(())
+    }
+
     /// The current chunk with room for `want` more octets (fewer if the chunk ends first).
     fn room(&mut self, want: usize) -> Result<usize> {
         let chunk_size = self.cipher.chunk_size();
         if self.len >= chunk_size {
-            let full = std::mem::take(&mut self.cur);
-            let len = std::mem::take(&mut self.len);
-            self.submit(full, len, false)?;
+            self.held.push_back(std::mem::take(&mut self.cur));
+            self.len = 0;
         }
+        self.release_held()?;
         if self.cur.is_empty() {
-            // The chunk after a submitted one: a recycled slot, or a new buffer grown below.
+            // The chunk after a full one: a recycled slot, or a new buffer grown below.
             self.cur = self.pipeline.recycled().unwrap_or_default();
         }
         let n = chunk_size.saturating_sub(self.len).min(want);
+        // The room the buffer has now, before it grows: a source read into it (a short
+        // message) then fills a small buffer rather than growing it in advance.
+        let free = self.cur.len().saturating_sub(self.len).saturating_sub(TAG_LEN);
+        if free > 0 {
+            return Ok(n.min(free));
+        }
         let needed = self.len.checked_add(n).and_then(|e| e.checked_add(TAG_LEN)).ok_or_else(bounds)?;
         if self.cur.len() < needed {
             // A new chunk buffer outgrew its start: double (from 4 KiB), up to a whole slot.
@@ -358,15 +401,73 @@ impl<W: Write> SeipdWriter<W> {
         Ok(n)
     }
 
-    fn write_inner(&mut self, data: &[u8]) -> Result<usize> {
-        let n = self.room(data.len())?;
+    /// Room for up to `max` (at least 1 if `max` is) more octets of plaintext, at the end of
+    /// the current chunk: fill a prefix of it and [`commit`](Self::commit) that. It may hold
+    /// an earlier chunk's ciphertext, never plaintext.
+    ///
+    /// # Errors
+    /// An earlier error, or one writing finished chunks.
+    pub(crate) fn spare(&mut self, max: usize) -> Result<&mut [u8]> {
+        self.poison.check()?;
+        self.spare_len = 0;
+        let n = self.room(max);
+        let n = self.poison.guard(n)?;
+        self.spare_len = n;
         let end = self.len.checked_add(n).ok_or_else(bounds)?;
-        self.cur
-            .get_mut(self.len..end)
-            .ok_or_else(bounds)?
-            .copy_from_slice(data.get(..n).ok_or_else(bounds)?);
-        self.len = end;
-        Ok(n)
+        self.cur.get_mut(self.len..end).ok_or_else(bounds)
+    }
+
+    /// The first `n` octets of the last [`spare`](Self::spare) hold plaintext.
+    ///
+    /// # Errors
+    /// `InvalidArgument` if `n` is more than that `spare` gave (which poisons the writer).
+    pub(crate) fn commit(&mut self, n: usize) -> Result<()> {
+        let spare = std::mem::take(&mut self.spare_len);
+        let len = self
+            .len
+            .checked_add(n)
+            .filter(|_| n <= spare)
+            .ok_or(Error::InvalidArgument("SEIPD: commit past the spare space"));
+        self.len = self.poison.guard(len)?;
+        Ok(())
+    }
+
+    /// Takes back the last `n` octets written (at most the lookback, see
+    /// [`set_lookback`](Self::set_lookback)) and returns them; the space they held is wiped.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for more octets than are kept back (which poisons the writer).
+    pub(crate) fn take_back(&mut self, n: usize) -> Result<SecretVec> {
+        self.poison.check()?;
+        let result = self.take_back_inner(n);
+        self.poison.guard(result)
+    }
+
+    fn take_back_inner(&mut self, n: usize) -> Result<SecretVec> {
+        if n > self.lookback {
+            return Err(Error::InvalidArgument("SEIPD: take back past the lookback"));
+        }
+        let mut out = SecretVec::zeroed(n);
+        // Octets of `out` still to fill, from its end backwards.
+        let mut left = n;
+        while left > 0 {
+            if self.len == 0 {
+                // The current chunk is empty: the held one before it is current again.
+                let prev = self.held.pop_back().ok_or_else(bounds)?;
+                let empty = std::mem::replace(&mut self.cur, prev);
+                self.pipeline.recycle(empty);
+                self.len = self.cipher.chunk_size();
+            }
+            let k = left.min(self.len);
+            let from = self.len.checked_sub(k).ok_or_else(bounds)?;
+            let start = left.checked_sub(k).ok_or_else(bounds)?;
+            let src = self.cur.get_mut(from..self.len).ok_or_else(bounds)?;
+            out.get_mut(start..left).ok_or_else(bounds)?.copy_from_slice(src);
+            zeroize::Zeroize::zeroize(src);
+            self.len = from;
+            left = start;
+        }
+        Ok(out)
     }
 
     /// Writes the last chunk (if non-empty) and the final tag, flushes, and returns `inner`.
@@ -375,6 +476,10 @@ impl<W: Write> SeipdWriter<W> {
     /// I/O errors of `inner`, or an earlier error.
     pub(crate) fn finish(mut self) -> Result<W> {
         self.poison.check()?;
+        let chunk_size = self.cipher.chunk_size();
+        while let Some(full) = self.held.pop_front() {
+            self.submit(full, chunk_size, false)?;
+        }
         if self.len > 0 {
             let last = std::mem::take(&mut self.cur);
             let len = std::mem::take(&mut self.len);
@@ -387,29 +492,28 @@ impl<W: Write> SeipdWriter<W> {
         let Self { inner, .. } = self;
         Ok(inner)
     }
-
-    fn guard<T>(&mut self, result: Result<T>) -> io::Result<T> {
-        result.map_err(|e| self.poison.set(e).into())
-    }
 }
 
 impl<W: Write> Write for SeipdWriter<W> {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        self.poison.check_io()?;
         if data.is_empty() {
+            self.poison.check_io()?;
             return Ok(0);
         }
-        let result = self.write_inner(data);
-        self.guard(result)
+        let dst = self.spare(data.len())?;
+        let n = dst.len();
+        dst.copy_from_slice(data.get(..n).ok_or_else(bounds)?);
+        self.commit(n)?;
+        Ok(n)
     }
 
     /// Waits for the chunks being encrypted, writes them, and flushes `inner`: everything up
-    /// to the last full chunk is then out. Never writes a short chunk (the current one waits
-    /// for more data or `finish`).
+    /// to the last full chunk that the lookback does not keep is then out. Never writes a
+    /// short chunk (the current one waits for more data or `finish`).
     fn flush(&mut self) -> io::Result<()> {
         self.poison.check_io()?;
         let result = self.drain(0);
-        self.guard(result)?;
+        self.poison.guard(result)?;
         self.inner.flush()
     }
 }

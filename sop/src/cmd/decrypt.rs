@@ -9,7 +9,7 @@ use sop::ops::{Decrypt, Ready, Verification};
 use crate::cmd::change_key_password::variants;
 use crate::cmd::verify::VerifyOptions;
 use crate::errors::{Context, to_sop_in};
-use crate::io::{BUF_LEN, SMALL_BUF_LEN, copy_buffered};
+use crate::io::{SMALL_BUF_LEN, copy_buffered};
 use crate::{Certs, Keys, SixSop};
 
 /// Collects keys, passwords and session keys; `ciphertext` then streams the message through a
@@ -151,7 +151,7 @@ impl Ready<(Option<sop::SessionKey>, Vec<Verification>)> for DecryptReady<'_> {
             }
         }
         let mut r = d.reader(BufReader::with_capacity(SMALL_BUF_LEN, ciphertext)).map_err(err)?;
-        let mut out = BufWriter::with_capacity(BUF_LEN, sink);
+        let mut out = BufWriter::with_capacity(SMALL_BUF_LEN, sink);
         copy_buffered(&mut r, &mut out).map_err(|e| err(sixpgp::Error::from_io(e)))?;
         out.flush()?;
         let summary = r.finish().map_err(err)?;

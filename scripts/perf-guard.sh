@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Performance regression guard: compares the CPU time (user + system, all threads) of this
+# tree's release `sixsop` with that of a baseline commit (the last release, recorded in
+# scripts/perf-baseline), on the same input, in interleaved pairs, and fails when an operation
+# costs more than LIMIT times the baseline.
+#
+#   scripts/perf-guard.sh [SIZE_MIB] [ROUNDS]     (defaults: 256 MiB, 7 rounds)
+#
+# Operations: binary and armored encryption and decryption, and a detached signature. Each
+# round runs every operation with both builds, the order of the two alternating from round to
+# round; the figure is the median over the rounds of each pair's ratio (this tree / baseline).
+# CPU time in pairs is what stays stable on a shared machine: wall time moves with whatever
+# else runs, and a cost on a thread that is not the bottleneck (the calling thread's copies
+# while workers encrypt, say) shows in CPU time before it shows in wall time.
+#
+# The baseline is built from `git archive` of its commit with its own Cargo.lock (`--locked`)
+# and kept, keyed by commit and compiler, in $PERF_GUARD_CACHE (default
+# ~/.cache/sixpgp-perf-guard), so later runs only build this tree. LIMIT (default 1.10) sets
+# the threshold.
+set -euo pipefail
+
+size_mib=${1:-256}
+rounds=${2:-7}
+limit=${LIMIT:-1.10}
+root=$(cd "$(dirname "$0")/.." && pwd)
+target=${CARGO_TARGET_DIR:-$root/target}
+baseline_commit=$(sed -n 's/^commit //p' "$root/scripts/perf-baseline")
+cache=${PERF_GUARD_CACHE:-$HOME/.cache/sixpgp-perf-guard}
+rustc_version=$(rustc --version | tr -c 'A-Za-z0-9.\n' '_')
+baseline_bin="$cache/$baseline_commit-$rustc_version/sixsop"
+
+echo "building this tree's release sixsop" >&2
+cargo build --release --quiet -p sixpgp-sop --bin sixsop --manifest-path "$root/Cargo.toml"
+current_bin="$target/release/sixsop"
+
+if [[ ! -x "$baseline_bin" ]]; then
+    echo "building the baseline sixsop ($baseline_commit)" >&2
+    src=$(mktemp -d)
+    git -C "$root" archive "$baseline_commit" | tar -x -C "$src"
+    CARGO_TARGET_DIR="$target/perf-baseline" cargo build --release --quiet --locked \
+        -p sixpgp-sop --bin sixsop --manifest-path "$src/Cargo.toml"
+    mkdir -p "$(dirname "$baseline_bin")"
+    cp "$target/perf-baseline/release/sixsop" "$baseline_bin.tmp"
+    mv "$baseline_bin.tmp" "$baseline_bin"
+    rm -rf "$src"
+fi
+
+work=$(mktemp -d "${TMPDIR_GUARD:-/dev/shm}/perf-guard.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+head -c "$((size_mib * 1024 * 1024))" /dev/urandom > "$work/plain"
+"$current_bin" generate-key "Guard <guard@example.org>" > "$work/key"
+"$current_bin" extract-cert < "$work/key" > "$work/cert"
+"$current_bin" encrypt --no-armor "$work/cert" < "$work/plain" > "$work/msg.bin"
+"$current_bin" encrypt "$work/cert" < "$work/plain" > "$work/msg.asc"
+
+# name | arguments | input
+ops=(
+    "encrypt, binary|encrypt --no-armor $work/cert|$work/plain"
+    "decrypt, binary|decrypt $work/key|$work/msg.bin"
+    "encrypt, armored|encrypt $work/cert|$work/plain"
+    "decrypt, armored|decrypt $work/key|$work/msg.asc"
+    "sign|sign $work/key|$work/plain"
+)
+
+# CPU seconds (user + system) of one run; fails if the run fails.
+cpu() {
+    local bin=$1 args=$2 input=$3 t
+    # shellcheck disable=SC2086 # the arguments are paths without spaces, split on purpose
+    t=$( { TIMEFORMAT='%3U %3S'; time "$bin" $args < "$input" > /dev/null 2> "$work/stderr"; } 2>&1 ) || {
+        echo "failed: $bin $args" >&2
+        cat "$work/stderr" >&2
+        exit 1
+    }
+    awk -v t="$t" 'BEGIN { split(t, a, " "); printf "%.3f", a[1] + a[2] }'
+}
+
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# One untimed run of each, so that both binaries and the input are in the page cache.
+for op in "${ops[@]}"; do
+    IFS='|' read -r _ args input <<< "$op"
+    cpu "$current_bin" "$args" "$input" > /dev/null
+    cpu "$baseline_bin" "$args" "$input" > /dev/null
+done
+
+declare -A ratios base_cpu cur_cpu
+for ((r = 0; r < rounds; r++)); do
+    for op in "${ops[@]}"; do
+        IFS='|' read -r name args input <<< "$op"
+        if ((r % 2 == 0)); then
+            c=$(cpu "$current_bin" "$args" "$input")
+            b=$(cpu "$baseline_bin" "$args" "$input")
+        else
+            b=$(cpu "$baseline_bin" "$args" "$input")
+            c=$(cpu "$current_bin" "$args" "$input")
+        fi
+        cur_cpu[$name]+="$c "
+        base_cpu[$name]+="$b "
+        ratios[$name]+="$(awk -v c="$c" -v b="$b" 'BEGIN { printf "%.4f", (b > 0) ? c / b : 99 }') "
+    done
+done
+
+echo "perf guard: $size_mib MiB, $rounds interleaved rounds, CPU time (user + system) against $baseline_commit"
+printf '%-18s %12s %12s %10s %s\n' operation "baseline (s)" "this (s)" ratio "pair ratios"
+failed=0
+for op in "${ops[@]}"; do
+    IFS='|' read -r name _ _ <<< "$op"
+    ratio=$(median <<< "${ratios[$name]}")
+    printf '%-18s %12s %12s %9.3fx %s\n' "$name" "$(median <<< "${base_cpu[$name]}")" \
+        "$(median <<< "${cur_cpu[$name]}")" "$ratio" "${ratios[$name]}"
+    if awk -v r="$ratio" -v l="$limit" 'BEGIN { exit !(r > l) }'; then
+        echo "  above the limit of ${limit}x" >&2
+        failed=1
+    fi
+done
+if ((failed)); then
+    echo "perf guard: FAILED (an operation costs more than ${limit}x the baseline's CPU time)" >&2
+    exit 1
+fi
+echo "perf guard: passed (every operation within ${limit}x)"
