@@ -129,6 +129,25 @@ pub(crate) struct Job {
     pub(crate) len: usize,
     /// What the work made of it.
     pub(crate) result: Result<()>,
+    /// A buffer whose first octets held plaintext the caller is done with, for the work to
+    /// wipe on its thread (the octets left to wipe: 0 once done), so that the reading thread
+    /// does not; it comes back with the job, for reuse.
+    pub(crate) spent: Option<(SecretVec, usize)>,
+}
+
+impl Job {
+    /// A job for `len` octets of data at the front of `buf`.
+    pub(crate) fn new(index: u64, buf: SecretVec, len: usize) -> Self {
+        Self { index, buf, len, result: Ok(()), spent: None }
+    }
+
+    /// Wipes the spent buffer, if any.
+    pub(crate) fn wipe_spent(&mut self) {
+        if let Some((buf, len)) = &mut self.spent {
+            buf.wipe_prefix(*len);
+            *len = 0;
+        }
+    }
 }
 
 /// The work done on each job, on whichever thread.
@@ -590,7 +609,7 @@ mod tests {
             for index in 0..40u64 {
                 let mut buf = p.buffer();
                 buf.fill(1);
-                p.submit(Job { index, buf, len: 4, result: Ok(()) }, index == 39);
+                p.submit(Job::new(index, buf, 4), index == 39);
                 while p.in_flight() >= p.depth() {
                     out.push(p.collect().unwrap().unwrap());
                 }
@@ -635,7 +654,7 @@ mod tests {
         let mut out = Vec::new();
         for index in 0..40u64 {
             let buf = p.buffer();
-            p.submit(Job { index, buf, len: 4, result: Ok(()) }, false);
+            p.submit(Job::new(index, buf, 4), false);
             let sent = p.in_flight.iter().filter(|s| matches!(s, Slot::Worker(_))).count();
             assert!(sent <= PER_WORKER, "{sent} jobs with the one worker");
             while p.in_flight() >= p.depth() {
@@ -668,7 +687,7 @@ mod tests {
         let (mut ok, mut failed) = (Vec::new(), 0);
         for index in 0..40u64 {
             let buf = p.buffer();
-            p.submit(Job { index, buf, len: 4, result: Ok(()) }, false);
+            p.submit(Job::new(index, buf, 4), false);
             while p.in_flight() >= p.depth() {
                 match p.collect().unwrap() {
                     Ok(job) => ok.push(job.index),
@@ -698,7 +717,7 @@ mod tests {
         let mut p = pipeline(10_000);
         for index in 0..3 {
             let buf = p.buffer();
-            p.submit(Job { index, buf, len: 4, result: Ok(()) }, false);
+            p.submit(Job::new(index, buf, 4), false);
         }
         assert_eq!(p.workers.len(), max_threads() - 1);
         let seen = std::sync::Mutex::new(std::collections::HashSet::new());
@@ -727,13 +746,13 @@ mod tests {
         let mut p = pipeline(4);
         assert_eq!(p.depth(), 1, "the first job runs alone");
         let buf = p.buffer();
-        p.submit(Job { index: 0, buf, len: 4, result: Ok(()) }, false);
+        p.submit(Job::new(0, buf, 4), false);
         assert!(p.workers.is_empty());
         assert_eq!(p.depth(), 8);
         let work: Work = Arc::new(|_: &mut Job| {});
         let mut big = Pipeline::new("test", work, 4 << 20);
         big.set_threads(4);
-        big.submit(Job { index: 0, buf: SecretVec::zeroed(4), len: 4, result: Ok(()) }, false);
+        big.submit(Job::new(0, SecretVec::zeroed(4), 4), false);
         assert_eq!(big.depth(), 2, "within the budget, whatever the thread count");
         big.set_threads(64);
         assert_eq!(big.depth(), 2);
@@ -762,7 +781,7 @@ mod tests {
         for index in 0..10 {
             let mut buf = p.buffer();
             buf.fill(1);
-            p.submit(Job { index, buf, len: 4, result: Ok(()) }, false);
+            p.submit(Job::new(index, buf, 4), false);
             while p.in_flight() >= p.depth() {
                 out.push(p.collect().unwrap().unwrap());
             }
@@ -785,18 +804,18 @@ mod tests {
         for index in 0..3 {
             assert_eq!(p.depth(), 1);
             let buf = p.buffer();
-            p.submit(Job { index, buf, len: 4, result: Ok(()) }, false);
+            p.submit(Job::new(index, buf, 4), false);
             assert!(matches!(p.in_flight.back(), Some(Slot::Done(_))));
             let job = p.collect().unwrap().unwrap();
             p.recycle(job.buf);
         }
         assert_eq!(p.depth(), 4);
         let buf = p.buffer();
-        p.submit(Job { index: 3, buf, len: 4, result: Ok(()) }, false);
+        p.submit(Job::new(3, buf, 4), false);
         assert!(p.workers.is_empty(), "one job alone starts no thread");
         assert!(matches!(p.in_flight.back(), Some(Slot::Queued(_))));
         let buf = p.buffer();
-        p.submit(Job { index: 4, buf, len: 4, result: Ok(()) }, false);
+        p.submit(Job::new(4, buf, 4), false);
         assert_eq!(p.workers.len(), 1, "a second job starts the worker");
         let done: Vec<u64> = std::iter::from_fn(|| p.collect()).map(|j| j.unwrap().index).collect();
         assert_eq!(done, [3, 4]);
@@ -805,13 +824,13 @@ mod tests {
         q.solo_for(4 * 3);
         for index in 0..4 {
             let buf = q.buffer();
-            q.submit(Job { index, buf, len: 4, result: Ok(()) }, false);
+            q.submit(Job::new(index, buf, 4), false);
             while q.in_flight() >= q.depth() {
                 let _ = q.collect().unwrap().unwrap();
             }
         }
         let buf = q.buffer();
-        q.submit(Job { index: 4, buf, len: 4, result: Ok(()) }, true);
+        q.submit(Job::new(4, buf, 4), true);
         while let Some(job) = q.collect() {
             let _ = job.unwrap();
         }

@@ -224,9 +224,10 @@ fn encrypt_job(cipher: &ChunkCipher, job: &mut Job) -> Result<()> {
     Ok(())
 }
 
-/// The pipeline work of the reader: check the tag after `buf[..len]` and decrypt in place;
-/// the whole buffer is wiped on failure.
+/// The pipeline work of the reader: wipe the spent buffer it carries, check the tag after
+/// `buf[..len]` and decrypt in place; the whole buffer is wiped on failure.
 fn decrypt_job(cipher: &ChunkCipher, job: &mut Job) -> Result<()> {
+    job.wipe_spent();
     let (ct, rest) = job.buf.split_at_mut_checked(job.len).ok_or_else(bounds)?;
     let tag = *rest.first_chunk::<TAG_LEN>().ok_or_else(bounds)?;
     let result = cipher.decrypt_chunk(job.index, ct, &tag);
@@ -348,7 +349,7 @@ impl<W: Write> SeipdWriter<W> {
     /// Hands `len` octets of plaintext in `buf` to the pipeline as the next chunk (on this
     /// thread if `inline`), and writes what is finished.
     fn submit(&mut self, buf: SecretVec, len: usize, inline: bool) -> Result<()> {
-        let job = Job { index: self.chunk_index, buf, len, result: Ok(()) };
+        let job = Job::new(self.chunk_index, buf, len);
         self.chunk_index =
             self.chunk_index.checked_add(1).ok_or(Error::InvalidArgument("too many chunks"))?;
         self.total =
@@ -545,8 +546,9 @@ enum State {
 /// error. The first buffer is 4 KiB (or less) and grows to a slot only if the stream is longer.
 ///
 /// Buffers are reused: once a chunk's plaintext has been read, the part of its buffer that
-/// held it is wiped and the buffer becomes the destination of a later `inner.read`, which may
-/// reach the caller's source reader (which may read what it is given, not only write it).
+/// held it is wiped (by the worker that decrypts the next chunk read, which takes it along)
+/// and the buffer becomes the destination of a later `inner.read`, which may reach the
+/// caller's source reader (which may read what it is given, not only write it).
 /// Every buffer is wiped when the reader is dropped.
 #[derive(Debug)]
 pub(crate) struct SeipdReader<R: Read> {
@@ -563,6 +565,8 @@ pub(crate) struct SeipdReader<R: Read> {
     submitted: u64,
     /// Plaintext window: a verified chunk, `window_len` octets long, read up to `pos`.
     window: Option<SecretVec>,
+    /// The last window's buffer and its plaintext length, until a job takes it to be wiped.
+    spent: Option<(SecretVec, usize)>,
     window_len: usize,
     pos: usize,
     /// Chunks and plaintext octets released so far.
@@ -602,6 +606,7 @@ impl<R: Read> SeipdReader<R> {
             eof: false,
             submitted: 0,
             window: None,
+            spent: None,
             window_len: 0,
             pos: 0,
             chunk_index: 0,
@@ -678,7 +683,10 @@ impl<R: Read> SeipdReader<R> {
         });
         let result =
             if ends_here { Err(Error::malformed("SEIPD: data after the final tag")) } else { Ok(()) };
-        let job = Job { index: self.submitted, buf, len: chunk_size, result };
+        let mut job = Job::new(self.submitted, buf, chunk_size);
+        job.result = result;
+        // The last window's buffer, wiped by the worker that decrypts this chunk.
+        job.spent = self.spent.take();
         self.submitted = count;
         if ends_here {
             // Reported in order, after the chunks before it; nothing more is read.
@@ -711,14 +719,22 @@ impl<R: Read> SeipdReader<R> {
     /// Moves the plaintext window to the next verified chunk, or verifies the final tag.
     fn refill(&mut self) -> Result<()> {
         if let Some(buf) = self.window.take() {
-            // Its plaintext is wiped before the buffer is handed to the source again.
-            self.pipeline.recycle_wiped(buf, self.window_len);
+            // Its plaintext is wiped before the buffer is handed to the source again: by the
+            // worker of the next chunk read (the reading thread is the one that limits the
+            // speed), or here if none is.
+            if let Some((old, len)) = self.spent.replace((buf, self.window_len)) {
+                self.pipeline.recycle_wiped(old, len);
+            }
         }
         while !self.eof && self.pipeline.in_flight() < self.pipeline.depth() {
             self.read_next()?;
         }
         if let Some(job) = self.pipeline.collect() {
-            let job = job?;
+            let mut job = job?;
+            if let Some((spent, len)) = job.spent.take() {
+                // Wiped by the work (len 0), unless the job was refused before it ran.
+                self.pipeline.recycle_wiped(spent, len);
+            }
             return match job.result {
                 Ok(()) => self.release(job.index, job.buf, job.len),
                 Err(e) => {
@@ -749,7 +765,7 @@ impl<R: Read> SeipdReader<R> {
             .checked_sub(TAG_LEN)
             .filter(|&len| len > 0 && len <= self.cipher.chunk_size())
             .ok_or(Error::malformed("SEIPD: empty chunk"))?;
-        let mut job = Job { index: self.chunk_index, buf: std::mem::take(buf), len, result: Ok(()) };
+        let mut job = Job::new(self.chunk_index, std::mem::take(buf), len);
         decrypt_job(&self.cipher, &mut job)?;
         let count = self.chunk_index.checked_add(1).ok_or(Error::malformed("SEIPD: too many chunks"))?;
         let total = self.total.checked_add(octets(len)?).ok_or(Error::malformed("SEIPD: too long"))?;
