@@ -932,8 +932,9 @@ impl<W: Write> Write for EncryptWriter<W> {
         self.inner.write(data).map_err(|e| self.poison.set_io(e))
     }
 
-    /// Flushes the sink. Buffered plaintext stays until its chunk is full (a short chunk is
-    /// written only by `finish`).
+    /// Writes the chunks that are done and flushes the sink. Buffered plaintext stays until
+    /// its chunk is full (a short chunk is written only by `finish`), and a full chunk until
+    /// 64 KiB more follow it (the literal packet's last part is rewritten by `finish`).
     fn flush(&mut self) -> io::Result<()> {
         self.poison.check_io()?;
         self.inner.flush().map_err(|e| self.poison.set_io(e))
