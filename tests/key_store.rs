@@ -143,9 +143,17 @@ fn locked_keys_are_opened_with_the_store_password() {
     assert!(matches!(err, Error::KeyLocked { fingerprint, .. } if fingerprint == subkey), "{err:?}");
 
     // A wrong password.
-    let ring = Ring::new(vec![locked], Vec::new(), Some("wrong"));
-    let err = Decryptor::default().key_store(ring).decrypt_bytes(&message).unwrap_err();
+    let ring = Arc::new(Ring::new(vec![locked], Vec::new(), Some("wrong")));
+    let err = Decryptor::default().key_store(Arc::clone(&ring)).decrypt_bytes(&message).unwrap_err();
     assert!(matches!(err, Error::BadPassword), "{err:?}");
+
+    // A message whose PKESKs name the key several times asks (and runs its S2K) once.
+    ring.asked.lock().unwrap().clear();
+    let twice = Encryptor::new([bob.to_cert(), bob.to_cert()]).at(at(10)).encrypt_bytes(b"x").unwrap();
+    assert_eq!(MessageInfo::from_bytes(&twice).unwrap().recipients.len(), 2);
+    let err = Decryptor::default().key_store(Arc::clone(&ring)).decrypt_bytes(&twice).unwrap_err();
+    assert!(matches!(err, Error::BadPassword), "{err:?}");
+    assert_eq!(*ring.asked.lock().unwrap(), [subkey]);
 }
 
 #[test]
