@@ -2,52 +2,81 @@
 //! consults as the message names them (`KeyStore`): only the keys it asks for are parsed.
 //!
 //! `cargo run --example keyring -- DIR MESSAGE` decrypts MESSAGE with the secret keys (`*.key`)
-//! and certificates (`*.cert`, `*.asc`) in DIR, and prints the plaintext and the verdicts.
-//! Without arguments it builds such a directory in a temporary folder and runs on it.
+//! and certificates (`*.cert`, `*.asc`) in DIR, and prints the plaintext and the verdicts with
+//! the name of each signer. A locked key is opened with the password in `<fingerprint>.pass`
+//! (the fingerprint of the key the message is encrypted to). A directory that cannot be read
+//! fails the decryption with the I/O error (`Error::KeyStore`), not "no key". Without arguments
+//! it builds such a directory in a temporary folder and runs on it.
 
 use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use sixpgp::{Cert, Decryptor, Encryptor, Fingerprint, KeyBuilder, KeyStore, Profile, Recipient, Tsk};
+use sixpgp::{
+    Cert, Decryptor, Encryptor, Fingerprint, KeyBuilder, KeyStore, Password, Profile, Recipient, Tsk,
+};
 
 /// A directory of keys: files are read only when a message names one of their keys.
 struct Directory(PathBuf);
 
 impl Directory {
     /// Every file of the directory with one of `extensions`.
-    fn files(&self, extensions: &[&str]) -> Vec<PathBuf> {
-        let Ok(entries) = fs::read_dir(&self.0) else { return Vec::new() };
-        entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().and_then(|e| e.to_str()).is_some_and(|e| extensions.contains(&e)))
-            .collect()
+    fn files(&self, extensions: &[&str]) -> io::Result<Vec<PathBuf>> {
+        let mut files = Vec::new();
+        for entry in fs::read_dir(&self.0)? {
+            let path = entry?.path();
+            if path.extension().and_then(|e| e.to_str()).is_some_and(|e| extensions.contains(&e)) {
+                files.push(path);
+            }
+        }
+        Ok(files)
     }
 }
 
 impl KeyStore for Directory {
-    fn secret_keys(&self, recipients: &[Recipient]) -> Vec<Arc<Tsk>> {
+    /// A directory that cannot be listed fails the operation: it is not "no key".
+    type Error = io::Error;
+
+    fn secret_keys(&self, recipients: &[Recipient]) -> io::Result<Vec<Arc<Tsk>>> {
         let wanted = |tsk: &Tsk| {
-            tsk.cert().keys().any(|k| {
-                recipients.contains(&Recipient::Fingerprint(k.fingerprint()))
-                    || recipients.contains(&Recipient::Anonymous)
-            })
+            recipients.contains(&Recipient::Anonymous) || recipients.iter().any(|r| r.matches(tsk.cert()))
         };
-        let keys = self.files(&["key"]).into_iter().filter_map(|p| Tsk::from_bytes(&fs::read(p).ok()?).ok());
-        let found: Vec<Arc<Tsk>> = keys.filter(wanted).map(Arc::new).collect();
+        let mut found = Vec::new();
+        for path in self.files(&["key"])? {
+            // A file that is not a key is skipped; one that cannot be read is an error.
+            if let Ok(tsk) = Tsk::from_bytes(&fs::read(path)?)
+                && wanted(&tsk)
+            {
+                found.push(Arc::new(tsk));
+            }
+        }
         eprintln!("keyring: {} recipient(s) named, {} secret key(s) found", recipients.len(), found.len());
-        found
+        Ok(found)
     }
 
-    fn certs(&self, issuers: &[Fingerprint]) -> Vec<Arc<Cert>> {
-        let certs = self
-            .files(&["cert", "asc"])
-            .into_iter()
-            .filter_map(|p| Cert::from_bytes(&fs::read(p).ok()?).ok());
-        let found: Vec<Arc<Cert>> =
-            certs.filter(|c| c.keys().any(|k| issuers.contains(&k.fingerprint()))).map(Arc::new).collect();
+    /// Every certificate in the directory is trusted: whoever can write to it decides whose
+    /// signatures count.
+    fn certs(&self, issuers: &[Fingerprint]) -> io::Result<Vec<Arc<Cert>>> {
+        let mut found = Vec::new();
+        for path in self.files(&["cert", "asc"])? {
+            if let Ok(cert) = Cert::from_bytes(&fs::read(path)?)
+                && issuers.iter().any(|i| cert.has_key(i))
+            {
+                found.push(Arc::new(cert));
+            }
+        }
         eprintln!("keyring: {} signer(s) named, {} certificate(s) found", issuers.len(), found.len());
-        found
+        Ok(found)
+    }
+
+    /// Locked keys are opened with the password in `<fingerprint>.pass`, if there is one.
+    fn password(&self, key: &Fingerprint) -> io::Result<Option<Password>> {
+        match fs::read(self.0.join(format!("{key}.pass"))) {
+            Ok(password) => Ok(Some(Password::from(password))),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 }
 
@@ -56,7 +85,11 @@ fn run(dir: &Path, message: &[u8]) -> sixpgp::Result<()> {
     let (plaintext, summary) = decryptor.decrypt_bytes(message)?;
     println!("{}", String::from_utf8_lossy(&plaintext));
     for v in &summary.verifications {
-        println!("signature by {}: {}", v.cert().map_or("unknown".into(), |f| f.to_string()), v.status());
+        let signer = v.signer().map_or("an unknown key".into(), |c| {
+            let name = c.primary_user_id(std::time::SystemTime::now()).map(|u| u.into_owned());
+            format!("{} ({})", name.unwrap_or_default(), c.fingerprint())
+        });
+        println!("signature by {signer}: {}", v.status());
     }
     Ok(())
 }
@@ -73,7 +106,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for name in ["alice", "bob", "carol"] {
         let tsk =
             KeyBuilder::new(Profile::Rfc9580).user_id(format!("{name} <{name}@example.org>")).generate()?;
-        fs::write(dir.join(format!("{name}.key")), tsk.to_vec())?;
+        if name == "bob" {
+            // Bob's key is stored locked; the store knows the password of his encryption subkey.
+            let password = "bob's password";
+            let subkey = tsk.cert().keys().find(|k| !k.is_primary()).map(|k| k.fingerprint());
+            fs::write(dir.join(format!("{}.pass", subkey.ok_or("no subkey")?)), password)?;
+            let mut locked = tsk.clone();
+            locked.lock(&Password::from(password))?;
+            fs::write(dir.join(format!("{name}.key")), locked.to_vec())?;
+        } else {
+            fs::write(dir.join(format!("{name}.key")), tsk.to_vec())?;
+        }
         fs::write(dir.join(format!("{name}.cert")), tsk.to_cert().to_vec())?;
         keys.push(tsk);
     }

@@ -49,7 +49,7 @@ pub(crate) fn xor_block(a: &[u8; 16], b: &[u8; 16]) -> [u8; 16] {
 macro_rules! id_enum {
     (
         $(#[$meta:meta])*
-        $name:ident { $($(#[$vmeta:meta])* $variant:ident = $value:literal,)* }
+        $name:ident ($kind:literal) { $($(#[$vmeta:meta])* $variant:ident = $value:literal, $text:literal,)* }
     ) => {
         $(#[$meta])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -77,62 +77,72 @@ macro_rules! id_enum {
                 }
             }
         }
+
+        /// The algorithm's name as the RFCs write it; an unknown one by its identifier.
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                match self {
+                    $(Self::$variant => f.write_str($text),)*
+                    Self::Unknown(id) => write!(f, concat!("unknown ", $kind, " {}"), id),
+                }
+            }
+        }
     };
 }
 
 id_enum! {
     /// Public-key algorithm IDs (RFC 9580 §9.1, RFC 9980).
-    PublicKeyAlgorithm {
+    PublicKeyAlgorithm ("public-key algorithm") {
         /// X25519 (25), RFC 9580 §5.5.5.7.
-        X25519 = 25,
+        X25519 = 25, "X25519",
         /// Ed25519 (27), RFC 9580 §5.5.5.9.
-        Ed25519 = 27,
+        Ed25519 = 27, "Ed25519",
         /// ML-DSA-65+Ed25519 (30), RFC 9980.
-        MlDsa65Ed25519 = 30,
+        MlDsa65Ed25519 = 30, "ML-DSA-65+Ed25519",
         /// ML-KEM-768+X25519 (35), RFC 9980.
-        MlKem768X25519 = 35,
+        MlKem768X25519 = 35, "ML-KEM-768+X25519",
     }
 }
 
 id_enum! {
     /// Symmetric-key algorithm IDs (RFC 9580 §9.3).
-    SymmetricAlgorithm {
+    SymmetricAlgorithm ("symmetric algorithm") {
         /// AES with a 128-bit key (7).
-        Aes128 = 7,
+        Aes128 = 7, "AES-128",
         /// AES with a 192-bit key (8).
-        Aes192 = 8,
+        Aes192 = 8, "AES-192",
         /// AES with a 256-bit key (9).
-        Aes256 = 9,
+        Aes256 = 9, "AES-256",
     }
 }
 
 id_enum! {
     /// AEAD algorithm IDs (RFC 9580 §9.6).
-    AeadAlgorithm {
+    AeadAlgorithm ("AEAD algorithm") {
         /// EAX (1).
-        Eax = 1,
+        Eax = 1, "EAX",
         /// OCB (2), the mandatory-to-implement mode.
-        Ocb = 2,
+        Ocb = 2, "OCB",
         /// GCM (3).
-        Gcm = 3,
+        Gcm = 3, "GCM",
     }
 }
 
 id_enum! {
     /// Hash algorithm IDs (RFC 9580 §9.5).
-    HashAlgorithm {
+    HashAlgorithm ("hash algorithm") {
         /// SHA2-256 (8).
-        Sha256 = 8,
+        Sha256 = 8, "SHA2-256",
         /// SHA2-384 (9).
-        Sha384 = 9,
+        Sha384 = 9, "SHA2-384",
         /// SHA2-512 (10).
-        Sha512 = 10,
+        Sha512 = 10, "SHA2-512",
         /// SHA2-224 (11).
-        Sha224 = 11,
+        Sha224 = 11, "SHA2-224",
         /// SHA3-256 (12).
-        Sha3_256 = 12,
+        Sha3_256 = 12, "SHA3-256",
         /// SHA3-512 (14).
-        Sha3_512 = 14,
+        Sha3_512 = 14, "SHA3-512",
     }
 }
 

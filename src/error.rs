@@ -5,6 +5,7 @@ use std::fmt;
 use std::io;
 
 use crate::key::Fingerprint;
+use crate::message::Recipient;
 
 /// Everything that can go wrong in this crate.
 ///
@@ -26,11 +27,21 @@ pub enum Error {
     #[error("decryption failed")]
     Decrypt,
     /// None of the given keys, passwords or session keys can open this message.
-    #[error("no key or password given can decrypt this message")]
-    NoDecryptionKey,
+    #[error("no key or password given can decrypt this message{}", recipients_text(.recipients))]
+    #[non_exhaustive]
+    NoDecryptionKey {
+        /// Whom the message is for, as its session-key packets name them (as
+        /// [`MessageInfo::recipients`](crate::MessageInfo::recipients) lists them), in order;
+        /// empty for a message encrypted with passwords only.
+        recipients: Vec<Recipient>,
+    },
     /// A secret key is locked and no given password unlocks it.
-    #[error("secret key is locked")]
-    KeyLocked,
+    #[error("secret key {fingerprint} is locked")]
+    #[non_exhaustive]
+    KeyLocked {
+        /// The fingerprint of the locked key (primary key or subkey) that was needed.
+        fingerprint: Fingerprint,
+    },
     /// No given password opened what it was given for: a locked secret key
     /// ([`Tsk::unlock`](crate::Tsk::unlock)), or a message's password-encrypted session keys
     /// (when no key or session key opened it either).
@@ -40,10 +51,15 @@ pub enum Error {
     #[error("bad signature: {0}")]
     BadSignature(&'static str),
     /// A certificate or key cannot be used for the requested operation: which one, and why.
-    #[error("key {fingerprint} not usable: {problem}")]
+    #[error("{}", unusable_text(.fingerprint, .subkey.as_ref(), *.problem))]
+    #[non_exhaustive]
     KeyUnusable {
         /// The primary fingerprint of the certificate (or key) concerned.
         fingerprint: Fingerprint,
+        /// The subkey that has the problem, when it is a subkey's and not the whole
+        /// certificate's: a certificate whose only encryption subkey is revoked names that
+        /// subkey here, with [`KeyProblem::Revoked`], while its primary key is fine.
+        subkey: Option<Fingerprint>,
         /// Why it cannot be used.
         problem: KeyProblem,
     },
@@ -53,9 +69,39 @@ pub enum Error {
     /// The caller passed an argument that cannot work.
     #[error("invalid argument: {0}")]
     InvalidArgument(&'static str),
-    /// The underlying reader or writer failed.
-    #[error("I/O error: {0}")]
+    /// The underlying reader or writer failed. The I/O error is the
+    /// [`source`](std::error::Error::source), so an error chain prints its text once.
+    #[error("I/O error")]
     Io(#[source] io::Error),
+    /// A [`KeyStore`](crate::KeyStore) failed (its own error is the
+    /// [`source`](std::error::Error::source)): a keyring that cannot be reached is not a message
+    /// without a key.
+    #[error("key store failed")]
+    KeyStore(#[source] Box<dyn std::error::Error + Send + Sync + 'static>),
+    /// An internal invariant of this crate did not hold: a bug, not bad input or a bad argument.
+    #[error("internal error: {0}")]
+    Internal(&'static str),
+}
+
+/// The recipients of [`Error::NoDecryptionKey`], as its message lists them.
+fn recipients_text(recipients: &[Recipient]) -> String {
+    let named: Vec<String> = recipients
+        .iter()
+        .map(|r| match r {
+            Recipient::Fingerprint(fp) => fp.to_string(),
+            Recipient::V4Fingerprint(_) => "a v4 key".to_owned(),
+            Recipient::Anonymous => "an anonymous recipient".to_owned(),
+        })
+        .collect();
+    if named.is_empty() { String::new() } else { format!(" (encrypted to {})", named.join(", ")) }
+}
+
+/// The text of [`Error::KeyUnusable`]: a subkey's problem is not the certificate's.
+fn unusable_text(fingerprint: &Fingerprint, subkey: Option<&Fingerprint>, problem: KeyProblem) -> String {
+    match subkey {
+        Some(sub) => format!("certificate {fingerprint}: subkey {sub} not usable: {problem}"),
+        None => format!("key {fingerprint} not usable: {problem}"),
+    }
 }
 
 /// Why a certificate or key cannot be used (see [`Error::KeyUnusable`]), evaluated at the
@@ -210,8 +256,6 @@ pub enum Limit {
     Signatures,
     /// Number of subpackets in a signature.
     Subpackets,
-    /// Packet nesting depth.
-    Nesting,
     /// Armor header line length or count.
     ArmorHeaders,
     /// Number of packets in a certificate or key.
@@ -237,7 +281,6 @@ impl fmt::Display for Limit {
             Self::SessionKeyPackets => "number of session-key packets",
             Self::Signatures => "number of signatures",
             Self::Subpackets => "number of subpackets",
-            Self::Nesting => "nesting depth",
             Self::ArmorHeaders => "armor headers",
             Self::CertPackets => "packets per certificate",
             Self::KeyringLength => "size of a certificate or keyring",
@@ -251,6 +294,30 @@ impl Error {
     /// Malformed input, with a short static description of where.
     pub(crate) const fn malformed(context: &'static str) -> Self {
         Self::Malformed(Malformed { context })
+    }
+
+    /// No key opens a message for `recipients`.
+    pub(crate) fn no_decryption_key(recipients: Vec<Recipient>) -> Self {
+        Self::NoDecryptionKey { recipients }
+    }
+
+    /// The secret of the key `fingerprint` is locked.
+    pub(crate) const fn key_locked(fingerprint: Fingerprint) -> Self {
+        Self::KeyLocked { fingerprint }
+    }
+
+    /// The certificate (or key) `fingerprint` cannot be used, for a reason of its own.
+    pub(crate) const fn key_unusable(fingerprint: Fingerprint, problem: KeyProblem) -> Self {
+        Self::KeyUnusable { fingerprint, subkey: None, problem }
+    }
+
+    /// The subkey `subkey` of the certificate `fingerprint` cannot be used.
+    pub(crate) const fn subkey_unusable(
+        fingerprint: Fingerprint,
+        subkey: Fingerprint,
+        problem: KeyProblem,
+    ) -> Self {
+        Self::KeyUnusable { fingerprint, subkey: Some(subkey), problem }
     }
 
     /// The error a stream returns once an earlier error has poisoned it, where that error was
@@ -267,15 +334,18 @@ impl Error {
             Self::Unsupported(u) => Self::Unsupported(*u),
             Self::Truncated(w) => Self::Truncated(w),
             Self::Decrypt => Self::Decrypt,
-            Self::NoDecryptionKey => Self::NoDecryptionKey,
-            Self::KeyLocked => Self::KeyLocked,
+            Self::NoDecryptionKey { recipients } => Self::NoDecryptionKey { recipients: recipients.clone() },
+            Self::KeyLocked { fingerprint } => Self::KeyLocked { fingerprint: *fingerprint },
             Self::BadPassword => Self::BadPassword,
             Self::BadSignature(w) => Self::BadSignature(w),
-            Self::KeyUnusable { fingerprint, problem } => {
-                Self::KeyUnusable { fingerprint: *fingerprint, problem: *problem }
+            Self::KeyUnusable { fingerprint, subkey, problem } => {
+                Self::KeyUnusable { fingerprint: *fingerprint, subkey: *subkey, problem: *problem }
             }
             Self::LimitExceeded(l) => Self::LimitExceeded(*l),
             Self::InvalidArgument(w) => Self::InvalidArgument(w),
+            Self::Internal(w) => Self::Internal(w),
+            // The store's error cannot be cloned: its text is kept.
+            Self::KeyStore(e) => Self::KeyStore(e.to_string().into()),
             Self::Io(e) => {
                 // A replayed error must not invite a retry loop.
                 let kind = match e.kind() {

@@ -25,7 +25,7 @@ pub fn packets(data: &[u8]) {
     // Each iteration consumes at least the header octet, so the loop ends.
     while let Ok(Some(raw)) = read_raw_packet(&mut input, &limits) {
         message_packet_round_trip(&raw);
-        let Ok(packet) = Packet::from_raw(&raw) else {
+        let Ok(packet) = Packet::from_raw(&raw, &limits) else {
             // A packet that does not parse still has a known extent: go on with the next one.
             continue;
         };
@@ -37,7 +37,7 @@ pub fn packets(data: &[u8]) {
         let bytes = packet.to_vec();
         let mut again = bytes.as_slice();
         let reparsed = match read_raw_packet(&mut again, &limits) {
-            Ok(Some(raw2)) => Packet::from_raw(&raw2),
+            Ok(Some(raw2)) => Packet::from_raw(&raw2, &limits),
             other => panic!("a serialized {:?} packet does not read back: {other:?}", raw.tag),
         };
         match reparsed {

@@ -22,7 +22,7 @@ mod update;
 pub use cert::Cert;
 pub use fingerprint::{Fingerprint, KeyId};
 pub use generate::KeyBuilder;
-pub use inspect::{KeyFlags, KeyInfo};
+pub use inspect::{KeyFlags, KeyInfo, Revocation};
 pub use profile::Profile;
 pub use revoke::ReasonForRevocation;
 pub use tsk::Tsk;

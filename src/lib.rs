@@ -67,24 +67,30 @@
 //! use std::sync::Arc;
 //! use sixpgp::{Decryptor, Encryptor, KeyBuilder, Profile};
 //!
+//! let alice = KeyBuilder::new(Profile::Rfc9580).user_id("Alice <alice@example.org>").generate()?;
 //! let bob = KeyBuilder::new(Profile::Rfc9580).user_id("Bob <bob@example.org>").generate()?;
-//! let mut w = Encryptor::new([bob.to_cert()]).armor(true).writer(Vec::new())?;
+//! let alice_cert = alice.to_cert();
+//! let mut w = Encryptor::new([bob.to_cert()]).signer(&alice).armor(true).writer(Vec::new())?;
 //! w.write_all(b"Hello, Bob")?;
 //! let message = w.finish()?;
 //!
-//! let decryptor = Arc::new(Decryptor::new([bob]));      // built once, shared
+//! // Built once, shared: Bob's key, and the certificates whose signatures he checks.
+//! let decryptor = Arc::new(Decryptor::new([bob]).verify_with([&alice_cert]));
 //! let mut r = decryptor.reader(&message[..])?;          // one reader per message
 //! let mut plaintext = Vec::new();
 //! r.read_to_end(&mut plaintext)?;
 //! let summary = r.finish()?;
 //! assert_eq!(plaintext, b"Hello, Bob");
-//! # let _ = summary;
+//! assert!(summary.is_signed_by(&alice_cert));           // from Alice, not merely signed
 //! # Ok(()) }
 //! ```
 //!
 //! For data held in memory, [`Encryptor::encrypt_bytes`] and [`Decryptor::decrypt_bytes`] do
 //! the same in one call. [`MessageInfo`] tells, before decrypting, whom a message is for; a
-//! [`KeyStore`] lets the decryptor ask a keyring for just the keys a message names.
+//! [`KeyStore`] lets the decryptor ask a keyring for just the keys a message names (and for
+//! the passwords of locked ones). Its lookups may fail with the store's own error
+//! ([`Error::KeyStore`]), and what it returns is trusted as given: a certificate it returns
+//! for a signer is that signer.
 //!
 //! ## Signing and verification verdicts
 //!
@@ -92,8 +98,11 @@
 //! [`Decryptor::verify_with`] checks the signatures inside an encrypted message. A bad or
 //! uncheckable signature is not an error: each signature gets a [`Verification`] whose
 //! [`VerificationStatus`] is `Good`, `Bad(`[`BadReason`]`)` or
-//! `Unverifiable(`[`UnverifiableReason`]`)`. Streamed data is released before its signatures are
-//! checked: act on it only once `finish` has returned a good verdict.
+//! `Unverifiable(`[`UnverifiableReason`]`)`, and names the signer's certificate
+//! ([`Verification::signer`]). A good signature says only that *some* given certificate signed:
+//! ask [`Verification::is_signed_by`] (or [`DecryptSummary::is_signed_by`]) about the one that
+//! must have. Streamed data is released before its signatures are checked: act on it only once
+//! `finish` has returned a good verdict.
 //!
 //! ```
 //! # fn main() -> sixpgp::Result<()> {
@@ -101,9 +110,11 @@
 //!
 //! let alice = KeyBuilder::new(Profile::Rfc9580).user_id("Alice <alice@example.org>").generate()?;
 //! let signature = Signer::new().key(&alice).armor(true).sign_bytes(b"the document")?;
-//! let verifier = Verifier::new([alice.to_cert()]);
+//! let alice_cert = alice.to_cert();
+//! let verifier = Verifier::new([&alice_cert]);
 //! let verdicts = verifier.clone().verify_bytes(&signature, b"the document")?;
-//! assert!(verdicts[0].is_good());
+//! assert!(verdicts.iter().any(|v| v.is_signed_by(&alice_cert)));   // good, and by Alice
+//! assert_eq!(verdicts[0].signer().map(|c| c.fingerprint()), Some(alice_cert.fingerprint()));
 //! let verdicts = verifier.verify_bytes(&signature, b"another document")?;
 //! assert_eq!(verdicts[0].status(), VerificationStatus::Bad(BadReason::Invalid));
 //! # Ok(()) }
@@ -112,10 +123,11 @@
 //! ## Errors
 //!
 //! Every fallible function returns [`Error`], whose variants a caller can match: which
-//! certificate cannot be used and why ([`Error::KeyUnusable`] with a [`KeyProblem`]), a wrong
-//! password ([`Error::BadPassword`]) as opposed to a message not for these keys
-//! ([`Error::NoDecryptionKey`]), an authentication failure ([`Error::Decrypt`], opaque on
-//! purpose), a limit ([`Error::LimitExceeded`]). The streaming adapters carry an `Error` inside
+//! certificate (and which of its subkeys) cannot be used and why ([`Error::KeyUnusable`] with a
+//! [`KeyProblem`]), a wrong password ([`Error::BadPassword`]) as opposed to a message not for
+//! these keys ([`Error::NoDecryptionKey`], listing whom it is for) or a locked key
+//! ([`Error::KeyLocked`], naming it), an authentication failure ([`Error::Decrypt`], opaque on
+//! purpose), a limit ([`Error::LimitExceeded`]), a key store that failed ([`Error::KeyStore`]). The streaming adapters carry an `Error` inside
 //! the `io::Error` they return; [`Error::from_io`] recovers it. A stream that failed reports
 //! its first error again on every later call.
 //!
@@ -170,7 +182,8 @@ pub use crate::crypto::secret::{Password, SessionKey};
 pub use crate::crypto::{AeadAlgorithm, HashAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm, backend};
 pub use crate::error::{Error, KeyProblem, Limit, Malformed, Result, Unsupported};
 pub use crate::key::{
-    Cert, Fingerprint, KeyBuilder, KeyFlags, KeyId, KeyInfo, KeyUpdate, Profile, ReasonForRevocation, Tsk,
+    Cert, Fingerprint, KeyBuilder, KeyFlags, KeyId, KeyInfo, KeyUpdate, Profile, ReasonForRevocation,
+    Revocation, Tsk,
 };
 pub use crate::limits::Limits;
 pub use crate::message::cleartext::{CleartextMessage, CleartextSignWriter, is_cleartext_signed};

@@ -24,7 +24,6 @@ use crate::error::{Error, Limit, Result};
 /// | PKESKs + SKESKs per message | [`max_session_key_packets`](Self::max_session_key_packets) | 1024 | `SessionKeyPackets` |
 /// | Signatures per message or certificate component; their total size per message is also bounded by the packet body limit | [`max_signatures`](Self::max_signatures) | 1024 | `Signatures` |
 /// | Subpackets per signature | [`max_subpackets`](Self::max_subpackets) | 512 | `Subpackets` |
-/// | Nesting depth | [`max_nesting`](Self::max_nesting) | 8 | `Nesting` |
 /// | Armor header section | [`max_armor_header_len`](Self::max_armor_header_len) | 4096 octets | `ArmorHeaders` |
 /// | Packets per certificate | [`max_cert_packets`](Self::max_cert_packets) | 100000 | `CertPackets` |
 /// | Octets of one certificate or keyring read into memory | [`max_keyring_len`](Self::max_keyring_len) | 128 MiB | `KeyringLength` |
@@ -50,7 +49,6 @@ pub struct Limits {
     session_key_packets: usize,
     signatures: usize,
     subpackets: usize,
-    nesting: usize,
     armor_header_len: usize,
     cert_packets: usize,
     keyring_len: usize,
@@ -71,7 +69,6 @@ impl Default for Limits {
             session_key_packets: 1024,
             signatures: 1024,
             subpackets: 512,
-            nesting: 8,
             armor_header_len: 4096,
             cert_packets: 100_000,
             keyring_len: 128 << 20,
@@ -98,7 +95,6 @@ impl Limits {
     /// | PKESKs + SKESKs per message | 64 | |
     /// | Signatures per message or component | 256 | room for a user ID's third-party certifications |
     /// | Subpackets per signature | 64 | |
-    /// | Nesting depth | 4 | |
     /// | Armor header section | 1024 octets | |
     /// | Packets per certificate | 4096 | |
     /// | Octets of one certificate or keyring | 8 MiB | |
@@ -125,7 +121,6 @@ impl Limits {
             session_key_packets: 64,
             signatures: 256,
             subpackets: 64,
-            nesting: 4,
             armor_header_len: 1024,
             cert_packets: 4096,
             keyring_len: 8 << 20,
@@ -183,10 +178,6 @@ limit_accessors! {
     signatures: usize, with_max_signatures, max_signatures;
     /// Most subpackets in one signature (default 512).
     subpackets: usize, with_max_subpackets, max_subpackets;
-    /// Deepest nesting of container packets (default 8). The supported grammar itself nests
-    /// at most one level (an embedded back-signature; compressed data and an encrypted message
-    /// inside an encrypted one are rejected), so no input reaches this bound today.
-    nesting: usize, with_max_nesting, max_nesting;
     /// Longest armor header section, in octets (default 4096).
     armor_header_len: usize, with_max_armor_header_len, max_armor_header_len;
     /// Most packets in one certificate or secret key (default 100000).

@@ -161,18 +161,19 @@ pub(crate) enum Packet {
 }
 
 impl Packet {
-    /// Parses the body of a raw packet according to its type.
+    /// Parses the body of a raw packet according to its type, within `limits` (the subpacket
+    /// count of a signature).
     ///
     /// # Errors
     /// The errors of the packet type's parser.
-    pub(crate) fn from_raw(raw: &RawPacket) -> Result<Self> {
+    pub(crate) fn from_raw(raw: &RawPacket, limits: &Limits) -> Result<Self> {
         let body = raw.body.as_slice();
         Ok(match raw.tag {
             Tag::PublicKey => Self::PublicKey(PacketBody::parse(body)?),
             Tag::PublicSubkey => Self::PublicSubkey(PacketBody::parse(body)?),
             Tag::SecretKey => Self::SecretKey(PacketBody::parse(body)?),
             Tag::SecretSubkey => Self::SecretSubkey(PacketBody::parse(body)?),
-            Tag::Signature => Self::Signature(PacketBody::parse(body)?),
+            Tag::Signature => Self::Signature(SignaturePacket::parse_with_limits(body, limits)?),
             Tag::UserId => Self::UserId(PacketBody::parse(body)?),
             Tag::Padding => Self::Padding(PacketBody::parse(body)?),
             Tag::Marker => {
@@ -294,7 +295,7 @@ pub(crate) mod tests {
         let mut r = bytes;
         let mut out = Vec::new();
         while let Some(raw) = read_raw_packet(&mut r, &Limits::default())? {
-            let packet = Packet::from_raw(&raw)?;
+            let packet = Packet::from_raw(&raw, &Limits::default())?;
             out.push((raw, packet));
         }
         Ok(out)
@@ -384,7 +385,9 @@ pub(crate) mod tests {
 
     fn read_one(bytes: &[u8]) -> Result<Option<Packet>> {
         let mut r = bytes;
-        read_raw_packet(&mut r, &Limits::default())?.map(|raw| Packet::from_raw(&raw)).transpose()
+        read_raw_packet(&mut r, &Limits::default())?
+            .map(|raw| Packet::from_raw(&raw, &Limits::default()))
+            .transpose()
     }
 
     #[test]

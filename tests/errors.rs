@@ -28,7 +28,7 @@ fn encrypt_to(certs: &[Cert], t: SystemTime) -> sixpgp::Result<Vec<u8>> {
 
 fn unusable(result: sixpgp::Result<Vec<u8>>) -> (sixpgp::Fingerprint, KeyProblem) {
     match result {
-        Err(Error::KeyUnusable { fingerprint, problem }) => (fingerprint, problem),
+        Err(Error::KeyUnusable { fingerprint, problem, .. }) => (fingerprint, problem),
         other => panic!("expected KeyUnusable, got {other:?}"),
     }
 }
@@ -82,7 +82,7 @@ fn signing_with_a_revoked_key_names_it() {
     tsk.revoke(ReasonForRevocation::NoReason, "", at(10)).unwrap();
     let err = Signer::new().key(&tsk).creation_time(at(20)).detached().map(|_| ()).unwrap_err();
     assert!(
-        matches!(err, Error::KeyUnusable { fingerprint, problem: KeyProblem::Revoked } if fingerprint == tsk.fingerprint()),
+        matches!(err, Error::KeyUnusable { fingerprint, problem: KeyProblem::Revoked, .. } if fingerprint == tsk.fingerprint()),
         "{err:?}"
     );
 }
@@ -153,7 +153,7 @@ fn a_wrong_password_is_not_a_missing_key() {
     let wrong = sixpgp::Decryptor::new([&bob]).password("wrong").decrypt_bytes(&msg);
     assert!(matches!(wrong, Err(Error::BadPassword)), "{wrong:?}");
     let no_key = sixpgp::Decryptor::new([&bob]).decrypt_bytes(&msg);
-    assert!(matches!(no_key, Err(Error::NoDecryptionKey)), "{no_key:?}");
+    assert!(matches!(no_key, Err(Error::NoDecryptionKey { .. })), "{no_key:?}");
     assert!(sixpgp::Decryptor::default().password("right").decrypt_bytes(&msg).is_ok());
 }
 
@@ -224,4 +224,141 @@ fn a_writer_used_after_an_error_reports_the_first_error_again() {
         assert_eq!(w.write(&[0u8; 1]).unwrap_err().kind(), std::io::ErrorKind::StorageFull);
     }
     assert!(matches!(w.finish(), Err(Error::Io(e)) if e.kind() == std::io::ErrorKind::StorageFull));
+}
+
+/// The subkey of a certificate's problem is reported as the subkey's, not as if the whole
+/// certificate were revoked or expired.
+#[test]
+fn an_unusable_encryption_subkey_is_named() {
+    let mut revoked = key("Sub <sub@example.org>");
+    let sub = revoked.cert().encryption_keys_at(at(1))[0].0;
+    let mut expired = revoked.clone();
+    revoked.revoke_subkey(&sub, ReasonForRevocation::Retired, "rotated", at(10)).unwrap();
+    expired.set_expiration(&sub, Some(at(100)), at(5)).unwrap();
+    for (tsk, problem, text) in
+        [(&revoked, KeyProblem::Revoked, "revoked"), (&expired, KeyProblem::Expired, "expired")]
+    {
+        let err = encrypt_to(&[tsk.to_cert()], at(200)).unwrap_err();
+        let Error::KeyUnusable { fingerprint, subkey, problem: got, .. } = &err else { panic!("{err:?}") };
+        assert_eq!((*fingerprint, *subkey, *got), (tsk.fingerprint(), Some(sub), problem));
+        assert_eq!(
+            err.to_string(),
+            format!("certificate {}: subkey {sub} not usable: {text}", tsk.fingerprint())
+        );
+    }
+    // The certificate's own revocation is still the certificate's.
+    let mut whole = key("Whole <whole@example.org>");
+    whole.revoke(ReasonForRevocation::Compromised, "", at(10)).unwrap();
+    let err = encrypt_to(&[whole.to_cert()], at(200)).unwrap_err();
+    assert!(matches!(err, Error::KeyUnusable { subkey: None, problem: KeyProblem::Revoked, .. }), "{err:?}");
+}
+
+#[test]
+fn a_missing_key_names_the_recipients() {
+    let (alice, bob, carol) = (key("A <a@example.org>"), key("B <b@example.org>"), key("C <c@example.org>"));
+    let msg = Encryptor::new([alice.to_cert(), bob.to_cert()]).at(at(10)).encrypt_bytes(b"x").unwrap();
+    let err = sixpgp::Decryptor::new([&carol]).decrypt_bytes(&msg).unwrap_err();
+    let Error::NoDecryptionKey { recipients, .. } = &err else { panic!("{err:?}") };
+    assert_eq!(*recipients, sixpgp::MessageInfo::from_bytes(&msg).unwrap().recipients);
+    assert!(recipients.iter().any(|r| r.matches(alice.cert())));
+    assert!(recipients.iter().any(|r| r.matches(bob.cert())));
+    let text = err.to_string();
+    for r in recipients {
+        let sixpgp::Recipient::Fingerprint(fp) = r else { panic!("{r:?}") };
+        assert!(text.contains(&fp.to_string()), "{text}");
+    }
+}
+
+#[test]
+fn a_locked_key_is_named() {
+    let mut alice = key("A <a@example.org>");
+    let sub = alice.cert().encryption_keys_at(at(1))[0].0;
+    let msg = Encryptor::new([alice.to_cert()]).at(at(10)).encrypt_bytes(b"x").unwrap();
+    alice.lock(&sixpgp::Password::from("pw")).unwrap();
+    let err = sixpgp::Decryptor::new([&alice]).decrypt_bytes(&msg).unwrap_err();
+    assert!(matches!(err, Error::KeyLocked { fingerprint, .. } if fingerprint == sub), "{err:?}");
+    assert!(err.to_string().contains(&sub.to_string()), "{err}");
+    // Signing needs a signing key: the locked one is named.
+    let err = Signer::new().key(&alice).creation_time(at(20)).sign_bytes(b"x").unwrap_err();
+    let Error::KeyLocked { fingerprint, .. } = err else { panic!("{err:?}") };
+    assert!(alice.cert().key(&fingerprint).unwrap().flags(at(20)).sign());
+    let err = alice.lock(&sixpgp::Password::from("again")).unwrap_err();
+    assert!(matches!(err, Error::KeyLocked { fingerprint, .. } if fingerprint == alice.fingerprint()));
+}
+
+#[test]
+fn io_errors_print_their_text_once() {
+    let err = Error::Io(std::io::Error::other("disk on fire"));
+    let mut chain = vec![err.to_string()];
+    let mut source = err.source();
+    while let Some(s) = source {
+        chain.push(s.to_string());
+        source = s.source();
+    }
+    assert_eq!(chain.iter().filter(|t| t.contains("disk on fire")).count(), 1, "{chain:?}");
+}
+
+#[test]
+fn verdicts_name_the_signing_certificate() {
+    let alice = key("Alice <alice@example.org>");
+    let mallory = key("Mallory <mallory@example.org>");
+    let (alice_cert, mallory_cert) = (alice.to_cert(), mallory.to_cert());
+    let signature = sign(&alice, at(10), b"doc");
+    let verdicts =
+        Verifier::new([&mallory_cert, &alice_cert]).at(at(20)).verify_bytes(&signature, b"doc").unwrap();
+    assert!(verdicts[0].is_good());
+    assert_eq!(**verdicts[0].signer().unwrap(), alice_cert);
+    assert!(verdicts[0].is_signed_by(&alice_cert));
+    assert!(!verdicts[0].is_signed_by(&mallory_cert));
+    // A bad signature is not "signed by" anyone, though the certificate it was checked against
+    // is known.
+    let bad = Verifier::new([&alice_cert]).at(at(20)).verify_bytes(&signature, b"other").unwrap();
+    assert!(!bad[0].is_good() && !bad[0].is_signed_by(&alice_cert));
+
+    let bob = key("Bob <bob@example.org>");
+    let msg = Encryptor::new([bob.to_cert()]).signer(&alice).at(at(10)).encrypt_bytes(b"x").unwrap();
+    let decryptor = sixpgp::Decryptor::new([&bob]).at(at(20));
+    let (_, summary) = decryptor.verify_with([&alice_cert, &mallory_cert]).decrypt_bytes(&msg).unwrap();
+    assert!(summary.is_signed_by(&alice_cert));
+    assert!(!summary.is_signed_by(&mallory_cert));
+    // Without verification nothing counts as signed.
+    let (_, unchecked) = sixpgp::Decryptor::new([&bob]).decrypt_bytes(&msg).unwrap();
+    assert!(!unchecked.is_signed_by(&alice_cert));
+}
+
+#[test]
+fn revocations_are_described() {
+    let mut tsk = key("R <r@example.org>");
+    let sub = tsk.cert().encryption_keys_at(at(1))[0].0;
+    assert_eq!(tsk.cert().revocation(at(5)), None);
+    tsk.revoke_subkey(&sub, ReasonForRevocation::Superseded, "new subkey", at(10)).unwrap();
+    let cert = tsk.to_cert();
+    let subkey = cert.key(&sub).unwrap();
+    assert_eq!(subkey.revocation(at(5)), None, "a soft revocation applies from its creation on");
+    let revocation = subkey.revocation(at(20)).unwrap();
+    assert_eq!(revocation.reason, Some(ReasonForRevocation::Superseded));
+    assert_eq!(revocation.code, Some(1));
+    assert_eq!(revocation.text, "new subkey");
+    assert_eq!(revocation.creation_time, at(10));
+    assert!(!revocation.hard);
+    assert_eq!(cert.revocation(at(20)), None, "the certificate itself is not revoked");
+
+    tsk.revoke(ReasonForRevocation::Compromised, "leaked", at(30)).unwrap();
+    let revocation = tsk.cert().revocation(at(5)).unwrap();
+    assert_eq!(revocation.reason, Some(ReasonForRevocation::Compromised));
+    assert_eq!(revocation.text, "leaked");
+    assert!(revocation.hard, "a hard revocation applies at any time");
+}
+
+#[test]
+fn algorithms_display_their_names() {
+    use sixpgp::{AeadAlgorithm, HashAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm};
+    assert_eq!(PublicKeyAlgorithm::MlKem768X25519.to_string(), "ML-KEM-768+X25519");
+    assert_eq!(PublicKeyAlgorithm::MlDsa65Ed25519.to_string(), "ML-DSA-65+Ed25519");
+    assert_eq!(PublicKeyAlgorithm::Ed25519.to_string(), "Ed25519");
+    assert_eq!(PublicKeyAlgorithm::from(22).to_string(), "unknown public-key algorithm 22");
+    assert_eq!(SymmetricAlgorithm::Aes256.to_string(), "AES-256");
+    assert_eq!(AeadAlgorithm::Ocb.to_string(), "OCB");
+    assert_eq!(HashAlgorithm::Sha3_512.to_string(), "SHA3-512");
+    assert_eq!(HashAlgorithm::from(2).to_string(), "unknown hash algorithm 2");
 }

@@ -209,7 +209,6 @@ fn untrusted_input_preset() {
     assert!(untrusted.max_session_key_packets() < default.max_session_key_packets());
     assert!(untrusted.max_signatures() < default.max_signatures());
     assert!(untrusted.max_subpackets() < default.max_subpackets());
-    assert!(untrusted.max_nesting() <= default.max_nesting());
     assert!(untrusted.max_armor_header_len() < default.max_armor_header_len());
     assert!(untrusted.max_cert_packets() < default.max_cert_packets());
     assert!(untrusted.max_keyring_len() < default.max_keyring_len());

@@ -1,6 +1,7 @@
 //! Looking at certificates and messages, keys looked up on demand, and the one-call helpers.
 #![allow(clippy::unwrap_used, clippy::panic, reason = "test helpers fail loudly")]
 
+use std::convert::Infallible;
 use std::io::Read;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
@@ -102,17 +103,17 @@ struct Ring {
 }
 
 impl KeyStore for Ring {
-    fn secret_keys(&self, recipients: &[Recipient]) -> Vec<Arc<Tsk>> {
+    type Error = Infallible;
+
+    fn secret_keys(&self, recipients: &[Recipient]) -> Result<Vec<Arc<Tsk>>, Infallible> {
         self.asked.lock().unwrap().push(format!("keys for {}", recipients.len()));
-        let named = |k: &Tsk| {
-            k.cert().keys().any(|key| recipients.contains(&Recipient::Fingerprint(key.fingerprint())))
-        };
-        self.keys.iter().filter(|k| named(k)).cloned().collect()
+        let named = |k: &Tsk| recipients.iter().any(|r| r.matches(k.cert()));
+        Ok(self.keys.iter().filter(|k| named(k)).cloned().collect())
     }
 
-    fn certs(&self, issuers: &[Fingerprint]) -> Vec<Arc<Cert>> {
+    fn certs(&self, issuers: &[Fingerprint]) -> Result<Vec<Arc<Cert>>, Infallible> {
         self.asked.lock().unwrap().push(format!("certs for {}", issuers.len()));
-        self.certs.iter().filter(|c| c.keys().any(|k| issuers.contains(&k.fingerprint()))).cloned().collect()
+        Ok(self.certs.iter().filter(|c| issuers.iter().any(|i| c.has_key(i))).cloned().collect())
     }
 }
 
@@ -128,16 +129,8 @@ fn keys_and_certificates_are_looked_up_as_the_message_names_them() {
         asked: Mutex::new(Vec::new()),
     };
     let ring = Arc::new(ring);
-    struct Shared(Arc<Ring>);
-    impl KeyStore for Shared {
-        fn secret_keys(&self, r: &[Recipient]) -> Vec<Arc<Tsk>> {
-            self.0.secret_keys(r)
-        }
-        fn certs(&self, i: &[Fingerprint]) -> Vec<Arc<Cert>> {
-            self.0.certs(i)
-        }
-    }
-    let decryptor = Decryptor::default().key_store(Shared(Arc::clone(&ring)));
+    // An `Arc` of a store is a store: the test keeps its own handle to read `asked`.
+    let decryptor = Decryptor::default().key_store(Arc::clone(&ring));
     let (plain, summary) = decryptor.decrypt_bytes(&msg).unwrap();
     assert_eq!(plain, b"from alice");
     assert_eq!(summary.verifications.len(), 1);
@@ -147,8 +140,7 @@ fn keys_and_certificates_are_looked_up_as_the_message_names_them() {
 
     // Detached verification with a store.
     let sig = Signer::new().key(&alice).sign_bytes(b"doc").unwrap();
-    let verdicts =
-        Verifier::new(Vec::<Cert>::new()).key_store(Shared(Arc::clone(&ring))).verify_bytes(&sig, b"doc");
+    let verdicts = Verifier::new(Vec::<Cert>::new()).key_store(Arc::clone(&ring)).verify_bytes(&sig, b"doc");
     assert!(verdicts.unwrap()[0].is_good());
     // Without the store, the signer is unknown.
     let verdicts = Verifier::new(Vec::<Cert>::new()).verify_bytes(&sig, b"doc").unwrap();

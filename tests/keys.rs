@@ -212,7 +212,7 @@ fn lock_unlock_and_change_password() {
         KeyBuilder::new(Profile::PqcEncryption).password(Password::from("first")).generate().unwrap();
     assert!(tsk.is_locked());
     let locked = tsk.to_vec();
-    assert!(matches!(tsk.lock(&Password::from("second")), Err(Error::KeyLocked)));
+    assert!(matches!(tsk.lock(&Password::from("second")), Err(Error::KeyLocked { .. })));
     assert!(matches!(tsk.unlock(&Password::from("nope")), Err(Error::BadPassword)));
     assert_eq!(tsk.unlock(&Password::from("first")).unwrap(), 2);
     let plain = tsk.to_vec();

@@ -95,7 +95,7 @@ fn revocation_needs_an_unlocked_key_and_a_key_reason() {
     tsk.lock(&Password::from("pw")).unwrap();
     assert!(matches!(
         tsk.revocation_certificate(ReasonForRevocation::default(), "", at(1)),
-        Err(Error::KeyLocked)
+        Err(Error::KeyLocked { .. })
     ));
 }
 
@@ -248,7 +248,7 @@ fn update_respects_signing_only_and_no_added_capabilities() {
     // A locked key cannot be updated.
     let mut locked = key(Profile::Rfc9580, "Alice <alice@example.org>");
     locked.lock(&Password::from("pw")).unwrap();
-    assert!(matches!(locked.update(KeyUpdate::new().at(at(10))), Err(Error::KeyLocked)));
+    assert!(matches!(locked.update(KeyUpdate::new().at(at(10))), Err(Error::KeyLocked { .. })));
 }
 
 #[test]

@@ -59,14 +59,49 @@ fn evaluation_names_the_unusable_certificate() {
         .generate()
         .unwrap();
     let certs = [good.to_cert(), short.to_cert()];
-    // Valid at the evaluation time: kept, whenever the messages are written.
-    let list = Recipients::new(&certs, at(50), Purpose::Any).unwrap();
-    let message = Encryptor::default().prepared(list).at(at(500)).encrypt_bytes(b"x").unwrap();
+    // Valid at the evaluation time: used until the first key it used expires.
+    let list = Arc::new(Recipients::new(&certs, at(50), Purpose::Any).unwrap());
+    assert_eq!(list.expiration_time(), Some(at(100)));
+    let message = Encryptor::default().prepared(list.clone()).at(at(99)).encrypt_bytes(b"x").unwrap();
     assert!(Decryptor::new([&short]).decrypt_bytes(&message).is_ok());
+    // A message made after that is refused, naming the certificate that expired.
+    let err = Encryptor::default().prepared(list).at(at(100)).encrypt_bytes(b"x").unwrap_err();
+    assert!(
+        matches!(err, Error::KeyUnusable { fingerprint, subkey: None, problem: KeyProblem::Expired, .. } if fingerprint == short.fingerprint()),
+        "{err:?}"
+    );
     // Expired at the evaluation time: refused, naming it.
     let err = Recipients::new(&certs, at(500), Purpose::Any).unwrap_err();
     assert!(
-        matches!(err, Error::KeyUnusable { fingerprint, problem: KeyProblem::Expired } if fingerprint == short.fingerprint()),
+        matches!(err, Error::KeyUnusable { fingerprint, problem: KeyProblem::Expired, .. } if fingerprint == short.fingerprint()),
         "{err:?}"
     );
+}
+
+/// A subkey (or its binding) that expires before its certificate ends the evaluation too, and
+/// is named.
+#[test]
+fn evaluation_ends_when_a_subkey_expires() {
+    let mut tsk = KeyBuilder::new(Profile::Rfc9580)
+        .user_id("e <e@example.org>")
+        .creation_time(at(0))
+        .generate()
+        .unwrap();
+    let sub = tsk.cert().encryption_keys_at(at(1))[0].0;
+    tsk.set_expiration(&sub, Some(at(300)), at(5)).unwrap();
+    let list = Arc::new(Recipients::new([tsk.to_cert()], at(10), Purpose::Any).unwrap());
+    assert_eq!(list.expiration_time(), Some(at(300)));
+    assert!(Encryptor::default().prepared(list.clone()).at(at(299)).encrypt_bytes(b"x").is_ok());
+    let err = Encryptor::default().prepared(list).at(at(300)).encrypt_bytes(b"x").unwrap_err();
+    assert!(
+        matches!(err, Error::KeyUnusable { fingerprint, subkey: Some(s), problem: KeyProblem::Expired, .. } if fingerprint == tsk.fingerprint() && s == sub),
+        "{err:?}"
+    );
+    // A certificate that never expires gives an evaluation that never does.
+    let forever = KeyBuilder::new(Profile::Rfc9580)
+        .user_id("f <f@example.org>")
+        .creation_time(at(0))
+        .generate()
+        .unwrap();
+    assert_eq!(Recipients::new([forever.to_cert()], at(10), Purpose::Any).unwrap().expiration_time(), None);
 }

@@ -209,7 +209,7 @@ fn time_window_expired_and_locked_signers() {
         .generate()
         .unwrap();
     let e = Encryptor::new([&carol_cert]).signer(&locked);
-    assert!(matches!(e.writer(Vec::new()), Err(Error::KeyLocked)));
+    assert!(matches!(e.writer(Vec::new()), Err(Error::KeyLocked { .. })));
 }
 
 #[test]

@@ -265,7 +265,7 @@ fn locked_key_cannot_sign() {
         .password(sixpgp::Password::from(b"pw".to_vec()))
         .generate()
         .unwrap();
-    assert!(matches!(Signer::new().key(&locked).detached(), Err(sixpgp::Error::KeyLocked)));
+    assert!(matches!(Signer::new().key(&locked).detached(), Err(sixpgp::Error::KeyLocked { .. })));
     assert!(matches!(Signer::new().detached(), Err(sixpgp::Error::InvalidArgument(_))));
 }
 

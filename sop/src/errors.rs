@@ -21,7 +21,14 @@ pub(crate) fn to_sop(err: Error) -> sop::errors::Error {
 
 /// [`to_sop`] for an error of a given subcommand.
 pub(crate) fn to_sop_in(context: Context, err: Error) -> sop::errors::Error {
-    eprintln!("sixsop: {err}");
+    // The whole chain: an I/O error's own text is its source's, not the library error's.
+    let mut line = err.to_string();
+    let mut source = std::error::Error::source(&err);
+    while let Some(s) = source {
+        line = format!("{line}: {s}");
+        source = s.source();
+    }
+    eprintln!("sixsop: {line}");
     match err {
         Error::Unsupported(Unsupported::PublicKeyAlgorithm(_) | Unsupported::HashAlgorithm(_))
             if context != Context::Decrypt =>
@@ -34,13 +41,26 @@ pub(crate) fn to_sop_in(context: Context, err: Error) -> sop::errors::Error {
         | Error::Unsupported(_)
         | Error::LimitExceeded(_)
         | Error::InvalidArgument(_) => sop::errors::Error::BadData,
-        Error::Decrypt | Error::NoDecryptionKey => sop::errors::Error::CannotDecrypt,
+        Error::Decrypt | Error::NoDecryptionKey { .. } => sop::errors::Error::CannotDecrypt,
         // In `decrypt`, a wrong password is one for the message, not for a key.
         Error::BadPassword if context == Context::Decrypt => sop::errors::Error::CannotDecrypt,
-        Error::KeyLocked | Error::BadPassword => sop::errors::Error::KeyIsProtected,
+        Error::KeyLocked { .. } | Error::BadPassword => sop::errors::Error::KeyIsProtected,
         Error::BadSignature(_) => sop::errors::Error::NoSignature,
         Error::KeyUnusable { .. } => sop::errors::Error::KeyCannotSign,
         Error::Io(e) => sop::errors::Error::IoError(e),
+        Error::Internal(_) => sop::errors::Error::UnspecifiedFailure,
         _ => sop::errors::Error::UnspecifiedFailure,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A broken invariant of the library is not the input's fault.
+    #[test]
+    fn internal_errors_are_not_bad_data() {
+        assert!(matches!(to_sop(Error::Internal("invariant")), sop::errors::Error::UnspecifiedFailure));
+        assert!(matches!(to_sop(Error::InvalidArgument("argument")), sop::errors::Error::BadData));
     }
 }

@@ -31,14 +31,12 @@ pub(crate) fn sha256(salt: &[u8], ikm: &[u8], info: &[u8], okm: &mut [u8]) -> Re
     // §2.2: PRK = HMAC-Hash(salt, IKM), salt "if not provided, it is set to a string of HashLen
     // zeros" (which HMAC pads to the same key as an empty one).
     let mut prk = Zeroizing::new([0u8; HASH_LEN]);
-    let mut mac =
-        <HmacSha256 as KeyInit>::new_from_slice(salt).map_err(|_| Error::InvalidArgument("HKDF salt"))?;
+    let mut mac = <HmacSha256 as KeyInit>::new_from_slice(salt).map_err(|_| Error::Internal("HKDF salt"))?;
     mac.update(ikm);
     mac.finalize_into((&mut *prk).into());
     // §2.3: T(0) = empty string; T(i) = HMAC-Hash(PRK, T(i-1) | info | i);
     // OKM = first L octets of T(1) | T(2) | ... | T(N).
-    let keyed =
-        <HmacSha256 as KeyInit>::new_from_slice(&*prk).map_err(|_| Error::InvalidArgument("HKDF PRK"))?;
+    let keyed = <HmacSha256 as KeyInit>::new_from_slice(&*prk).map_err(|_| Error::Internal("HKDF PRK"))?;
     let mut t = Zeroizing::new([0u8; HASH_LEN]);
     for (i, block) in okm.chunks_mut(HASH_LEN).enumerate() {
         let counter = i.checked_add(1).and_then(|c| u8::try_from(c).ok()).ok_or_else(too_long)?;

@@ -121,7 +121,7 @@ fn iterated_salted(
     for _ in 0..reps {
         block.extend_from_slice(&unit);
     }
-    let block_len = u64::try_from(block.len()).map_err(|_| Error::InvalidArgument("S2K"))?;
+    let block_len = u64::try_from(block.len()).map_err(|_| Error::Internal("S2K"))?;
 
     let mut key = SecretVec::with_capacity(key_len);
     // §3.7.1.1: "If the hash size is less than the key size, multiple instances of the hash
@@ -136,15 +136,15 @@ fn iterated_salted(
         let mut left = total;
         while left > 0 {
             let n = left.min(block_len);
-            let n_usize = usize::try_from(n).map_err(|_| Error::InvalidArgument("S2K"))?;
-            h.update(block.get(..n_usize).ok_or(Error::InvalidArgument("S2K"))?);
+            let n_usize = usize::try_from(n).map_err(|_| Error::Internal("S2K"))?;
+            h.update(block.get(..n_usize).ok_or(Error::Internal("S2K"))?);
             // n ≤ left by construction.
             left = left.saturating_sub(n);
         }
         let digest = Zeroizing::new(h.finish());
         let need = key_len.saturating_sub(key.len()).min(digest.len());
-        key.extend_from_slice(digest.get(..need).ok_or(Error::InvalidArgument("S2K"))?);
-        preload = preload.checked_add(1).ok_or(Error::InvalidArgument("S2K"))?;
+        key.extend_from_slice(digest.get(..need).ok_or(Error::Internal("S2K"))?);
+        preload = preload.checked_add(1).ok_or(Error::Internal("S2K"))?;
     }
     Ok(key)
 }

@@ -146,10 +146,7 @@ impl Tsk {
     ) -> Result<Cert> {
         if !self.cert.can_certify_at(at) {
             let _ = self.cert.primary_at(to_timestamp(at))?;
-            return Err(Error::KeyUnusable {
-                fingerprint: self.fingerprint(),
-                problem: KeyProblem::WrongKeyFlags,
-            });
+            return Err(Error::key_unusable(self.fingerprint(), KeyProblem::WrongKeyFlags));
         }
         if require_self_sig && !cert.valid_user_ids_at(at).contains(&user_id) {
             return Err(Error::InvalidArgument("certificate has no self-signed user ID matching"));

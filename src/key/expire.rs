@@ -98,10 +98,11 @@ impl Tsk {
         rng: &mut Rng,
         edit: impl Fn(&mut Vec<Subpacket>, SignatureType),
     ) -> Result<()> {
-        let prev = self.cert.direct_key_binding_at(t).cloned().ok_or(Error::KeyUnusable {
-            fingerprint: self.fingerprint(),
-            problem: KeyProblem::NoValidSelfSignature,
-        })?;
+        let prev = self
+            .cert
+            .direct_key_binding_at(t)
+            .cloned()
+            .ok_or(Error::key_unusable(self.fingerprint(), KeyProblem::NoValidSelfSignature))?;
         let mut hashed = kept_subpackets(&prev);
         edit(&mut hashed, SignatureType::DirectKey);
         let primary = self.cert.primary.clone();
@@ -146,9 +147,15 @@ impl Tsk {
         rng: &mut Rng,
         edit: impl FnOnce(&mut Vec<Subpacket>),
     ) -> Result<()> {
-        let prev = self.cert.subkey_binding_at(index, t).cloned().ok_or(Error::KeyUnusable {
-            fingerprint: self.cert.subkeys.get(index).map_or(self.fingerprint(), |s| s.fingerprint),
-            problem: KeyProblem::NoValidSelfSignature,
+        let prev = self.cert.subkey_binding_at(index, t).cloned().ok_or_else(|| {
+            match self.cert.subkeys.get(index) {
+                Some(s) => Error::subkey_unusable(
+                    self.fingerprint(),
+                    s.fingerprint,
+                    KeyProblem::NoValidSelfSignature,
+                ),
+                None => Error::key_unusable(self.fingerprint(), KeyProblem::NoValidSelfSignature),
+            }
         })?;
         let mut hashed = kept_subpackets(&prev);
         edit(&mut hashed);

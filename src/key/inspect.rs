@@ -11,6 +11,8 @@ use crate::crypto::PublicKeyAlgorithm;
 use crate::error::KeyProblem;
 use crate::key::cert::Cert;
 use crate::key::fingerprint::{Fingerprint, KeyId};
+use crate::key::revoke::ReasonForRevocation;
+use crate::key::select::{is_hard_revocation, revocation};
 use crate::key::sig::Signed;
 use crate::key::{flags, from_timestamp, to_timestamp};
 use crate::packet::key::PublicKeyPacket;
@@ -65,6 +67,24 @@ impl fmt::Debug for KeyFlags {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list().entries(self.names()).finish()
     }
+}
+
+/// A revocation of a key, from [`KeyInfo::revocation`] (RFC 9580 §5.2.3.31).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Revocation {
+    /// The reason, if the revocation states one this crate knows.
+    pub reason: Option<ReasonForRevocation>,
+    /// The reason code octet as written, if the revocation has a Reason for Revocation
+    /// subpacket (a code this crate does not know is here, with `reason` `None`).
+    pub code: Option<u8>,
+    /// The human-readable text of the reason (invalid UTF-8 replaced by U+FFFD); may be empty.
+    pub text: String,
+    /// When the revocation signature was made.
+    pub creation_time: SystemTime,
+    /// Is it a hard revocation (no reason, "compromised" or an unknown reason), which makes the
+    /// key invalid at every time, rather than from `creation_time` on?
+    pub hard: bool,
 }
 
 /// One key of a certificate (the primary key or a subkey), from [`Cert::keys`].
@@ -148,23 +168,41 @@ impl<'a> KeyInfo<'a> {
     /// key's revocation is reported by the primary key's `KeyInfo`)?
     #[must_use]
     pub fn is_revoked(&self, at: SystemTime) -> bool {
-        let t = to_timestamp(at);
-        let primary = &self.cert.primary;
-        match self.subkey.and_then(|i| self.cert.subkeys.get(i)) {
-            None => crate::key::select::revoked(
-                self.cert,
-                &self.cert.primary_sigs,
-                SignatureType::KeyRevocation,
-                Signed::Key(primary),
-                t,
-            ),
-            Some(sub) => crate::key::select::revoked(
-                self.cert,
-                &sub.sigs,
-                SignatureType::SubkeyRevocation,
-                Signed::Subkey(primary, &sub.key),
-                t,
-            ),
+        self.revocation_signature(to_timestamp(at)).is_some()
+    }
+
+    /// The revocation of the key in force at `at`, if it is revoked then (as
+    /// [`KeyInfo::is_revoked`]): its reason, the text given and when it was made. A hard
+    /// revocation is reported before a soft one.
+    #[must_use]
+    pub fn revocation(&self, at: SystemTime) -> Option<Revocation> {
+        let sig = self.revocation_signature(to_timestamp(at))?;
+        let (code, text) = match sig.reason_for_revocation() {
+            Some((code, text)) => (Some(code), String::from_utf8_lossy(text).into_owned()),
+            None => (None, String::new()),
+        };
+        Some(Revocation {
+            reason: code.and_then(ReasonForRevocation::from_code),
+            code,
+            text,
+            creation_time: from_timestamp(sig.creation_time().unwrap_or(0)),
+            hard: is_hard_revocation(sig),
+        })
+    }
+
+    /// The valid revocation signature of the key itself that applies at `t`.
+    fn revocation_signature(&self, t: u32) -> Option<&'a SignaturePacket> {
+        let cert = self.cert;
+        let primary = &cert.primary;
+        match self.subkey {
+            None => {
+                revocation(cert, &cert.primary_sigs, SignatureType::KeyRevocation, Signed::Key(primary), t)
+            }
+            Some(i) => {
+                let sub = cert.subkeys.get(i)?;
+                let signed = Signed::Subkey(primary, &sub.key);
+                revocation(cert, &sub.sigs, SignatureType::SubkeyRevocation, signed, t)
+            }
         }
     }
 
@@ -199,6 +237,20 @@ impl Cert {
         std::iter::once(primary).chain(subkeys)
     }
 
+    /// Does the certificate have a key (its primary key or a subkey) with `fingerprint`,
+    /// whatever its validity?
+    #[must_use]
+    pub fn has_key(&self, fingerprint: &Fingerprint) -> bool {
+        self.key(fingerprint).is_some()
+    }
+
+    /// The key (primary key or subkey) with `fingerprint`, whatever its validity (see
+    /// [`KeyInfo::validity`]).
+    #[must_use]
+    pub fn key(&self, fingerprint: &Fingerprint) -> Option<KeyInfo<'_>> {
+        self.keys().find(|k| k.fingerprint == *fingerprint)
+    }
+
     /// The user IDs as text (invalid UTF-8 replaced by U+FFFD), whether or not they are validly
     /// bound; [`Cert::user_ids`] gives the exact octets.
     pub fn user_id_strings(&self) -> impl Iterator<Item = Cow<'_, str>> + '_ {
@@ -229,5 +281,12 @@ impl Cert {
     #[must_use]
     pub fn is_revoked(&self, at: SystemTime) -> bool {
         self.keys().next().is_some_and(|k| k.is_revoked(at))
+    }
+
+    /// The revocation of the certificate (its primary key) in force at `at`, if any (see
+    /// [`KeyInfo::revocation`]).
+    #[must_use]
+    pub fn revocation(&self, at: SystemTime) -> Option<Revocation> {
+        self.keys().next().and_then(|k| k.revocation(at))
     }
 }

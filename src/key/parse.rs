@@ -80,7 +80,7 @@ impl Builder {
 
 /// Reads every key in `reader`, armored or binary.
 pub(crate) fn parse_keyring(reader: impl BufRead, limits: &Limits) -> Result<Vec<ParsedKey>> {
-    let mut input = BufReader::new(ArmorReader::new(reader));
+    let mut input = BufReader::new(ArmorReader::with_limits(reader, limits));
     parse_packets(&mut input, limits)
 }
 
@@ -102,7 +102,7 @@ pub(crate) fn parse_packets(input: &mut impl BufRead, limits: &Limits) -> Result
                 if let Some(b) = current.take() {
                     keys.push(b.finish());
                 }
-                current = Some(primary_builder(&raw)?);
+                current = Some(primary_builder(&raw, limits)?);
             }
             Tag::Padding | Tag::Marker | Tag::Trust => {}
             _ => {
@@ -119,8 +119,8 @@ pub(crate) fn parse_packets(input: &mut impl BufRead, limits: &Limits) -> Result
     Ok(keys)
 }
 
-fn primary_builder(raw: &RawPacket) -> Result<Builder> {
-    match Packet::from_raw(raw)? {
+fn primary_builder(raw: &RawPacket, limits: &Limits) -> Result<Builder> {
+    match Packet::from_raw(raw, limits)? {
         Packet::PublicKey(k) => Ok(Builder::new(k, None)),
         Packet::SecretKey(SecretKeyPacket { public, secret }) => Ok(Builder::new(public, Some(secret))),
         _ => Err(Error::malformed("certificate: unexpected primary key packet")),
@@ -130,7 +130,7 @@ fn primary_builder(raw: &RawPacket) -> Result<Builder> {
 fn component(b: &mut Builder, raw: &RawPacket, limits: &Limits) -> Result<()> {
     match raw.tag {
         Tag::Signature => {
-            let sig = match Packet::from_raw(raw) {
+            let sig = match Packet::from_raw(raw, limits) {
                 Ok(Packet::Signature(sig)) => sig,
                 // A signature that does not parse (another version, an unknown algorithm, or
                 // malformed) is skipped, not fatal: anyone can append a third-party
@@ -160,13 +160,13 @@ fn component(b: &mut Builder, raw: &RawPacket, limits: &Limits) -> Result<()> {
             list.push(sig);
         }
         Tag::UserId => {
-            if let Packet::UserId(user_id) = Packet::from_raw(raw)? {
+            if let Packet::UserId(user_id) = Packet::from_raw(raw, limits)? {
                 b.cert.user_ids.push(UserIdBinding { user_id, sigs: Vec::new() });
                 b.current = Current::UserId;
             }
         }
         Tag::UserAttribute => b.current = Current::Skipped,
-        Tag::PublicSubkey | Tag::SecretSubkey => match Packet::from_raw(raw) {
+        Tag::PublicSubkey | Tag::SecretSubkey => match Packet::from_raw(raw, limits) {
             Ok(Packet::PublicSubkey(k)) => b.add_subkey(k, None),
             Ok(Packet::SecretSubkey(SecretKeyPacket { public, secret })) => {
                 b.add_subkey(public, Some(secret));

@@ -49,6 +49,18 @@ impl ReasonForRevocation {
             Self::UserIdInvalid => 32,
         }
     }
+
+    /// The reason a code octet stands for, if this crate knows it.
+    pub(crate) const fn from_code(code: u8) -> Option<Self> {
+        match code {
+            0 => Some(Self::NoReason),
+            1 => Some(Self::Superseded),
+            2 => Some(Self::Compromised),
+            3 => Some(Self::Retired),
+            32 => Some(Self::UserIdInvalid),
+            _ => None,
+        }
+    }
 }
 
 fn reason_subpacket(reason: ReasonForRevocation, text: &str) -> Subpacket {

@@ -68,13 +68,30 @@ pub(crate) fn revoked(
     signed: Signed<'_>,
     t: u32,
 ) -> bool {
-    sigs.iter().filter(|s| s.sig_type == sig_type).any(|s| {
-        let Some(created) = s.creation_time() else {
-            return false;
-        };
-        let applies = is_hard_revocation(s) || created <= t;
-        applies && !s.has_unknown_critical() && cert.verifies(&cert.primary, s, signed)
-    })
+    revocation(cert, sigs, sig_type, signed, t).is_some()
+}
+
+/// The valid revocation of `signed` (a component of `cert`) among `sigs` that applies at `t`:
+/// a hard one if there is one (it outweighs any soft one), else the first soft one.
+pub(crate) fn revocation<'a>(
+    cert: &Cert,
+    sigs: &'a [SignaturePacket],
+    sig_type: SignatureType,
+    signed: Signed<'_>,
+    t: u32,
+) -> Option<&'a SignaturePacket> {
+    let mut soft = None;
+    for s in sigs.iter().filter(|s| s.sig_type == sig_type) {
+        let Some(created) = s.creation_time() else { continue };
+        let hard = is_hard_revocation(s);
+        if (hard || created <= t) && !s.has_unknown_critical() && cert.verifies(&cert.primary, s, signed) {
+            if hard {
+                return Some(s);
+            }
+            soft = soft.or(Some(s));
+        }
+    }
+    soft
 }
 
 /// The newest signature among `sigs` of one of `types` that is alive at `t` and verifies.
@@ -168,7 +185,7 @@ impl Cert {
     /// The primary key as a [`ValidKey`] at `t`.
     pub(crate) fn primary_at(&self, t: u32) -> Result<ValidKey<'_>> {
         let primary = &self.primary;
-        let unusable = |problem| Error::KeyUnusable { fingerprint: self.fingerprint, problem };
+        let unusable = |problem| Error::key_unusable(self.fingerprint, problem);
         if primary.creation_time > t {
             return Err(unusable(KeyProblem::NotYetValid));
         }
@@ -223,7 +240,8 @@ impl Cert {
 
     /// The error for a certificate with no valid key with one of `wanted` flags at `t`: the
     /// primary key's problem if it has one; else, if the keys that carried such a flag are all
-    /// expired (or revoked, or not yet valid), that; else that there is no such key.
+    /// expired (or revoked, or not yet valid), that, naming the subkey; else that there is no
+    /// such key.
     pub(crate) fn no_key_error(&self, t: u32, wanted: u8) -> Error {
         if let Err(e) = self.primary_at(t) {
             return e;
@@ -238,12 +256,35 @@ impl Cert {
                     .any(|s| s.sig_type == SignatureType::SubkeyBinding && first_flags(s) & wanted != 0)
             })
         });
-        let problems: Vec<KeyProblem> = capable.filter_map(|i| self.subkey_problem(i, t, wanted)).collect();
-        let problem = [KeyProblem::Expired, KeyProblem::Revoked, KeyProblem::NotYetValid]
+        let problems: Vec<(Fingerprint, KeyProblem)> = capable
+            .filter_map(|i| Some((self.subkeys.get(i)?.fingerprint, self.subkey_problem(i, t, wanted)?)))
+            .collect();
+        [KeyProblem::Expired, KeyProblem::Revoked, KeyProblem::NotYetValid]
             .into_iter()
-            .find(|p| problems.contains(p))
-            .unwrap_or(missing);
-        Error::KeyUnusable { fingerprint: self.fingerprint, problem }
+            .find_map(|p| problems.iter().find(|(_, q)| *q == p))
+            .map_or(Error::key_unusable(self.fingerprint, missing), |&(subkey, problem)| {
+                Error::subkey_unusable(self.fingerprint, subkey, problem)
+            })
+    }
+
+    /// When the key `fingerprint` (primary key or subkey), valid at `t`, stops being valid by
+    /// expiration alone: its key expiration or that of the binding signature in force at `t`,
+    /// whichever comes first. `None` if neither expires (or the key has no binding at `t`). A
+    /// subkey's own bindings only: its primary key's are asked for separately.
+    pub(crate) fn expires_after(&self, fingerprint: &Fingerprint, t: u32) -> Option<u32> {
+        let (key, binding) = if *fingerprint == self.fingerprint {
+            (&self.primary, self.primary_binding_at(t)?)
+        } else {
+            let index = self.subkeys.iter().position(|s| s.fingerprint == *fingerprint)?;
+            (&self.subkeys.get(index)?.key, self.subkey_binding_at(index, t)?)
+        };
+        let end = |start: u32, seconds: Option<u32>| match seconds {
+            Some(0) | None => None,
+            Some(s) => start.checked_add(s),
+        };
+        let key_end = end(key.creation_time, binding.key_expiration());
+        let sig_end = binding.creation_time().and_then(|c| end(c, binding.signature_expiration()));
+        key_end.into_iter().chain(sig_end).min()
     }
 
     /// Subkey number `index` as a [`ValidKey`] at `t`, if validly bound, unrevoked and

@@ -170,7 +170,7 @@ fn outcome_id(key: &PublicKeyPacket, sig: &SignaturePacket, digest: &[u8]) -> Re
             h.update(bytes);
         }
     }
-    <[u8; 32]>::try_from(h.finish()).map_err(|_| Error::InvalidArgument("SHA2-256 output length"))
+    <[u8; 32]>::try_from(h.finish()).map_err(|_| Error::Internal("SHA2-256 output length"))
 }
 
 /// Does `sig` verify over `signed` with `key`? As [`verify`], but remembering the outcome of

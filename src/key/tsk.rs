@@ -156,6 +156,20 @@ impl Tsk {
         self.all_secrets().any(|s| matches!(s, SecretKeyData::Encrypted(_)))
     }
 
+    /// The fingerprint of the first key whose secret is locked, if any.
+    fn locked_key(&self) -> Option<Fingerprint> {
+        let subkeys = self
+            .cert
+            .subkeys
+            .iter()
+            .zip(&self.secrets.subkeys)
+            .filter_map(|(s, d)| Some((s.fingerprint, d.as_ref()?)));
+        std::iter::once((self.cert.fingerprint, &self.secrets.primary))
+            .chain(subkeys)
+            .find(|(_, d)| matches!(d, SecretKeyData::Encrypted(_)))
+            .map(|(fp, _)| fp)
+    }
+
     /// Unlocks every locked secret key packet that `password` opens, in place, and returns how
     /// many it opened, under the default [`Limits`] (see [`Tsk::unlock_with_limits`]). Packets
     /// it does not open stay locked; check [`Tsk::is_locked`].
@@ -222,8 +236,8 @@ impl Tsk {
     }
 
     pub(crate) fn lock_with_rng(&mut self, password: &Password, rng: &mut Rng) -> Result<()> {
-        if self.is_locked() {
-            return Err(Error::KeyLocked);
+        if let Some(fingerprint) = self.locked_key() {
+            return Err(Error::key_locked(fingerprint));
         }
         if let SecretKeyData::Plain(m) = &self.secrets.primary {
             let enc = lock_one(&self.cert.primary, Tag::SecretKey, m, password, rng)?;
@@ -252,8 +266,11 @@ impl Tsk {
         };
         match data {
             Some(SecretKeyData::Plain(m)) => Ok(m),
-            Some(SecretKeyData::Encrypted(_)) => Err(Error::KeyLocked),
-            None => Err(Error::KeyUnusable { fingerprint: *fingerprint, problem: KeyProblem::NoSecret }),
+            Some(SecretKeyData::Encrypted(_)) => Err(Error::key_locked(*fingerprint)),
+            None if *fingerprint == self.cert.fingerprint => {
+                Err(Error::key_unusable(*fingerprint, KeyProblem::NoSecret))
+            }
+            None => Err(Error::subkey_unusable(self.cert.fingerprint, *fingerprint, KeyProblem::NoSecret)),
         }
     }
 

@@ -214,7 +214,7 @@ impl Decryptor {
     /// [`verify_with`](Decryptor::verify_with).
     #[must_use]
     pub fn key_store(mut self, store: impl KeyStore + 'static) -> Self {
-        self.store = Some(SharedStore(Arc::new(store)));
+        self.store = Some(SharedStore::new(store));
         self
     }
 
@@ -353,6 +353,8 @@ impl Decryptor {
 
         // 1. The session-key packets, up to the SEIPD packet.
         let mut pkesks = Vec::new();
+        // Every recipient named, usable or not: what a missing key is reported against.
+        let mut recipients: Vec<lookup::Recipient> = Vec::new();
         let mut skesks = Vec::new();
         let mut count = 0usize;
         let seipd_length = loop {
@@ -391,8 +393,13 @@ impl Decryptor {
                     // limit.
                     if raw.tag == Tag::Pkesk {
                         match Pkesk::parse(body) {
-                            Ok(p) if !matches!(p.fields, PkeskFields::Unknown(_)) => pkesks.push(p),
-                            Ok(_) | Err(Error::Unsupported(_)) => {}
+                            Ok(p) => {
+                                recipients.push((&p.recipient).into());
+                                if !matches!(p.fields, PkeskFields::Unknown(_)) {
+                                    pkesks.push(p);
+                                }
+                            }
+                            Err(Error::Unsupported(_)) => {}
                             Err(e) => return Err(e),
                         }
                     } else {
@@ -421,15 +428,12 @@ impl Decryptor {
 
         // 3. The session key, with the keys the store has for the named recipients.
         let looked_up = match &self.store {
-            Some(store) if !pkesks.is_empty() => {
-                let recipients: Vec<lookup::Recipient> =
-                    pkesks.iter().map(|p| (&p.recipient).into()).collect();
-                store.0.secret_keys(&recipients)
-            }
+            Some(store) if !pkesks.is_empty() => store.secret_keys(&recipients)?,
             _ => Vec::new(),
         };
-        let (session_key, decrypted_with) =
-            self.session_key_for(&header, key_len, &pkesks, &skesks, &looked_up)?;
+        let (session_key, decrypted_with) = self
+            .session_key_for(&header, key_len, &pkesks, &skesks, &looked_up)?
+            .ok_or_else(|| Error::no_decryption_key(recipients))?;
 
         // 4. The chunk engine and the packets before the literal data.
         let mut seipd = SeipdReader::new(body, &session_key, &header)?;
@@ -440,15 +444,16 @@ impl Decryptor {
         let message = MessageReader::new(seipd, self.limits, verify, |signatures| {
             let mut verifier = self.verifier.clone().limits(self.limits);
             if let Some(store) = &self.store {
-                verifier.add_certs(store.0.certs(&signatures.issuers()));
+                verifier.add_certs(store.certs(&signatures.issuers())?);
             }
-            Some(verifier)
+            Ok(Some(verifier))
         })?;
         let info = message.literal().clone();
         Ok(DecryptReader { message, info, sym: header.sym, aead: header.aead, session_key, decrypted_with })
     }
 
-    /// Finds the session key (see the type's documentation for the order).
+    /// Finds the session key (see the type's documentation for the order); `None` if nothing
+    /// given opens the message and no more precise error applies.
     fn session_key_for(
         &self,
         header: &SeipdHeader,
@@ -456,14 +461,20 @@ impl Decryptor {
         pkesks: &[Pkesk],
         skesks: &[Skesk],
         looked_up: &[Arc<Tsk>],
-    ) -> Result<(SessionKey, DecryptedWith)> {
+    ) -> Result<Option<(SessionKey, DecryptedWith)>> {
         // Given session keys: the first that fits the cipher.
         for (i, (key, alg)) in self.session_keys.iter().enumerate() {
             if key.as_bytes().len() == key_len && alg.is_none_or(|a| a == header.sym) {
-                return Ok((SessionKey::from_bytes(key.as_bytes()), DecryptedWith::SessionKey(i)));
+                return Ok(Some((SessionKey::from_bytes(key.as_bytes()), DecryptedWith::SessionKey(i))));
             }
         }
-        let mut locked = false;
+        // The first locked key that would have been tried, and whether a password the store
+        // gave for one failed.
+        let mut locked = None;
+        let mut bad_key_password = false;
+        // Locked keys the store gave a password for, unlocked once per message each (an
+        // unlock may run Argon2: many PKESKs naming one key must not repeat it).
+        let mut unlocked: Vec<(Fingerprint, Option<Box<Tsk>>)> = Vec::new();
         // PKESKs: named recipients, then anonymous ones with every key of the algorithm.
         for pkesk in pkesks {
             for tsk in self.keys.iter().chain(looked_up) {
@@ -478,9 +489,23 @@ impl Decryptor {
                     }
                     let secret = match tsk.secret_for(&fingerprint) {
                         Ok(s) => s,
-                        Err(Error::KeyLocked) => {
-                            locked = true;
-                            continue;
+                        Err(e @ Error::KeyLocked { .. }) => {
+                            if !unlocked.iter().any(|(f, _)| *f == fingerprint) {
+                                let copy =
+                                    self.unlock_from_store(tsk, &fingerprint, &mut bad_key_password)?;
+                                unlocked.push((fingerprint, copy));
+                            }
+                            let copy = unlocked
+                                .iter()
+                                .find(|(f, _)| *f == fingerprint)
+                                .and_then(|(_, k)| k.as_deref());
+                            match copy.map(|k| k.secret_for(&fingerprint)) {
+                                Some(Ok(s)) => s,
+                                _ => {
+                                    locked = locked.or(Some(e));
+                                    continue;
+                                }
+                            }
                         }
                         Err(_) => continue,
                     };
@@ -492,7 +517,7 @@ impl Decryptor {
                         && key.as_bytes().len() == key_len
                     {
                         let with = DecryptedWith::Key { cert: tsk.fingerprint(), key: fingerprint };
-                        return Ok((key, with));
+                        return Ok(Some((key, with)));
                     }
                 }
             }
@@ -522,23 +547,51 @@ impl Decryptor {
                 let derived = s2k::derive(&spec, password.as_bytes(), key_len, &self.limits);
                 match derived.and_then(|s2k_key| decrypt_session_key(skesk, &s2k_key)) {
                     Ok(key) if key.as_bytes().len() == key_len => {
-                        return Ok((key, DecryptedWith::Password(i)));
+                        return Ok(Some((key, DecryptedWith::Password(i))));
                     }
                     Err(e @ Error::LimitExceeded(_)) => limit_error = Some(e),
                     Ok(_) | Err(_) => {}
                 }
             }
         }
-        Err(if locked {
-            Error::KeyLocked
+        Err(if bad_key_password {
+            // The store's password did not open its key: a wrong password, not a locked key.
+            Error::BadPassword
+        } else if let Some(e) = locked {
+            e
         } else if let Some(e) = limit_error {
             e
         } else if derivations > 0 {
             // Passwords were tried on the message's SKESKs: say so, rather than "not for you".
             Error::BadPassword
         } else {
-            Error::NoDecryptionKey
+            return Ok(None);
         })
+    }
+
+    /// A copy of the locked key `tsk`, unlocked with the password the key store gives for its
+    /// key `fingerprint`; `None` if the store has no password for it, or (setting
+    /// `bad_password`) the password opens nothing.
+    ///
+    /// # Errors
+    /// The store's error; `LimitExceeded` if the key's S2K parameters exceed the limits.
+    fn unlock_from_store(
+        &self,
+        tsk: &Tsk,
+        fingerprint: &Fingerprint,
+        bad_password: &mut bool,
+    ) -> Result<Option<Box<Tsk>>> {
+        let Some(store) = &self.store else { return Ok(None) };
+        let Some(password) = store.password(fingerprint)? else { return Ok(None) };
+        let mut copy = Box::new(tsk.clone());
+        match copy.unlock_with_limits(&password, &self.limits) {
+            Ok(_) => Ok(Some(copy)),
+            Err(Error::BadPassword) => {
+                *bad_password = true;
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
     }
 }
 
@@ -712,6 +765,16 @@ pub struct DecryptSummary {
     /// [`Verification::is_good`] ones vouch for the plaintext; an empty list means the message
     /// is not signed.
     pub verifications: Vec<Verification>,
+}
+
+impl DecryptSummary {
+    /// Is the message signed by `cert`: does one of its signatures verify as good with a key
+    /// of `cert` ([`Verification::is_signed_by`])? Always `false` without
+    /// [`Decryptor::verify_with`] or a key store, since signatures are then not checked.
+    #[must_use]
+    pub fn is_signed_by(&self, cert: &Cert) -> bool {
+        self.verifications.iter().any(|v| v.is_signed_by(cert))
+    }
 }
 
 impl<R: BufRead> DecryptReader<R> {

@@ -19,8 +19,8 @@ use crate::armor::{ArmorKind, ArmorWriter};
 use crate::crypto::rng::Rng;
 use crate::crypto::secret::{Curve25519Secret, Password, Secret32, SecretVec, SessionKey};
 use crate::crypto::{AeadAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm, mlkem_x25519, s2k, x25519};
-use crate::error::{Error, Poison, Result, Unsupported};
-use crate::key::{Cert, Fingerprint, Profile, Tsk, flags, to_timestamp};
+use crate::error::{Error, KeyProblem, Poison, Result, Unsupported};
+use crate::key::{Cert, Fingerprint, Profile, Tsk, flags, from_timestamp, to_timestamp};
 use crate::limits::Limits;
 use crate::message::Sink;
 use crate::message::info::DataFormat;
@@ -239,6 +239,9 @@ fn key_candidates(cert: &Cert) -> impl Iterator<Item = (Fingerprint, &PublicKeyP
 #[derive(Debug, Clone)]
 struct Evaluated {
     keys: Vec<(Fingerprint, PublicKeyMaterial)>,
+    /// The first time at which a key or binding signature the evaluation used expires, and
+    /// which subkey it was (`None`: the primary key or its binding).
+    expires: Option<(u32, Option<Fingerprint>)>,
     /// The Preferred AEAD Ciphersuites of the primary key's binding, in order.
     preferences: Vec<(SymmetricAlgorithm, AeadAlgorithm)>,
 }
@@ -257,9 +260,16 @@ fn evaluate(cert: &Cert, purpose: Purpose, t: u32) -> Result<Evaluated> {
     }
     let mut unknown = None;
     let mut keys = Vec::new();
+    let mut expires = cert.expires_after(&cert.fingerprint(), t).map(|end| (end, None));
     for k in valid {
         if is_candidate(k.key) {
             keys.push((k.fingerprint, k.key.material.clone()));
+            if k.fingerprint != cert.fingerprint()
+                && let Some(end) = cert.expires_after(&k.fingerprint, t)
+                && expires.is_none_or(|(first, _)| end < first)
+            {
+                expires = Some((end, Some(k.fingerprint)));
+            }
         } else {
             unknown = Some(k.key.algorithm);
         }
@@ -276,14 +286,14 @@ fn evaluate(cert: &Cert, purpose: Purpose, t: u32) -> Result<Evaluated> {
         .iter()
         .map(|&(s, a)| (SymmetricAlgorithm::from(s), AeadAlgorithm::from(a)))
         .collect();
-    Ok(Evaluated { keys, preferences })
+    Ok(Evaluated { keys, expires, preferences })
 }
 
 impl Evaluated {
     /// The key agreements with each key, from the randomness `drawn` gives for its fingerprint.
     ///
     /// # Errors
-    /// `Malformed` for an invalid public key; `InvalidArgument` if no randomness was drawn for
+    /// `Malformed` for an invalid public key; `Internal` if no randomness was drawn for
     /// a key.
     fn agree<'r>(
         &self,
@@ -292,7 +302,7 @@ impl Evaluated {
     ) -> Result<RecipientPlan> {
         let mut keys = Vec::with_capacity(self.keys.len());
         for (fingerprint, material) in &self.keys {
-            let randomness = drawn(fingerprint).ok_or(Error::InvalidArgument("key randomness"))?;
+            let randomness = drawn(fingerprint).ok_or(Error::Internal("key randomness"))?;
             let recipient =
                 if hidden { Recipient::Anonymous } else { Recipient::V6(*fingerprint.as_bytes()) };
             let pqc = matches!(material, PublicKeyMaterial::MlKem768X25519 { .. });
@@ -307,9 +317,12 @@ impl Evaluated {
 /// self-signatures costs more than encrypting a short message to it; with `Recipients` each
 /// message pays only for its key agreements.
 ///
-/// The evaluation holds for the time given to [`Recipients::new`]: a certificate that expires
-/// or is revoked later is still used. Evaluate again (for example daily, or when a certificate
-/// changes) to pick that up; [`Recipients::evaluated_at`] says when this one was made.
+/// The evaluation holds for the time given to [`Recipients::new`] until the first of the keys
+/// and binding signatures it used expires ([`Recipients::expiration_time`]): a message made
+/// after that is refused with [`Error::KeyUnusable`] naming the certificate (and subkey) and
+/// [`KeyProblem::Expired`](crate::KeyProblem::Expired). A revocation made later is not seen.
+/// Evaluate again (for example daily, or when a certificate changes) to pick such changes up;
+/// [`Recipients::evaluated_at`] says when this one was made.
 ///
 /// ```
 /// # fn main() -> sixpgp::Result<()> {
@@ -360,6 +373,35 @@ impl Recipients {
     #[must_use]
     pub fn evaluated_at(&self) -> SystemTime {
         self.evaluated_at
+    }
+
+    /// The first time at which a key or binding signature the evaluation used expires (`None`:
+    /// none expires). Messages made from then on are refused.
+    #[must_use]
+    pub fn expiration_time(&self) -> Option<SystemTime> {
+        self.earliest_expiration().map(|(t, _, _)| from_timestamp(t))
+    }
+
+    /// The earliest expiration among the certificates: when, which certificate, which subkey.
+    fn earliest_expiration(&self) -> Option<(u32, Fingerprint, Option<Fingerprint>)> {
+        self.certs
+            .iter()
+            .filter_map(|(cert, e)| e.expires.map(|(t, subkey)| (t, *cert, subkey)))
+            .min_by_key(|(t, _, _)| *t)
+    }
+
+    /// Checks that the evaluation still holds at the message time `t`.
+    ///
+    /// # Errors
+    /// `KeyUnusable` with `Expired`, naming the certificate (and subkey) that expired first.
+    fn check_at(&self, t: u32) -> Result<()> {
+        match self.earliest_expiration() {
+            Some((end, cert, subkey)) if t >= end => Err(match subkey {
+                Some(subkey) => Error::subkey_unusable(cert, subkey, KeyProblem::Expired),
+                None => Error::key_unusable(cert, KeyProblem::Expired),
+            }),
+            _ => Ok(()),
+        }
     }
 
     /// The primary fingerprints of the certificates, in order.
@@ -700,6 +742,9 @@ impl Encryptor {
             return Err(Error::InvalidArgument("padding longer than 64 KiB"));
         }
         let t = to_timestamp(self.time.unwrap_or_else(SystemTime::now));
+        for prepared in &self.prepared {
+            prepared.check_at(t)?;
+        }
         let mut rng = self.rng.take().unwrap_or_else(Rng::os);
         let plans = self.plans(t, &mut rng)?;
         let keys: Vec<&RecipientKey> = plans.iter().flat_map(|p| &p.keys).collect();

@@ -86,7 +86,7 @@ impl MessageInfo {
                     info.signers.push(Fingerprint::from_bytes(ops.fingerprint));
                 }
                 Tag::Signature => {
-                    let issuer = SignaturePacket::parse(&raw.body)
+                    let issuer = SignaturePacket::parse_with_limits(&raw.body, limits)
                         .ok()
                         .and_then(|s| s.issuer_fingerprint().and_then(|f| <[u8; 32]>::try_from(f).ok()));
                     info.signers.extend(issuer.map(Fingerprint::from_bytes));

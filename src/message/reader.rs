@@ -64,10 +64,10 @@ impl<S: Container> MessageReader<S> {
         mut source: S,
         limits: Limits,
         verify: bool,
-        verifier: impl FnOnce(&InlineSignatures) -> Option<Verifier>,
+        verifier: impl FnOnce(&InlineSignatures) -> Result<Option<Verifier>>,
     ) -> Result<Self> {
         let signatures = InlineSignatures::read_prefix(&mut source, &limits, verify)?;
-        let verifier = if verify { verifier(&signatures) } else { None };
+        let verifier = if verify { verifier(&signatures)? } else { None };
         let literal = LiteralReader::new(source)?;
         Ok(Self {
             info: LiteralInfo::from_header(literal.header()),

@@ -131,7 +131,7 @@ impl Signer {
         let t = to_timestamp(self.creation_time.unwrap_or_else(SystemTime::now));
         let mut pending = Vec::with_capacity(self.keys.len());
         for tsk in self.keys {
-            let mut locked = false;
+            let mut locked = None;
             let mut chosen = None;
             for k in tsk.cert.keys_with_flags(t, flags::SIGN) {
                 match tsk.secret_for(&k.fingerprint) {
@@ -139,12 +139,12 @@ impl Signer {
                         chosen = Some((k.key, k.fingerprint));
                         break;
                     }
-                    Err(Error::KeyLocked) => locked = true,
+                    Err(e @ Error::KeyLocked { .. }) => locked = locked.or(Some(e)),
                     Err(_) => {}
                 }
             }
             let Some((key, fingerprint)) = chosen else {
-                return Err(if locked { Error::KeyLocked } else { tsk.cert.no_key_error(t, flags::SIGN) });
+                return Err(locked.unwrap_or_else(|| tsk.cert.no_key_error(t, flags::SIGN)));
             };
             let hash = default_hash(key.algorithm);
             let hashed = base_subpackets(fingerprint.as_bytes(), t);

@@ -137,13 +137,25 @@ impl fmt::Display for UnverifiableReason {
 }
 
 /// The result of checking one signature.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct Verification {
     status: VerificationStatus,
     signing_key: Option<Fingerprint>,
-    cert: Option<Fingerprint>,
+    signer: Option<Arc<Cert>>,
     mode: Option<SignatureMode>,
     creation_time: Option<SystemTime>,
+}
+
+impl fmt::Debug for Verification {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Verification")
+            .field("status", &self.status)
+            .field("signing_key", &self.signing_key)
+            .field("cert", &self.cert())
+            .field("mode", &self.mode)
+            .field("creation_time", &self.creation_time)
+            .finish()
+    }
 }
 
 impl Verification {
@@ -151,7 +163,7 @@ impl Verification {
         Self {
             status: VerificationStatus::Unverifiable(reason),
             signing_key: None,
-            cert: None,
+            signer: None,
             mode: None,
             creation_time: None,
         }
@@ -162,7 +174,7 @@ impl Verification {
         Self {
             status: VerificationStatus::Unverifiable(UnverifiableReason::NotRequested),
             signing_key: issuer_of(sig),
-            cert: None,
+            signer: None,
             mode: mode_of(sig),
             creation_time: sig.creation_time().map(from_timestamp),
         }
@@ -190,7 +202,23 @@ impl Verification {
     /// The primary fingerprint of the certificate holding the signing key, if it was found.
     #[must_use]
     pub fn cert(&self) -> Option<Fingerprint> {
-        self.cert
+        self.signer.as_ref().map(|c| c.fingerprint())
+    }
+
+    /// The certificate holding the signing key, as it was given to the verifier (or returned
+    /// by its [`KeyStore`]), if it was found. For a signature that is not good this is the
+    /// certificate whose key was checked against it.
+    #[must_use]
+    pub fn signer(&self) -> Option<&Arc<Cert>> {
+        self.signer.as_ref()
+    }
+
+    /// Is this a good signature by a key of `cert` (the same primary key)? The question a
+    /// caller who trusts `cert` asks: a good signature by some other certificate it also gave
+    /// the verifier says nothing about `cert`.
+    #[must_use]
+    pub fn is_signed_by(&self, cert: &Cert) -> bool {
+        self.is_good() && self.signer.as_ref().is_some_and(|s| s.fingerprint() == cert.fingerprint())
     }
 
     /// Binary or text, for a document signature; `None` for another signature type.
@@ -243,18 +271,22 @@ impl Verifier {
     /// Looks up the certificates of the signers the signatures name in `store` (see
     /// [`KeyStore`]), besides the certificates given.
     pub fn key_store(mut self, store: impl KeyStore + 'static) -> Self {
-        self.store = Some(SharedStore(Arc::new(store)));
+        self.store = Some(SharedStore::new(store));
         self
     }
 
     /// Adds the certificates `store` has for `issuers`.
-    fn look_up(&mut self, issuers: &[Fingerprint]) {
+    ///
+    /// # Errors
+    /// The store's, as [`Error::KeyStore`].
+    fn look_up(&mut self, issuers: &[Fingerprint]) -> Result<()> {
         if let Some(store) = &self.store
             && !issuers.is_empty()
         {
-            let found = store.0.certs(issuers);
+            let found = store.certs(issuers)?;
             self.certs.extend(found);
         }
+        Ok(())
     }
 
     /// Signatures made before `t` are not acceptable.
@@ -309,7 +341,7 @@ impl Verifier {
             if items.len() >= self.limits.max_signatures() {
                 return Err(Error::LimitExceeded(Limit::Signatures));
             }
-            items.push(Pending::from_body(&raw.body));
+            items.push(Pending::from_body(&raw.body, &self.limits)?);
         }
         if items.is_empty() {
             return Err(Error::malformed("detached signatures: no signature packet"));
@@ -322,7 +354,7 @@ impl Verifier {
             })
             .collect();
         let mut verifier = self;
-        verifier.look_up(&issuers);
+        verifier.look_up(&issuers)?;
         Ok(DetachedVerifier { verifier, items, pipe: None })
     }
 
@@ -378,7 +410,7 @@ impl Verifier {
         let mut v = Verification {
             status: VerificationStatus::Unverifiable(UnverifiableReason::NoMatchingCert),
             signing_key: issuer,
-            cert: None,
+            signer: None,
             mode,
             creation_time: created.map(from_timestamp),
         };
@@ -432,12 +464,12 @@ impl Verifier {
                     (_, VerificationStatus::Good) => false,
                     (VerificationStatus::Good, _) => true,
                     (VerificationStatus::Bad(_), VerificationStatus::Unverifiable(_)) => true,
-                    _ => v.cert.is_none(),
+                    _ => v.signer.is_none(),
                 };
                 if better {
                     v.status = status;
                     v.signing_key = Some(fingerprint);
-                    v.cert = Some(cert.fingerprint());
+                    v.signer = Some(Arc::clone(cert));
                 }
             }
         }
@@ -463,15 +495,20 @@ enum Pending {
 }
 
 impl Pending {
-    /// Parses a Signature packet body and starts its hash.
-    fn from_body(body: &[u8]) -> Self {
-        match SignaturePacket::parse(body) {
+    /// Parses a Signature packet body and starts its hash. A signature that does not parse is
+    /// a verdict, not an error; one over the limits is an error, as for any other packet.
+    ///
+    /// # Errors
+    /// `LimitExceeded` (too many subpackets).
+    fn from_body(body: &[u8], limits: &Limits) -> Result<Self> {
+        Ok(match SignaturePacket::parse_with_limits(body, limits) {
             Ok(sig) => Self::start(sig),
+            Err(e @ Error::LimitExceeded(_)) => return Err(e),
             Err(Error::Unsupported(Unsupported::PacketVersion { .. })) => {
                 Self::Done(Verification::unverifiable(UnverifiableReason::UnsupportedVersion))
             }
             Err(_) => Self::Done(Verification::unverifiable(UnverifiableReason::Malformed)),
-        }
+        })
     }
 
     fn start(sig: SignaturePacket) -> Self {
@@ -523,7 +560,7 @@ impl DetachedVerifier {
                 *item = Pending::Done(Verification {
                     status: VerificationStatus::Bad(BadReason::HashNotInHeader),
                     signing_key: None,
-                    cert: None,
+                    signer: None,
                     mode: None,
                     creation_time: None,
                 });
@@ -713,7 +750,7 @@ impl InlineSignatures {
                     }
                     serialize(&raw, &mut this.signature_packets, limits)?;
                     this.prefixed.push(if may_hash() {
-                        Pending::from_body(&raw.body)
+                        Pending::from_body(&raw.body, limits)?
                     } else {
                         Pending::Done(not_hashed(hashing))
                     });
@@ -791,7 +828,12 @@ impl InlineSignatures {
                         ));
                     }
                     serialize(&raw, &mut self.signature_packets, limits)?;
-                    trailing.push(raw.body);
+                    // Parsed here, where the limits apply; one that does not parse is a verdict.
+                    let sig = SignaturePacket::parse_with_limits(&raw.body, limits);
+                    if let Err(e @ Error::LimitExceeded(_)) = sig {
+                        return Err(e);
+                    }
+                    trailing.push(sig);
                 }
                 tag if tag.is_ignored_in_messages() => {}
                 _ => {
@@ -811,8 +853,8 @@ impl InlineSignatures {
                 Pending::Hashing(sig, _) => Verification::not_requested(&sig),
                 Pending::Done(v) => v,
             });
-            let announced = trailing.iter().rev().map(|body| match SignaturePacket::parse(body) {
-                Ok(sig) => Verification::not_requested(&sig),
+            let announced = trailing.iter().rev().map(|sig| match sig {
+                Ok(sig) => Verification::not_requested(sig),
                 Err(_) => Verification::unverifiable(UnverifiableReason::Malformed),
             });
             return Ok(prefixed.chain(announced.collect::<Vec<_>>().into_iter().rev()).collect());
@@ -821,7 +863,7 @@ impl InlineSignatures {
         // The first trailing signature belongs to the last One-Pass Signature (§10.3).
         let pairs = one_pass.into_iter().rev().zip(trailing);
         let mut announced: Vec<Verification> = pairs
-            .map(|((ops, hasher), body)| match (SignaturePacket::parse(&body), hasher) {
+            .map(|((ops, hasher), sig)| match (sig, hasher) {
                 (Ok(sig), Ok(h)) if matches_ops(&ops, &sig) => verifier.check(&sig, h),
                 (Ok(_), Ok(_)) => Verification {
                     status: VerificationStatus::Bad(BadReason::OnePassMismatch),
@@ -866,8 +908,8 @@ impl<R: BufRead> InlineVerifyReader<R> {
         let mut source = ArmorReader::with_limits(source, &limits);
         let _ = source.detect()?;
         let message = MessageReader::new(source, limits, true, |signatures| {
-            verifier.look_up(&signatures.issuers());
-            Some(verifier)
+            verifier.look_up(&signatures.issuers())?;
+            Ok(Some(verifier))
         })?;
         Ok(Self { message })
     }

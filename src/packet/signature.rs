@@ -6,6 +6,7 @@ use std::io::{self, Write};
 
 use crate::crypto::{HashAlgorithm, PublicKeyAlgorithm};
 use crate::error::{Error, Result, Unsupported};
+use crate::limits::Limits;
 use crate::packet::header::Tag;
 use crate::packet::key::write_u32_len;
 use crate::packet::reader::Reader;
@@ -189,7 +190,7 @@ impl PacketBody for SignaturePacket {
     /// salt size that does not match the hash, wrong material size, or a bad subpacket;
     /// `LimitExceeded(Subpackets)`.
     fn parse(body: &[u8]) -> Result<Self> {
-        Self::parse_at_depth(body, 0)
+        Self::parse_with_limits(body, &Limits::default())
     }
 }
 
@@ -217,11 +218,20 @@ impl Serialize for SignaturePacket {
 }
 
 impl SignaturePacket {
+    /// Parses a whole signature packet body, with at most `limits.max_subpackets()` subpackets
+    /// in each of its areas (and in those of an embedded signature).
+    ///
+    /// # Errors
+    /// As [`SignaturePacket::parse`].
+    pub(crate) fn parse_with_limits(body: &[u8], limits: &Limits) -> Result<Self> {
+        Self::parse_at_depth(body, 0, limits.max_subpackets())
+    }
+
     /// Parses a signature nested `depth` levels deep in embedded signature subpackets.
     ///
     /// # Errors
     /// As [`SignaturePacket::parse`]; `Malformed` for an embedded signature below depth 1.
-    pub(crate) fn parse_at_depth(body: &[u8], depth: u8) -> Result<Self> {
+    pub(crate) fn parse_at_depth(body: &[u8], depth: u8, max_subpackets: usize) -> Result<Self> {
         // RFC 9580 §5.2.3 (version 6):
         // - one-octet version number (6);
         // - one-octet signature type;
@@ -241,8 +251,8 @@ impl SignaturePacket {
         let sig_type = SignatureType::from(r.u8()?);
         let pk_algorithm = PublicKeyAlgorithm::from(r.u8()?);
         let hash_algorithm = HashAlgorithm::from(r.u8()?);
-        let hashed = parse_area(area(&mut r)?, depth)?;
-        let unhashed = parse_area(area(&mut r)?, depth)?;
+        let hashed = parse_area(area(&mut r)?, depth, max_subpackets)?;
+        let unhashed = parse_area(area(&mut r)?, depth, max_subpackets)?;
         let left16 = r.array()?;
         let salt_len = r.u8()?;
         let salt = r.take(usize::from(salt_len))?.to_vec();

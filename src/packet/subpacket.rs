@@ -4,7 +4,6 @@
 
 use std::io::{self, Write};
 
-use crate::Limits;
 use crate::error::{Error, Limit, Result};
 use crate::packet::Serialize;
 use crate::packet::header::write_fixed_length;
@@ -150,7 +149,7 @@ fn time_field(body: &[u8]) -> Result<u32> {
 impl SubpacketData {
     /// Parses the body of a subpacket of type `tag` (critical bit removed). `depth` is the
     /// signature nesting depth of the signature holding this subpacket.
-    fn parse(tag: u8, body: &[u8], depth: u8) -> Result<Self> {
+    fn parse(tag: u8, body: &[u8], depth: u8, max_subpackets: usize) -> Result<Self> {
         Ok(match tag {
             // <https://www.rfc-editor.org/rfc/rfc9580#section-5.2.3.11>
             id::SIGNATURE_CREATION_TIME => Self::SignatureCreationTime(time_field(body)?),
@@ -184,7 +183,7 @@ impl SubpacketData {
                 if depth >= 1 {
                     return Err(Error::malformed("signature subpacket: nested embedded signature"));
                 }
-                let inner = SignaturePacket::parse_at_depth(body, depth.saturating_add(1))?;
+                let inner = SignaturePacket::parse_at_depth(body, depth.saturating_add(1), max_subpackets)?;
                 Self::EmbeddedSignature(Box::new(inner))
             }
             // <https://www.rfc-editor.org/rfc/rfc9580#section-5.2.3.35>: key version, then the
@@ -289,7 +288,7 @@ impl Subpacket {
     /// # Errors
     /// `Truncated` if the length runs past the area, `Malformed` for a zero length or a known
     /// subpacket with an invalid body.
-    pub(crate) fn parse(r: &mut Reader<'_>, depth: u8) -> Result<Self> {
+    pub(crate) fn parse(r: &mut Reader<'_>, depth: u8, max_subpackets: usize) -> Result<Self> {
         // RFC 9580 §5.2.3.7: the length (1, 2 or 5 octets) covers the type octet and the body.
         // - if the 1st octet < 192, then length = 1st octet;
         // - if 192 <= 1st octet < 255, then length = ((1st octet - 192) << 8) + (2nd octet) + 192;
@@ -313,7 +312,7 @@ impl Subpacket {
         let type_octet =
             sub.u8().map_err(|_| Error::malformed("signature subpacket: length 0 leaves no type octet"))?;
         let critical = type_octet & CRITICAL_BIT != 0;
-        let data = SubpacketData::parse(type_octet & !CRITICAL_BIT, sub.rest(), depth)?;
+        let data = SubpacketData::parse(type_octet & !CRITICAL_BIT, sub.rest(), depth, max_subpackets)?;
         Ok(Self { critical, len_form: wire.recorded(len), data })
     }
 
@@ -357,20 +356,20 @@ impl Subpacket {
     }
 }
 
-/// Parses a whole subpacket area.
+/// Parses a whole subpacket area of at most `max_subpackets` subpackets (the caller's
+/// [`Limits::max_subpackets`](crate::Limits::max_subpackets)).
 ///
 /// # Errors
-/// As [`Subpacket::parse`]; `LimitExceeded(Subpackets)` beyond
-/// [`Limits::max_subpackets`] subpackets.
-pub(crate) fn parse_area(area: &[u8], depth: u8) -> Result<Vec<Subpacket>> {
-    let limit = Limits::default().max_subpackets();
+/// As [`Subpacket::parse`]; `LimitExceeded(Subpackets)` beyond `max_subpackets` subpackets.
+pub(crate) fn parse_area(area: &[u8], depth: u8, max_subpackets: usize) -> Result<Vec<Subpacket>> {
+    let limit = max_subpackets;
     let mut r = Reader::new(area, "signature subpacket area");
     let mut out = Vec::new();
     while !r.is_empty() {
         if out.len() >= limit {
             return Err(Error::LimitExceeded(Limit::Subpackets));
         }
-        out.push(Subpacket::parse(&mut r, depth)?);
+        out.push(Subpacket::parse(&mut r, depth, max_subpackets)?);
     }
     Ok(out)
 }
@@ -393,7 +392,13 @@ pub(crate) mod tests {
     use proptest::prelude::*;
 
     use super::*;
+    use crate::Limits;
     use crate::packet::signature::tests::arb_signature;
+
+    /// The default subpacket limit.
+    fn max() -> usize {
+        Limits::default().max_subpackets()
+    }
 
     fn bytes(max: usize) -> impl Strategy<Value = Vec<u8>> {
         proptest::collection::vec(any::<u8>(), 0..max)
@@ -453,7 +458,7 @@ pub(crate) mod tests {
             sp.write_to(&mut out).unwrap();
             prop_assert_eq!(out.len(), sp.encoded_len());
             let mut r = Reader::new(&out, "test");
-            prop_assert_eq!(Subpacket::parse(&mut r, 0).unwrap(), sp);
+            prop_assert_eq!(Subpacket::parse(&mut r, 0, max()).unwrap(), sp);
             prop_assert!(r.is_empty());
         }
 
@@ -462,12 +467,12 @@ pub(crate) mod tests {
             let mut out = Vec::new();
             write_area(&area, &mut out).unwrap();
             prop_assert_eq!(out.len(), area_len(&area));
-            prop_assert_eq!(parse_area(&out, 0).unwrap(), area);
+            prop_assert_eq!(parse_area(&out, 0, max()).unwrap(), area);
         }
 
         #[test]
         fn never_panics(area in bytes(300)) {
-            if let Ok(parsed) = parse_area(&area, 0) {
+            if let Ok(parsed) = parse_area(&area, 0, max()) {
                 let mut out = Vec::new();
                 write_area(&parsed, &mut out).unwrap();
                 prop_assert_eq!(out, area);
@@ -479,7 +484,7 @@ pub(crate) mod tests {
     fn length_forms_are_kept() {
         // Creation time with a 1-octet, then a needless 5-octet length: both reproduce exactly.
         for area in [&[5u8, 2, 1, 2, 3, 4][..], &[255, 0, 0, 0, 5, 0x82, 1, 2, 3, 4]] {
-            let parsed = parse_area(area, 0).unwrap();
+            let parsed = parse_area(area, 0, max()).unwrap();
             assert_eq!(parsed[0].data, SubpacketData::SignatureCreationTime(0x0102_0304));
             let mut out = Vec::new();
             write_area(&parsed, &mut out).unwrap();
@@ -488,7 +493,7 @@ pub(crate) mod tests {
         // Two-octet length: 192 + 1 = 193 octets of an unknown subpacket.
         let mut area = vec![192, 1, 100];
         area.extend([7u8; 192]);
-        let parsed = parse_area(&area, 0).unwrap();
+        let parsed = parse_area(&area, 0, max()).unwrap();
         assert!(matches!(&parsed[0].data, SubpacketData::Unknown { tag: 100, body } if body.len() == 192));
         let mut out = Vec::new();
         write_area(&parsed, &mut out).unwrap();
@@ -496,7 +501,7 @@ pub(crate) mod tests {
         // Two-octet length 8384 (first octet 224), which the default writer puts in five octets.
         let mut area = vec![224, 0, 100];
         area.extend([7u8; 8383]);
-        let parsed = parse_area(&area, 0).unwrap();
+        let parsed = parse_area(&area, 0, max()).unwrap();
         assert_eq!(parsed[0].len_form, LengthForm::TwoOctet);
         assert_eq!(parsed[0].encoded_len(), area.len());
         let mut out = Vec::new();
@@ -509,8 +514,8 @@ pub(crate) mod tests {
 
     #[test]
     fn hostile_subpackets() {
-        let malformed = |area: &[u8]| matches!(parse_area(area, 0), Err(Error::Malformed(_)));
-        let truncated = |area: &[u8]| matches!(parse_area(area, 0), Err(Error::Truncated(_)));
+        let malformed = |area: &[u8]| matches!(parse_area(area, 0, max()), Err(Error::Malformed(_)));
+        let truncated = |area: &[u8]| matches!(parse_area(area, 0, max()), Err(Error::Truncated(_)));
         assert!(malformed(&[0]));
         assert!(malformed(&[255, 0, 0, 0, 0]));
         assert!(truncated(&[3, 2, 0]));
@@ -528,7 +533,7 @@ pub(crate) mod tests {
         assert!(malformed(&[3, 33, 6, 0]));
         assert!(malformed(&[4, 39, 9, 2, 7]));
         // Unknown critical subpackets parse; the signature layer reports them.
-        let parsed = parse_area(&[2, 0x80 | 100, 1], 0).unwrap();
+        let parsed = parse_area(&[2, 0x80 | 100, 1], 0, max()).unwrap();
         assert!(parsed[0].critical);
         assert!(matches!(parsed[0].data, SubpacketData::Unknown { tag: 100, .. }));
     }
@@ -537,8 +542,8 @@ pub(crate) mod tests {
     fn subpacket_count_is_limited() {
         let limit = Limits::default().max_subpackets();
         let ok: Vec<u8> = [2u8, 16, 0].repeat(limit);
-        assert_eq!(parse_area(&ok, 0).unwrap().len(), limit);
+        assert_eq!(parse_area(&ok, 0, max()).unwrap().len(), limit);
         let over: Vec<u8> = [2u8, 16, 0].repeat(limit + 1);
-        assert!(matches!(parse_area(&over, 0), Err(Error::LimitExceeded(Limit::Subpackets))));
+        assert!(matches!(parse_area(&over, 0, max()), Err(Error::LimitExceeded(Limit::Subpackets))));
     }
 }
