@@ -23,7 +23,7 @@ use std::time::SystemTime;
 
 use crate::armor::ArmorReader;
 use crate::crypto::aead::AeadCipher;
-use crate::crypto::secret::{Password, SessionKey};
+use crate::crypto::secret::{Password, SecretVec, SessionKey};
 use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm, mlkem_x25519, s2k, x25519};
 use crate::error::{Error, Limit, Result, Unsupported};
 use crate::key::{Cert, Fingerprint, Tsk};
@@ -284,12 +284,7 @@ impl Decryptor {
     /// As for [`reader`](Decryptor::reader) and [`DecryptReader::finish`]: nothing is returned
     /// unless the whole message is authentic and complete.
     pub fn decrypt_bytes(&self, message: &[u8]) -> Result<(Vec<u8>, DecryptSummary)> {
-        let mut r = self.open(message)?;
-        // The plaintext is shorter than the message: one allocation, no reallocation that
-        // would leave an unwiped copy behind.
-        let mut plaintext = Vec::with_capacity(message.len());
-        let _ = r.read_to_end(&mut plaintext).map_err(Error::from_io)?;
-        Ok((plaintext, r.finish()?))
+        collect(self.open(message)?, message.len())
     }
 
     /// Decrypts a batch of whole messages held in memory, spread over
@@ -332,10 +327,7 @@ impl Decryptor {
 
     /// [`decrypt_bytes`](Decryptor::decrypt_bytes) with no thread started inside the message.
     fn decrypt_one(&self, message: &[u8]) -> Result<Decrypted> {
-        let mut r = self.open_with(message, Some(1))?;
-        let mut plaintext = Vec::with_capacity(message.len());
-        let _ = r.read_to_end(&mut plaintext).map_err(Error::from_io)?;
-        Ok((plaintext, r.finish()?))
+        collect(self.open_with(message, Some(1))?, message.len())
     }
 
     /// [`reader`](Decryptor::reader) without consuming the builder.
@@ -562,6 +554,29 @@ impl Decryptor {
         });
         expanded.iter().find(|e| e.key == *fingerprint).map(|e| &*e.dk)
     }
+}
+
+/// Reads all of `r`'s plaintext into a buffer that is wiped unless it is handed over: on
+/// success it becomes the caller's; on any failure the plaintext already read is wiped, not
+/// left in freed memory. The plaintext is shorter than the message (`message_len`), so one
+/// allocation is the rule; a growth would move the data and wipe the old buffer.
+fn collect<R: BufRead>(mut r: DecryptReader<R>, message_len: usize) -> Result<Decrypted> {
+    let mut plaintext = SecretVec::with_capacity(message_len);
+    loop {
+        let chunk = match r.fill_buf() {
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Error::from_io(e)),
+        };
+        if chunk.is_empty() {
+            break;
+        }
+        let n = chunk.len();
+        plaintext.extend_from_slice(chunk);
+        r.consume(n);
+    }
+    let summary = r.finish()?;
+    Ok((plaintext.into_vec(), summary))
 }
 
 /// Every key of `tsk` with its fingerprint: the primary key, then the subkeys.
