@@ -18,6 +18,7 @@
 
 use std::fmt;
 use std::io::{self, BufRead, Read};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::SystemTime;
 
@@ -327,16 +328,33 @@ impl Decryptor {
 
     /// [`decrypt_bytes`](Decryptor::decrypt_bytes) with no thread started inside the message.
     fn decrypt_one(&self, message: &[u8]) -> Result<Decrypted> {
-        collect(self.open_with(message, Some(1))?, message.len())
+        collect(self.open_with(message, Some(1), None)?, message.len())
     }
 
     /// [`reader`](Decryptor::reader) without consuming the builder.
     fn open<R: BufRead>(&self, source: R) -> Result<DecryptReader<R>> {
-        self.open_with(source, self.threads)
+        self.open_with(source, self.threads, None)
+    }
+
+    /// [`reader`](Decryptor::reader) for the async reader's thread: gives up before each S2K
+    /// derivation once `cancelled` is set (its stream was dropped), rather than run every
+    /// derivation the message's SKESKs ask for first.
+    #[cfg(feature = "async")]
+    pub(crate) fn reader_until_cancelled<R: BufRead>(
+        &self,
+        source: R,
+        cancelled: &AtomicBool,
+    ) -> Result<DecryptReader<R>> {
+        self.open_with(source, self.threads, Some(cancelled))
     }
 
     /// [`open`](Decryptor::open) with the chunk thread count `threads`.
-    fn open_with<R: BufRead>(&self, source: R, threads: Option<usize>) -> Result<DecryptReader<R>> {
+    fn open_with<R: BufRead>(
+        &self,
+        source: R,
+        threads: Option<usize>,
+        cancelled: Option<&AtomicBool>,
+    ) -> Result<DecryptReader<R>> {
         // Base64 gets workers of its own: it costs more than the AEAD.
         let armor_threads = threads.unwrap_or_else(parallel::default_threads);
         let mut armor =
@@ -421,7 +439,7 @@ impl Decryptor {
             _ => Vec::new(),
         };
         let (session_key, decrypted_with) =
-            self.session_key_for(&header, key_len, &pkesks, &skesks, &looked_up)?;
+            self.session_key_for(&header, key_len, &pkesks, &skesks, &looked_up, cancelled)?;
 
         // 4. The chunk engine and the packets before the literal data.
         let mut seipd = SeipdReader::new(body, &session_key, &header)?;
@@ -448,6 +466,7 @@ impl Decryptor {
         pkesks: &[Pkesk],
         skesks: &[Skesk],
         looked_up: &[Arc<Tsk>],
+        cancelled: Option<&AtomicBool>,
     ) -> Result<(SessionKey, DecryptedWith)> {
         // Given session keys: the first that fits the cipher.
         for (i, (key, alg)) in self.session_keys.iter().enumerate() {
@@ -509,6 +528,12 @@ impl Decryptor {
                 }
                 if derivations >= self.limits.max_s2k_derivations() {
                     return Err(Error::LimitExceeded(Limit::S2kDerivations));
+                }
+                if cancelled.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                    return Err(Error::Io(io::Error::new(
+                        io::ErrorKind::BrokenPipe,
+                        "the stream was dropped",
+                    )));
                 }
                 derivations = derivations.saturating_add(1);
                 let derived = s2k::derive(&spec, password.as_bytes(), key_len, &self.limits);
