@@ -101,6 +101,9 @@ fn freed_blocks_holding(needles: [[u8; NEEDLE_LEN]; NEEDLES], operation: impl Fn
     HITS.load(Ordering::SeqCst)
 }
 
+/// A named operation on the key.
+type Operation<'a> = (&'static str, Box<dyn FnOnce() + 'a>);
+
 fn hex32(s: &str) -> [u8; 32] {
     hex::decode(s).unwrap().try_into().unwrap()
 }
@@ -130,7 +133,7 @@ fn no_freed_block_holds_a_secret() {
         w.finish().unwrap()
     };
 
-    let operations: Vec<(&str, Box<dyn FnOnce()>)> = vec![
+    let operations: Vec<Operation<'_>> = vec![
         ("parse armored", Box::new(|| drop(Tsk::from_bytes(&armored).unwrap()))),
         (
             "parse binary",
@@ -202,7 +205,7 @@ fn no_freed_block_holds_a_secret() {
 
     // Plaintext: a message of 64-octet chunks whose final tag is broken fails only after its
     // chunks were authenticated and collected; what was collected is wiped, not just freed.
-    let plaintext: Vec<u8> = (0..4096u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    let plaintext: Vec<u8> = (0..4096u32).map(|i| i.wrapping_mul(2_654_435_761).to_be_bytes()[1]).collect();
     let needles = [plaintext[..32].try_into().unwrap(), plaintext[2000..2032].try_into().unwrap()];
     let mut message = {
         let mut w = Encryptor::new([&cert]).chunk_size(64).writer(Vec::new()).unwrap();

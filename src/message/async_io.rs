@@ -837,12 +837,12 @@ mod tests {
     /// run every derivation the message and the passwords ask for first.
     #[test]
     fn a_dropped_reader_stops_between_s2k_derivations() {
-        const WRONG: usize = 8;
+        const WRONG: u32 = 8;
         let mut w = Encryptor::new(Vec::<crate::Cert>::new()).password("right").writer(Vec::new()).unwrap();
         w.write_all(b"x").unwrap();
         let message = w.finish().unwrap();
         let mut decryptor = Decryptor::new(Vec::<crate::Tsk>::new())
-            .limits(crate::Limits::default().with_max_s2k_derivations(WRONG));
+            .limits(crate::Limits::default().with_max_s2k_derivations(WRONG as usize));
         for i in 0..WRONG {
             decryptor = decryptor.password(format!("wrong {i}"));
         }
@@ -859,7 +859,7 @@ mod tests {
         for _ in 0..100 {
             assert!(Pin::new(&mut r).poll_read(&mut cx, &mut out).is_pending());
         }
-        std::thread::sleep(all / (WRONG as u32 * 2));
+        std::thread::sleep(all / (WRONG * 2));
         let alive = r.alive();
         let start = Instant::now();
         drop(r);
