@@ -108,20 +108,20 @@ fn hex32(s: &str) -> [u8; 32] {
     hex::decode(s).unwrap().try_into().unwrap()
 }
 
-#[test]
-fn no_freed_block_holds_a_secret() {
-    // RFC 9580 A.4: the Ed25519 primary key's secret and the X25519 subkey's secret. The
-    // key is read armored, so that the test's own copy of it does not hold them in the clear.
-    let armored = std::fs::read("tests/data/a04-v6-secret-key.asc").unwrap();
-    let secrets = [
-        hex32("1972817b12be707e8d5f586ce61361201d344eb266a2c82fde6835762b65b0b7"),
-        hex32("4d600a4f794d44775c57a26e0feefed558e9afffd6ad0d582d57fb2ba2dcedb8"),
-    ];
+/// Runs every operation on the key in `file` (read armored, so that the test's own copy does not
+/// hold its secrets in the clear), and returns those after which a freed block held one of
+/// `secrets`, with how many blocks did.
+fn leaks(file: &str, secrets: [[u8; NEEDLE_LEN]; NEEDLES]) -> Vec<(&'static str, usize)> {
+    let armored = std::fs::read(format!("tests/data/{file}")).unwrap();
     let key = Tsk::from_bytes(&armored).unwrap();
+    // The needles are the key's.
+    let binary = key.to_vec();
+    assert!(secrets.iter().all(|s| binary.windows(NEEDLE_LEN).any(|w| w == s)));
+    drop(binary);
     let cert = key.to_cert();
     let message = {
         let mut w = Encryptor::new([&cert]).writer(Vec::new()).unwrap();
-        w.write_all(b"for the key of RFC 9580 A.4").unwrap();
+        w.write_all(b"for the sample key").unwrap();
         w.finish().unwrap()
     };
 
@@ -157,7 +157,7 @@ fn no_freed_block_holds_a_secret() {
             Box::new(|| {
                 let decryptor = Decryptor::new(vec![key.clone(), key.clone(), key.clone()]);
                 let (plaintext, _) = decryptor.decrypt_bytes(&message).unwrap();
-                assert_eq!(plaintext, b"for the key of RFC 9580 A.4");
+                assert_eq!(plaintext, b"for the sample key");
             }),
         ),
         (
@@ -201,7 +201,30 @@ fn no_freed_block_holds_a_secret() {
             leaked.push((name, hits));
         }
     }
+    leaked
+}
+
+#[test]
+fn no_freed_block_holds_a_secret() {
+    // RFC 9580 A.4: the Ed25519 primary key's secret and the X25519 subkey's secret.
+    let a04 = [
+        hex32("1972817b12be707e8d5f586ce61361201d344eb266a2c82fde6835762b65b0b7"),
+        hex32("4d600a4f794d44775c57a26e0feefed558e9afffd6ad0d582d57fb2ba2dcedb8"),
+    ];
+    let leaked = leaks("a04-v6-secret-key.asc", a04);
     assert!(leaked.is_empty(), "freed blocks held a secret key after: {leaked:?}");
+    // RFC 9980's ML-DSA-65+Ed25519 sample: the primary key's ML-DSA seed, and the first half of
+    // the ML-KEM-768+X25519 subkey's seed.
+    let pqc = [
+        hex32("f0bec69e4fafce3ccbfdbe53ce8e63e1a8a399f7c85615fd368695487363317c"),
+        hex32("2b8b3ff98c0bc74a7e7e9be3353fdf69348d63bd941a09048f7788a00bdc8dfc"),
+    ];
+    let leaked = leaks("v6-mldsa-65-sample-sk.asc", pqc);
+    assert!(leaked.is_empty(), "freed blocks held a secret key after: {leaked:?}");
+
+    let armored = std::fs::read("tests/data/a04-v6-secret-key.asc").unwrap();
+    let key = Tsk::from_bytes(&armored).unwrap();
+    let cert = key.to_cert();
 
     // Plaintext: a message of 64-octet chunks whose final tag is broken fails only after its
     // chunks were authenticated and collected; what was collected is wiped, not just freed.
