@@ -20,8 +20,8 @@ fn main() {
     if ext.is_empty() {
         // A closed pipe must give an error exit, not a panic: Rust ignores SIGPIPE, so writes
         // fail with `BrokenPipe`, which the frontend turns into an exit code.
-        let sop = Extensions::from_env().apply(sixpgp_sop::SixSop::new());
-        sop::cli::main(&mut { sop }, sop::cli::Variant::Full);
+        let mut sixsop = Extensions::from_env().apply(sixpgp_sop::SixSop::new());
+        sop::cli::main(&mut sixsop, sop::cli::Variant::Full);
     }
     exit(run_without(&rest, &ext));
 }
