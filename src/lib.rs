@@ -147,8 +147,8 @@
 //!
 //! ## Async
 //!
-//! With the `async` feature, [`Encryptor::async_writer`], [`Signer::async_inline_writer`],
-//! [`Decryptor::async_reader`] and [`Verifier::async_inline_reader`] give `futures-io`
+//! With the `async` feature, `Encryptor::async_writer`, `Signer::async_inline_writer`,
+//! `Decryptor::async_reader` and `Verifier::async_inline_reader` give `futures-io`
 //! adapters (from tokio, through `tokio_util::compat`). Nothing costly runs on the executor:
 //! the writers' set-up (an Argon2 run per password, the recipients' key agreements) runs on a
 //! thread of its own while their constructor is awaited, and each reader parses and decrypts
