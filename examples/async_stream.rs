@@ -35,7 +35,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let cert = cert.clone();
         tokio::spawn(async move {
             let sink = ciphertext_in.compat_write();
-            let w = Encryptor::new([cert]).signer(alice).async_writer(sink)?;
+            let w = Encryptor::new([cert]).signer(alice).async_writer(sink).await?;
             let mut w = w.compat_write();
             let block: Vec<u8> = (0..SIZE).map(pattern).collect();
             for piece in block.chunks(100_000) {

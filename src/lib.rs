@@ -147,6 +147,29 @@
 //! # Ok(()) }
 //! ```
 //!
+//! ## Secrets in memory
+//!
+//! Secret key material lives in heap allocations of its own that are wiped when dropped, so
+//! moving a [`Tsk`] (into a `Vec` that grows, an `Arc`, a [`Decryptor`]) moves pointers and
+//! leaves no copy behind; `Debug` never prints secret material, nor the S2K salt, IV or
+//! encrypted secret of a locked key. [`Decryptor::decrypt_bytes`] and
+//! [`Decryptor::decrypt_all`] collect plaintext in a buffer that is wiped unless it is handed
+//! over: a message that fails leaves none of its plaintext in freed memory. What the caller
+//! keeps (the plaintext returned, a [`Tsk::to_vec`]) is the caller's to wipe.
+//!
+//! ## Async
+//!
+//! With the `async` feature, `Encryptor::async_writer`, `Signer::async_inline_writer`,
+//! `Decryptor::async_reader` and `Verifier::async_inline_reader` give `futures-io`
+//! adapters (from tokio, through `tokio_util::compat`). Nothing costly runs on the executor:
+//! the writers' set-up (an Argon2 run per password, the recipients' key agreements) runs on a
+//! thread of its own while their constructor is awaited, and each reader parses and decrypts
+//! on a thread of its own, which a dropped reader stops at its next piece of at most 64 KiB
+//! or its next S2K run. For input from the network, give the [`Decryptor`] or [`Verifier`]
+//! [`Limits::untrusted_input`] (at most two Argon2 runs of at most 64 MiB per message, smaller
+//! packets), and bound how many streams run at once: each reader holds a thread and up to
+//! about 512 KiB of buffers besides the chunk buffers.
+//!
 //! ## Many messages
 //!
 //! For message after message to the same recipients, evaluate them once with [`Recipients`]

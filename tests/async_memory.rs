@@ -33,7 +33,7 @@ async fn hundred_mib_round_trip_at_bounded_memory() {
     let before = peak_kib();
 
     let writer = tokio::spawn(async move {
-        let mut w = Encryptor::new([cert]).async_writer(pipe_in.compat_write()).unwrap().compat_write();
+        let mut w = Encryptor::new([cert]).async_writer(pipe_in.compat_write()).await.unwrap().compat_write();
         let mut block = vec![0u8; 1 << 20];
         let mut written = 0;
         while written < SIZE {

@@ -27,7 +27,7 @@ fn data(len: usize) -> Vec<u8> {
 
 /// Encrypts `plaintext` through the async writer, writing it in pieces of `step`.
 async fn encrypt_async(encryptor: Encryptor, plaintext: &[u8], step: usize) -> Vec<u8> {
-    let mut w = encryptor.async_writer(Vec::new().compat_write_vec()).unwrap().compat_write();
+    let mut w = encryptor.async_writer(Vec::new().compat_write_vec()).await.unwrap().compat_write();
     for piece in plaintext.chunks(step) {
         w.write_all(piece).await.unwrap();
     }
@@ -131,6 +131,7 @@ async fn sign_encrypt_then_decrypt_verify() {
         .key(Arc::clone(&alice))
         .mode(SignatureMode::Binary)
         .async_inline_writer(Vec::new().compat_write_vec())
+        .await
         .unwrap()
         .compat_write();
     w.write_all(&plaintext).await.unwrap();
@@ -200,7 +201,7 @@ async fn a_failing_sink_poisons_the_writer() {
         }
     }
     let (_, cert) = key("alice");
-    let mut w = Encryptor::new([cert]).chunk_size(64).async_writer(Broken).unwrap().compat_write();
+    let mut w = Encryptor::new([cert]).chunk_size(64).async_writer(Broken).await.unwrap().compat_write();
     let mut failed = None;
     for _ in 0..10 {
         if let Err(e) = w.write_all(&[0u8; 1000]).await {
@@ -214,4 +215,61 @@ async fn a_failing_sink_poisons_the_writer() {
     assert!(again.to_string().contains("disk full"), "{again}");
     let err = w.into_inner().finish().await.unwrap_err();
     assert!(matches!(&err, Error::Io(e) if e.to_string().contains("disk full")), "{err:?}");
+}
+
+/// An RNG that notes the thread of every draw.
+struct ThreadNoting {
+    state: u64,
+    threads: Arc<std::sync::Mutex<Vec<std::thread::ThreadId>>>,
+}
+
+impl sixpgp::rand_core::TryRng for ThreadNoting {
+    type Error = core::convert::Infallible;
+
+    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+        Ok(self.try_next_u64()? as u32)
+    }
+
+    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+        self.threads.lock().unwrap().push(std::thread::current().id());
+        self.state =
+            self.state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        Ok(self.state)
+    }
+
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
+        for chunk in dst.chunks_mut(8) {
+            let v = self.try_next_u64()?.to_le_bytes();
+            chunk.copy_from_slice(&v[..chunk.len()]);
+        }
+        Ok(())
+    }
+}
+
+impl sixpgp::rand_core::TryCryptoRng for ThreadNoting {}
+
+/// The set-up of an async writer (here an Argon2 run for the password, and the key agreement
+/// with the recipient) is done off the executor's thread: the randomness it draws (the session
+/// key, the S2K salt, the ephemeral key) is drawn elsewhere, and the message still decrypts.
+#[tokio::test(flavor = "current_thread")]
+async fn async_writer_set_up_runs_off_the_executor() {
+    let (tsk, cert) = key("alice");
+    let threads = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let rng = ThreadNoting { state: 7, threads: Arc::clone(&threads) };
+    let executor = std::thread::current().id();
+    let mut w = Encryptor::new([cert])
+        .password("pw")
+        .rng(rng)
+        .async_writer(Vec::new().compat_write_vec())
+        .await
+        .unwrap()
+        .compat_write();
+    let set_up = threads.lock().unwrap().clone();
+    assert!(!set_up.is_empty());
+    assert!(set_up.iter().all(|t| *t != executor), "set-up drew randomness on the executor's thread");
+    w.write_all(b"set up elsewhere").await.unwrap();
+    let message = w.into_inner().finish().await.unwrap().into_inner();
+    for decryptor in [Decryptor::new([tsk]), Decryptor::new(Vec::<Tsk>::new()).password("pw")] {
+        assert_eq!(decryptor.decrypt_bytes(&message).unwrap().0, b"set up elsewhere");
+    }
 }

@@ -235,6 +235,24 @@ fn debug_never_shows_secret_material() {
 }
 
 #[test]
+fn debug_of_a_locked_key_hides_what_an_offline_attack_needs() {
+    // RFC 9580 A.5: the primary key's Argon2 salt starts 5d6fd71c, its OCB IV b4a8a927, and
+    // the encrypted secret 78258fa4. With those, a log line would be enough to attack the
+    // password offline.
+    let tsk = Tsk::from_bytes(&data("a05-v6-secret-key-locked.asc")).unwrap();
+    let shown = format!("{tsk:?}");
+    for (what, decimal, hex) in [
+        ("salt", "93, 111, 215, 28", "5d6fd71c"),
+        ("IV", "180, 168, 169, 39", "b4a8a927"),
+        ("encrypted secret", "120, 37, 143, 164", "78258fa4"),
+    ] {
+        assert!(!shown.contains(decimal) && !shown.to_lowercase().contains(hex), "{what} in {shown}");
+    }
+    // What is shown still says how the key is protected.
+    assert!(shown.contains("Argon2") && shown.contains("redacted"), "{shown}");
+}
+
+#[test]
 fn a_malformed_appended_signature_does_not_break_the_certificate() {
     // Anyone can append a third-party signature to a certificate: one that does not parse
     // (here a v6 signature whose salt has the wrong size) is skipped, not fatal.

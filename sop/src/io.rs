@@ -61,7 +61,7 @@ impl Utf8Check {
             data = rest;
             let slot = self.pending.get_mut(self.pending_len).ok_or_else(not_text)?;
             *slot = octet;
-            self.pending_len += 1;
+            self.pending_len = self.pending_len.saturating_add(1);
             match std::str::from_utf8(self.pending.get(..self.pending_len).unwrap_or_default()) {
                 Ok(_) => self.pending_len = 0,
                 Err(e) if e.error_len().is_none() => {}

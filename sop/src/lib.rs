@@ -47,19 +47,27 @@ use sop::ops::{
 };
 
 pub use objects::{Certs, Keys, Sigs};
+/// What [`SixSop::encrypt_for`] takes (sixpgp's own type).
+pub use sixpgp::Purpose;
 
 /// sixpgp's implementation of [`sop::SOP`].
 ///
-/// SOP is stateless, so the value holds only the name that `version` reports: `sixsop` by
-/// default (see [`SixSop::with_name`]). Every operation starts from a method of the trait.
+/// SOP is stateless, so the value holds only the name that `version` reports (`sixsop` by
+/// default, see [`SixSop::with_name`]) and the two options of SOP -15 that the `sop` 0.8
+/// traits cannot carry: `encrypt --for` ([`SixSop::encrypt_for`]) and `update-key
+/// --revoke-deprecated-keys` ([`SixSop::revoke_deprecated_keys`]), which apply to every
+/// operation of those kinds made from the value. Every operation starts from a method of the
+/// trait.
 #[derive(Debug, Clone, Copy)]
 pub struct SixSop {
     name: &'static str,
+    encrypt_for: Purpose,
+    revoke_deprecated_keys: bool,
 }
 
 impl Default for SixSop {
     fn default() -> Self {
-        Self { name: "sixsop" }
+        Self { name: "sixsop", encrypt_for: Purpose::Any, revoke_deprecated_keys: false }
     }
 }
 
@@ -74,7 +82,24 @@ impl SixSop {
     /// `SixSop::with_name("sixsopv")`).
     #[must_use]
     pub fn with_name(name: &'static str) -> Self {
-        Self { name }
+        Self { name, ..Self::default() }
+    }
+
+    /// Which encryption keys of each certificate `encrypt` encrypts to (SOP -15 `encrypt
+    /// --for`): keys flagged for storage, for communications, or either (the default).
+    #[must_use]
+    pub fn encrypt_for(mut self, purpose: Purpose) -> Self {
+        self.encrypt_for = purpose;
+        self
+    }
+
+    /// Whether `update-key` revokes, as superseded, every encryption subkey of an older
+    /// algorithm once the key has one of the current profile's (SOP -15 `update-key
+    /// --revoke-deprecated-keys`). Default: no.
+    #[must_use]
+    pub fn revoke_deprecated_keys(mut self, yes: bool) -> Self {
+        self.revoke_deprecated_keys = yes;
+        self
     }
 
     /// The name `version` reports.
@@ -90,11 +115,12 @@ impl<'s> sop::SOP<'s> for SixSop {
     type Sigs = Sigs<'s>;
 
     fn spec_version(&'s self) -> &'static str {
-        // `~`: every subcommand of -11 is implemented, but the -15 options `encrypt --for` and
-        // `update-key --revoke-deprecated-keys` are not exposed by the `sop` 0.8 frontend.
+        // `~`: every subcommand of -11 is implemented, and of -15's additions the two options
+        // `encrypt --for` and `update-key --revoke-deprecated-keys`, which `sixsop` reads itself
+        // (the `sop` 0.8 frontend does not know them).
         "~draft-dkg-openpgp-stateless-cli-11\n\
-         All subcommands of -11 are implemented. The -15 options encrypt --for and\n\
-         update-key --revoke-deprecated-keys are not available through the sop 0.8 frontend."
+         All subcommands of -11 are implemented, and the -15 options encrypt --for and\n\
+         update-key --revoke-deprecated-keys."
     }
 
     fn version(&self) -> sop::Result<Box<dyn Version<'_>>> {
@@ -144,7 +170,7 @@ impl<'s> sop::SOP<'s> for SixSop {
     }
 
     fn encrypt(&'s self) -> sop::Result<Box<dyn Encrypt<'s, Self, Self::Certs, Self::Keys> + 's>> {
-        Ok(Box::new(cmd::encrypt::EncryptCmd::new()))
+        Ok(Box::new(cmd::encrypt::EncryptCmd::new(self.encrypt_for)))
     }
 
     fn decrypt(&'s self) -> sop::Result<Box<dyn Decrypt<'s, Self, Self::Certs, Self::Keys> + 's>> {

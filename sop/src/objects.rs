@@ -1,5 +1,6 @@
 //! The KEYS, CERTS and SIGNATURES objects SOP passes between subcommands.
 
+use std::fmt;
 use std::io::{self, BufReader, Write};
 
 use sixpgp::{ArmorKind, ArmorWriter, Cert, Tsk};
@@ -11,8 +12,8 @@ use crate::errors::to_sop;
 /// One or more transferable secret keys: the KEYS of the SOP interface.
 ///
 /// Made by [`sop::Load`] from OpenPGP bytes (armored or binary) or by an operation, written out
-/// by [`sop::Save`].
-#[derive(Debug)]
+/// by [`sop::Save`]. `Debug` shows each key's fingerprint and whether it is locked, never its
+/// secret or protected material.
 pub struct Keys<'s> {
     sop: &'s SixSop,
     pub(crate) keys: Vec<Tsk>,
@@ -39,6 +40,23 @@ pub struct Sigs<'s> {
     sop: &'s SixSop,
     pub(crate) bytes: Vec<u8>,
     source_name: Option<String>,
+}
+
+impl fmt::Debug for Keys<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        /// One key as `Debug` shows it.
+        struct Shown<'a>(&'a Tsk);
+        impl fmt::Debug for Shown<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                let state = if self.0.is_locked() { "locked" } else { "unlocked" };
+                write!(f, "{} ({state})", self.0.fingerprint())
+            }
+        }
+        f.debug_struct("Keys")
+            .field("keys", &self.keys.iter().map(Shown).collect::<Vec<_>>())
+            .field("source_name", &self.source_name)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<'s> Keys<'s> {

@@ -115,3 +115,80 @@ fn certify_and_validate_user_ids() {
     // A certificate is not a key.
     assert_eq!(code(&["certify-userid", "--userid", uid, "ca.cert"], &alice, d), 41);
 }
+
+/// The fingerprints of `cert`'s X25519 and ML-KEM-768+X25519 keys, each with whether it is
+/// revoked now.
+fn encryption_keys(cert: &[u8]) -> Vec<(sixpgp::PublicKeyAlgorithm, bool)> {
+    let cert = sixpgp::Cert::from_bytes(cert).unwrap();
+    let now = std::time::SystemTime::now();
+    cert.keys()
+        .filter(|k| {
+            matches!(
+                k.algorithm(),
+                sixpgp::PublicKeyAlgorithm::X25519 | sixpgp::PublicKeyAlgorithm::MlKem768X25519
+            )
+        })
+        .map(|k| (k.algorithm(), k.is_revoked(now)))
+        .collect()
+}
+
+#[test]
+fn update_key_revokes_deprecated_keys_only_when_asked() {
+    use sixpgp::PublicKeyAlgorithm::{MlKem768X25519, X25519};
+    let dir = tempdir("revoke-deprecated");
+    let d = dir.as_path();
+    let key = new_key(d, "alice", "Alice <alice@example.org>", &["--profile", "rfc9580"]);
+    assert_eq!(encryption_keys(&ok(&["extract-cert"], &key, d)), [(X25519, false)]);
+
+    // Without the option: an ML-KEM-768+X25519 subkey is added, the X25519 one stays valid.
+    let updated = ok(&["update-key"], &key, d);
+    let cert = ok(&["extract-cert"], &updated, d);
+    assert_eq!(encryption_keys(&cert), [(X25519, false), (MlKem768X25519, false)]);
+
+    // With it (either position), the X25519 subkey is revoked as superseded.
+    for args in [
+        &["update-key", "--revoke-deprecated-keys"][..],
+        &["--debug", "update-key", "--revoke-deprecated-keys", "--no-armor"],
+    ] {
+        let updated = ok(args, &key, d);
+        let cert = ok(&["extract-cert"], &updated, d);
+        assert_eq!(encryption_keys(&cert), [(X25519, true), (MlKem768X25519, false)], "{args:?}");
+        // A message to the updated certificate goes to the new subkey only, and decrypts.
+        std::fs::write(d.join("updated.cert"), &cert).unwrap();
+        std::fs::write(d.join("updated.key"), &updated).unwrap();
+        let message = ok(&["encrypt", "--no-armor", "updated.cert"], b"hi", d);
+        let info = sixpgp::MessageInfo::from_bytes(&message).unwrap();
+        assert_eq!(info.recipients.len(), 1);
+        assert_eq!(ok(&["decrypt", "updated.key"], &message, d), b"hi");
+    }
+    // The option belongs to update-key: elsewhere the frontend refuses it (UNSUPPORTED_OPTION).
+    assert_eq!(code(&["extract-cert", "--revoke-deprecated-keys"], &key, d), 37);
+}
+
+#[test]
+fn encrypt_for_selects_keys_by_purpose() {
+    let dir = tempdir("encrypt-for");
+    let d = dir.as_path();
+    // Generated encryption subkeys are flagged for both storage and communications.
+    let _ = new_key(d, "alice", "Alice <alice@example.org>", &[]);
+    for value in ["storage", "communications", "any"] {
+        let joined = format!("--for={value}");
+        for args in [
+            vec!["encrypt", "--no-armor", "--for", value, "alice.cert"],
+            vec!["encrypt", "--no-armor", &joined, "alice.cert"],
+        ] {
+            let message = ok(&args, b"for alice", d);
+            assert_eq!(ok(&["decrypt", "alice.key"], &message, d), b"for alice", "{args:?}");
+        }
+    }
+    // A signing-only key has no key for any purpose: CERT_CANNOT_ENCRYPT.
+    let _ = new_key(d, "signer", "Signer <signer@example.org>", &["--signing-only"]);
+    assert_eq!(code(&["encrypt", "--for=storage", "signer.cert"], b"x", d), 17);
+    // A value SOP does not define is an unsupported option; a missing one a missing argument.
+    assert_eq!(code(&["encrypt", "--for=archive", "alice.cert"], b"x", d), 37);
+    assert_eq!(code(&["encrypt", "alice.cert", "--for"], b"x", d), 19);
+    // After `--`, `--for` is a CERTS argument (here a missing file: MISSING_INPUT).
+    assert_eq!(code(&["encrypt", "alice.cert", "--", "--for=storage"], b"x", d), 61);
+    // Other subcommands do not have it.
+    assert_eq!(code(&["sign", "--for=storage", "alice.key"], b"x", d), 37);
+}

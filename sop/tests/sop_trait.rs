@@ -110,3 +110,22 @@ fn trait_errors_are_sop_errors() {
     assert_eq!(sop.version().unwrap().frontend().unwrap().name, "sixsop");
     assert_eq!(SixSop::with_name("sixsopv").version().unwrap().frontend().unwrap().name, "sixsopv");
 }
+
+/// `Keys`'s `Debug` names the keys and hides what an offline attack on the password needs
+/// (RFC 9580 A.5: the primary key's Argon2 salt starts 5d6fd71c, its IV b4a8a927, the encrypted
+/// secret 78258fa4).
+#[test]
+fn debug_of_locked_keys_hides_salt_iv_and_encrypted_secret() {
+    let sop = SixSop::default();
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/a05-v6-secret-key-locked.asc");
+    let keys = sixpgp_sop::Keys::from_bytes(&sop, &std::fs::read(path).unwrap()).unwrap();
+    let shown = format!("{keys:?}");
+    for octets in
+        ["93, 111, 215, 28", "180, 168, 169, 39", "120, 37, 143, 164", "5d6fd71c", "b4a8a927", "78258fa4"]
+    {
+        assert!(!shown.to_lowercase().contains(octets), "{octets} in {shown}");
+    }
+    assert!(shown.to_lowercase().contains("cb186c4f"), "{shown}");
+    assert!(shown.contains("(locked)"), "{shown}");
+}

@@ -44,11 +44,15 @@ fn version_names_sixsopv() {
 #[test]
 fn other_subcommands_are_refused() {
     let d = tempdir("sopv-refused");
-    for sub in ["generate-key", "encrypt", "decrypt", "sign", "inline-sign", "armor"] {
-        let out = run_bin(SIXSOPV, &[sub], b"", &d);
-        assert!(!out.status.success(), "{sub} succeeded");
-        assert!(out.stdout.is_empty(), "{sub}");
+    // UNSUPPORTED_SUBCOMMAND (69), as `sixsop` answers one it does not have.
+    for sub in ["generate-key", "encrypt", "decrypt", "sign", "inline-sign", "armor", "frobnicate"] {
+        for args in [&[sub][..], &["--debug", sub], &[sub, "--no-armor"]] {
+            let out = run_bin(SIXSOPV, args, b"", &d);
+            assert_eq!(out.status.code(), Some(69), "{args:?}");
+            assert!(out.stdout.is_empty(), "{args:?}");
+        }
     }
+    assert_eq!(run_bin(SIXSOP, &["frobnicate"], b"", &d).status.code(), Some(69));
 }
 
 #[test]

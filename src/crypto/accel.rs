@@ -178,7 +178,9 @@ mod imp {
         let secret = StaticPrivateKey::from_array(&secret.0);
         // `graviola` answers an error exactly for the all-zero result.
         // (`SharedSecret` wipes itself when dropped.)
-        Some(secret.diffie_hellman(&PublicKey::from_array(public)).ok().map(|shared| Secret32(shared.0)))
+        Some(
+            secret.diffie_hellman(&PublicKey::from_array(public)).ok().map(|shared| Secret32::new(&shared.0)),
+        )
     }
 
     /// PureEdDSA verification (RFC 8032 §5.1.7, cofactorless), if [`available`]; the caller
@@ -252,10 +254,10 @@ mod imp {
             #[test]
             fn x25519_matches_portable(secret in any::<[u8; 32]>(), public in any::<[u8; 32]>()) {
                 if here() {
-                    let secret = Curve25519Secret(secret);
+                    let secret = Curve25519Secret::new(&secret);
                     prop_assert_eq!(x25519_public_key(&secret), Some(x25519::portable_public_key(&secret)));
-                    let fast = x25519_shared_point(&secret, &public).unwrap().map(|s| s.0);
-                    prop_assert_eq!(fast, x25519::portable_shared_point(&secret, &public).map(|s| s.0));
+                    let fast = x25519_shared_point(&secret, &public).unwrap().map(|s| *s.as_bytes());
+                    prop_assert_eq!(fast, x25519::portable_shared_point(&secret, &public).map(|s| *s.as_bytes()));
                 }
             }
 
@@ -266,7 +268,7 @@ mod imp {
                 flip in proptest::option::of((0usize..3, any::<usize>(), 0u8..8)),
             ) {
                 if here() {
-                    let secret = Curve25519Secret(secret);
+                    let secret = Curve25519Secret::new(&secret);
                     let mut public = ed25519::public_key(&secret);
                     let mut sig = ed25519::sign(&secret, &msg);
                     let mut msg = msg;
@@ -386,7 +388,7 @@ mod imp {
                 assert!(ed25519::portable_verify(&public, b"any", &sig).is_err());
             }
 
-            let secret = Curve25519Secret([9; 32]);
+            let secret = Curve25519Secret::new(&[9; 32]);
             let public = ed25519::public_key(&secret);
             let sig = ed25519::sign(&secret, b"msg");
             assert!(ed25519::verify(&public, b"msg", &sig).is_ok());
@@ -459,12 +461,12 @@ mod imp {
                 [1; 32],
                 h("a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4"),
             ] {
-                let secret = Curve25519Secret(secret);
+                let secret = Curve25519Secret::new(&secret);
                 assert_eq!(x25519_public_key(&secret), Some(x25519::portable_public_key(&secret)));
                 for u in &us {
-                    let portable = x25519::portable_shared_point(&secret, u).map(|s| s.0);
+                    let portable = x25519::portable_shared_point(&secret, u).map(|s| *s.as_bytes());
                     assert_eq!(
-                        x25519_shared_point(&secret, u).unwrap().map(|s| s.0),
+                        x25519_shared_point(&secret, u).unwrap().map(|s| *s.as_bytes()),
                         portable,
                         "{}",
                         hex::encode(u)
@@ -483,10 +485,13 @@ mod imp {
             }
             let h = |s: &str| -> [u8; 32] { hex::decode(s).unwrap().try_into().unwrap() };
             let secret =
-                Curve25519Secret(h("a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4"));
+                Curve25519Secret::new(&h("a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4"));
             let u = h("e6db6867583030db3594c1a424b15f7c726624ec26b3353b10a903a6d0ab1c4c");
             let out = x25519_shared_point(&secret, &u).unwrap().unwrap();
-            assert_eq!(out.0, h("c3da55379de9c6908e94ea4df28d084f32eccf03491c71f754b4075577a28552"));
+            assert_eq!(
+                *out.as_bytes(),
+                h("c3da55379de9c6908e94ea4df28d084f32eccf03491c71f754b4075577a28552")
+            );
             // An all-zero result (u = 0, of low order) is refused.
             assert!(x25519_shared_point(&secret, &[0; 32]).unwrap().is_none());
         }

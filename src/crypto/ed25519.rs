@@ -16,8 +16,8 @@ use crate::error::{Error, Result};
 /// # Errors
 /// `Io` if the RNG fails.
 pub(crate) fn generate(rng: &mut Rng) -> Result<Curve25519Secret> {
-    let mut secret = Curve25519Secret([0; 32]);
-    rng.fill(&mut secret.0)?;
+    let mut secret = Curve25519Secret::zeroed();
+    rng.fill(secret.0.as_mut_slice())?;
     Ok(secret)
 }
 
@@ -169,7 +169,7 @@ mod tests {
             ),
         ];
         for (sk, pk, msg, sig) in cases {
-            let secret = Curve25519Secret(hex::decode(sk).unwrap().try_into().unwrap());
+            let secret = Curve25519Secret::new(&hex::decode(sk).unwrap().try_into().unwrap());
             let public: [u8; 32] = hex::decode(pk).unwrap().try_into().unwrap();
             let msg = hex::decode(msg).unwrap();
             let want: [u8; 64] = hex::decode(sig).unwrap().try_into().unwrap();

@@ -32,7 +32,7 @@ pub(crate) fn generate(rng: &mut Rng) -> Result<(Curve25519Secret, MlDsaSeed)> {
     let ed = ed25519::generate(rng)?;
     let mut seed = zeroize::Zeroizing::new([0u8; 32]);
     rng.fill(&mut *seed)?;
-    Ok((ed, MlDsaSeed::new(*seed)))
+    Ok((ed, MlDsaSeed::new(&seed)))
 }
 
 /// The composite public key: Ed25519 public key and ML-DSA-65 public key.
@@ -121,7 +121,7 @@ mod tests {
         let sk = dearmor(SK);
         let primary = packet(&sk, 5);
         assert_eq!((primary.len(), primary[1994]), (2059, 0));
-        let ed = Curve25519Secret(primary[1995..2027].try_into().unwrap());
+        let ed = Curve25519Secret::new(primary[1995..2027].try_into().unwrap());
         let seed = MlDsaSeed::new(primary[2027..2059].try_into().unwrap());
         let (ed_pub, mldsa_pub) = public_key(&ed, &seed);
         let (want_ed, want_mldsa) = sample_public();

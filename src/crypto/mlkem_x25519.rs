@@ -52,15 +52,15 @@ type EncapsulationKey = ml_kem::EncapsulationKey768;
 /// `Io` if the RNG fails.
 pub(crate) fn generate(rng: &mut Rng) -> Result<(Curve25519Secret, MlKemSeed)> {
     let x = x25519::generate(rng)?;
-    let mut seed = MlKemSeed([0; 64]);
-    rng.fill(&mut seed.0)?;
+    let mut seed = MlKemSeed::zeroed();
+    rng.fill(seed.0.as_mut_slice())?;
     Ok((x, seed))
 }
 
 /// `ML-KEM.KeyGen_internal(d, z)` (FIPS 203, Algorithm 16) from the stored seed. Costs about
 /// as much as a decapsulation: callers that decrypt many messages keep the result.
 pub(crate) fn decapsulation_key(seed: &MlKemSeed) -> DecapsulationKey {
-    let seed = Zeroizing::new(ml_kem::Seed::from(seed.0));
+    let seed = Zeroizing::new(ml_kem::Seed::from(*seed.0));
     DecapsulationKey::from_seed(*seed)
 }
 
@@ -94,7 +94,7 @@ pub(crate) fn combine(
     h.update(DOM_SEP);
     // len(domSep) is one octet, 21.
     h.update([0x15]);
-    let mut out = Secret32([0; 32]);
+    let mut out = Secret32::zeroed();
     out.0.copy_from_slice(h.finalize().as_slice());
     out
 }
@@ -130,7 +130,7 @@ pub(crate) fn encapsulate(
     let ek = EncapsulationKey::new(&Array::from(*mlkem_pub))
         .map_err(|_| Error::malformed("ML-KEM-768+X25519: invalid ML-KEM public key"))?;
     // Borrowed as an `Array` in place: no copy of m is left behind.
-    let (mlkem_ct, mlkem_share) = ek.encapsulate_deterministic(<&Array<u8, _>>::from(&m.0));
+    let (mlkem_ct, mlkem_share) = ek.encapsulate_deterministic(<&Array<u8, _>>::from(m.as_bytes()));
     let mlkem_share = Zeroizing::new(<[u8; 32]>::from(mlkem_share));
     // 3. KEK = multiKeyCombine(mlkemKeyShare, ecdhKeyShare, ecdhCipherText, ecdhPublicKey, algId).
     let kek = combine(&mlkem_share, &ecdh_share.0, &ecdh_ciphertext, x_pub, alg_id());
@@ -148,7 +148,7 @@ pub(crate) fn wrap(kek: &Secret32, session_key: &[u8]) -> Result<Vec<u8>> {
     if !matches!(session_key.len(), 16 | 24 | 32) {
         return Err(Error::InvalidArgument("ML-KEM-768+X25519: session key length"));
     }
-    aes_kw::wrap(&kek.0, session_key)
+    aes_kw::wrap(kek.as_bytes(), session_key)
 }
 
 /// Encrypts `session_key` to a composite public key (§4.2.3: [`encapsulate`] with randomness
@@ -165,8 +165,8 @@ pub(crate) fn pkesk_encrypt(
     rng: &mut Rng,
 ) -> Result<PkeskFields> {
     let v = x25519::generate(rng)?;
-    let mut m = Secret32([0; 32]);
-    rng.fill(&mut m.0)?;
+    let mut m = Secret32::zeroed();
+    rng.fill(m.0.as_mut_slice())?;
     let e = encapsulate(x_pub, mlkem_pub, &v, &m)?;
     let wrapped = wrap(&e.kek, session_key)?;
     Ok((e.ecdh_ciphertext, e.mlkem_ciphertext, wrapped))
@@ -208,7 +208,7 @@ pub(crate) fn pkesk_decrypt_expanded(
     // 3. KEK = multiKeyCombine(mlkemKeyShare, ecdhKeyShare, ecdhCipherText, ecdhPublicKey, algId).
     let kek = combine(&mlkem_share, &ecdh_share.0, ecdh_ct, x_pub, alg_id());
     // 4. sessionKey = AESKeyUnwrap(KEK, C); abort if the integrity check fails.
-    let key = aes_kw::unwrap(&kek.0, wrapped)?;
+    let key = aes_kw::unwrap(kek.as_bytes(), wrapped)?;
     Ok(SessionKey::from_bytes(&key))
 }
 
@@ -280,8 +280,8 @@ mod tests {
         let x_pub: [u8; 32] = sub[10..42].try_into().unwrap();
         let mlkem_pub: [u8; 1184] = sub[42..1226].try_into().unwrap();
         assert_eq!(sub[1226], 0);
-        let x_secret = Curve25519Secret(sub[1227..1259].try_into().unwrap());
-        let seed = MlKemSeed(sub[1259..1323].try_into().unwrap());
+        let x_secret = Curve25519Secret::new(sub[1227..1259].try_into().unwrap());
+        let seed = MlKemSeed::new(sub[1259..1323].try_into().unwrap());
         assert_eq!(sub.len(), 1323);
         assert_eq!(x_pub, hex32(&parsed["ecdhPublicKey_of_recipient"]));
 
@@ -304,11 +304,11 @@ mod tests {
 
         // Each step against the published intermediates.
         let ecdh_share = x25519::shared_point(&x_secret, &ecdh_ct).unwrap();
-        assert_eq!(ecdh_share.0, hex32(&inter["ecdhKeyShare"]));
+        assert_eq!(*ecdh_share.as_bytes(), hex32(&inter["ecdhKeyShare"]));
         let mlkem_share: [u8; 32] = decapsulation_key(&seed).decapsulate(&Array::from(mlkem_ct)).into();
         assert_eq!(mlkem_share, hex32(&inter["mlkemKeyShare"]));
-        let kek = combine(&mlkem_share, &ecdh_share.0, &ecdh_ct, &x_pub, 35);
-        assert_eq!(kek.0, hex32(&inter["multiKeyCombine_output_KEK"]));
+        let kek = combine(&mlkem_share, ecdh_share.as_bytes(), &ecdh_ct, &x_pub, 35);
+        assert_eq!(*kek.as_bytes(), hex32(&inter["multiKeyCombine_output_KEK"]));
 
         let session_key = pkesk_decrypt(&x_secret, &x_pub, &seed, &ecdh_ct, &mlkem_ct, wrapped).unwrap();
         assert_eq!(session_key.as_bytes(), hex32(&inter["session_key"]));

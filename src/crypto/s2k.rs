@@ -16,7 +16,7 @@ use crate::limits::Limits;
 
 /// An S2K specifier: which derivation, with which parameters (RFC 9580 §3.7.1). The packet
 /// layer reads and writes its wire form.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub(crate) enum S2k {
     /// Type 3: iterated and salted, with the coded count octet.
     IteratedSalted { hash: HashAlgorithm, salt: [u8; 8], count: u8 },
@@ -24,6 +24,24 @@ pub(crate) enum S2k {
     Argon2 { salt: [u8; 16], t: u8, p: u8, m: u8 },
     /// Any other type (0 simple, 1 salted, 101 GnuPG, ...), kept verbatim (type octet first).
     Other(Vec<u8>),
+}
+
+/// The parameters without the salt: a logged salt, with the protected key beside it, is what an
+/// offline attack on the password needs.
+impl std::fmt::Debug for S2k {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::IteratedSalted { hash, count, .. } => f
+                .debug_struct("IteratedSalted")
+                .field("hash", hash)
+                .field("count", count)
+                .finish_non_exhaustive(),
+            Self::Argon2 { t, p, m, .. } => {
+                f.debug_struct("Argon2").field("t", t).field("p", p).field("m", m).finish_non_exhaustive()
+            }
+            Self::Other(bytes) => write!(f, "Other({} octets)", bytes.len()),
+        }
+    }
 }
 
 /// Decodes the coded count octet of an iterated and salted S2K into an octet count

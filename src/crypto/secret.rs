@@ -11,8 +11,31 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 macro_rules! secret_array {
     ($(#[$meta:meta])* $name:ident, $len:expr) => {
         $(#[$meta])*
-        #[derive(Zeroize, ZeroizeOnDrop)]
-        pub(crate) struct $name(pub(crate) [u8; $len]);
+        ///
+        /// The octets live in a heap allocation of their own, so that moving the value (into a
+        /// `Vec` that grows, an `Arc`, a merged key) moves a pointer and leaves no copy of the
+        /// secret behind; the allocation is wiped when the value drops.
+        pub(crate) struct $name(pub(crate) Box<[u8; $len]>);
+
+        impl $name {
+            /// All-zero octets, to be filled in place.
+            pub(crate) fn zeroed() -> Self {
+                Self(Box::new([0; $len]))
+            }
+
+            /// A copy of `bytes` (the caller's copy is the caller's to wipe).
+            pub(crate) fn new(bytes: &[u8; $len]) -> Self {
+                let mut secret = Self::zeroed();
+                secret.0.copy_from_slice(bytes);
+                secret
+            }
+
+            /// The secret octets.
+            #[allow(dead_code, reason = "not every secret type is read through a borrowed view")]
+            pub(crate) fn as_bytes(&self) -> &[u8; $len] {
+                &self.0
+            }
+        }
 
         impl fmt::Debug for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -23,17 +46,23 @@ macro_rules! secret_array {
         // A secret key is `Clone` (see `Tsk`); each copy is wiped on its own drop.
         impl Clone for $name {
             fn clone(&self) -> Self {
-                Self(self.0)
+                Self::new(&self.0)
             }
         }
 
-        impl $name {
-            /// The secret octets.
-            #[allow(dead_code, reason = "not every secret type is read through a borrowed view")]
-            pub(crate) fn as_bytes(&self) -> &[u8; $len] {
-                &self.0
+        impl Zeroize for $name {
+            fn zeroize(&mut self) {
+                self.0.as_mut_slice().zeroize();
             }
         }
+
+        impl Drop for $name {
+            fn drop(&mut self) {
+                self.zeroize();
+            }
+        }
+
+        impl ZeroizeOnDrop for $name {}
     };
 }
 
@@ -51,18 +80,21 @@ secret_array!(
 /// and kept: the expansion (matrix A, the NTTs of s1, s2, t0) costs about as much as a
 /// signature, and a key that signs several times (key generation makes three self-signatures)
 /// should pay for it once. The price: the expanded key (about 30 KB of secret state) lives as
-/// long as the secret key does, not just for one signature. Both are wiped on drop (the
-/// expanded key wipes itself; a temporary copy the move into the box may leave on the stack is
-/// not, which would need `unsafe` in-place construction).
+/// long as the secret key does, not just for one signature. Both are on the heap, so that a
+/// move copies pointers only, and both are wiped on drop (the expanded key wipes itself; a
+/// temporary copy the move into its box may leave on the stack is not, which would need
+/// `unsafe` in-place construction).
 pub(crate) struct MlDsaSeed {
-    seed: [u8; 32],
+    seed: Box<[u8; 32]>,
     expanded: OnceLock<Box<ExpandedSigningKey<MlDsa65>>>,
 }
 
 impl MlDsaSeed {
-    /// Wraps seed octets.
-    pub(crate) fn new(seed: [u8; 32]) -> Self {
-        Self { seed, expanded: OnceLock::new() }
+    /// A copy of the seed octets `seed` (the caller's copy is the caller's to wipe).
+    pub(crate) fn new(seed: &[u8; 32]) -> Self {
+        let mut boxed = Box::new([0; 32]);
+        boxed.copy_from_slice(seed);
+        Self { seed: boxed, expanded: OnceLock::new() }
     }
 
     /// The seed octets.
@@ -73,7 +105,7 @@ impl MlDsaSeed {
     /// `ML-DSA.KeyGen_internal(ξ)` (FIPS 204, Algorithm 6), computed once.
     pub(crate) fn signing_key(&self) -> &ExpandedSigningKey<MlDsa65> {
         self.expanded.get_or_init(|| {
-            let xi = zeroize::Zeroizing::new(ml_dsa::Seed::from(self.seed));
+            let xi = zeroize::Zeroizing::new(ml_dsa::Seed::from(*self.seed));
             Box::new(ExpandedSigningKey::from_seed(&xi))
         })
     }
@@ -82,13 +114,13 @@ impl MlDsaSeed {
 impl Clone for MlDsaSeed {
     /// Copies the seed only: the copy expands its own signing key when it first signs.
     fn clone(&self) -> Self {
-        Self::new(self.seed)
+        Self::new(&self.seed)
     }
 }
 
 impl Drop for MlDsaSeed {
     fn drop(&mut self) {
-        self.seed.zeroize();
+        self.seed.as_mut_slice().zeroize();
     }
 }
 
@@ -241,6 +273,12 @@ impl SecretVec {
         self.0.clear();
     }
 
+    /// Hands the octets over as a plain `Vec` (for a caller that owns the data from now on),
+    /// leaving this buffer empty.
+    pub(crate) fn into_vec(mut self) -> Vec<u8> {
+        std::mem::take(&mut self.0)
+    }
+
     /// Wipes the first `len` octets (all of them if `len` is longer), keeping the length: for a
     /// buffer about to be reused, only the part that held secret data.
     pub(crate) fn wipe_prefix(&mut self, len: usize) {
@@ -380,7 +418,7 @@ mod tests {
 
     #[test]
     fn debug_never_prints_secrets() {
-        let s = Secret32([0x41; 32]);
+        let s = Secret32::new(&[0x41; 32]);
         assert_eq!(format!("{s:?}"), "Secret32([redacted])");
         let p = Password::from("hunter2");
         assert!(!format!("{p:?}").contains("hunter2"));

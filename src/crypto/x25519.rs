@@ -27,8 +27,8 @@ pub(crate) const KEK_LEN: usize = 16;
 /// # Errors
 /// `Io` if the RNG fails.
 pub(crate) fn generate(rng: &mut Rng) -> Result<Curve25519Secret> {
-    let mut secret = Curve25519Secret([0; 32]);
-    rng.fill(&mut secret.0)?;
+    let mut secret = Curve25519Secret::zeroed();
+    rng.fill(secret.0.as_mut_slice())?;
     Ok(secret)
 }
 
@@ -39,7 +39,7 @@ pub(crate) fn public_key(secret: &Curve25519Secret) -> [u8; 32] {
 
 /// [`public_key`] on `x25519-dalek`.
 pub(super) fn portable_public_key(secret: &Curve25519Secret) -> [u8; 32] {
-    let secret = StaticSecret::from(secret.0);
+    let secret = StaticSecret::from(*secret.0);
     PublicKey::from(&secret).to_bytes()
 }
 
@@ -51,10 +51,10 @@ pub(crate) fn shared_point(secret: &Curve25519Secret, public: &[u8; 32]) -> Opti
 
 /// [`shared_point`] on `x25519-dalek`.
 pub(super) fn portable_shared_point(secret: &Curve25519Secret, public: &[u8; 32]) -> Option<Secret32> {
-    let secret = StaticSecret::from(secret.0);
+    let secret = StaticSecret::from(*secret.0);
     let shared = secret.diffie_hellman(&PublicKey::from(*public));
     // RFC 7748 §6.1: "check whether the resulting shared secret is the all-zero value and abort".
-    if shared.was_contributory() { Some(Secret32(shared.to_bytes())) } else { None }
+    if shared.was_contributory() { Some(Secret32::new(shared.as_bytes())) } else { None }
 }
 
 /// The KEK of RFC 9580 §5.1.6:
@@ -65,7 +65,7 @@ fn kek(ephemeral: &[u8; 32], recipient: &[u8; 32], shared: &Secret32) -> Result<
     let (r, s) = rest.split_at_mut(32);
     e.copy_from_slice(ephemeral);
     r.copy_from_slice(recipient);
-    s.copy_from_slice(&shared.0);
+    s.copy_from_slice(shared.as_bytes());
     let mut kek = Zeroizing::new([0u8; KEK_LEN]);
     hkdf::sha256(&[], ikm.as_slice(), HKDF_INFO, kek.as_mut_slice())?;
     Ok(kek)
@@ -160,9 +160,9 @@ mod tests {
     #[test]
     fn rfc9580_a8() {
         let v = json();
-        let eph_secret = Curve25519Secret(field(&v, "ephemeral_secret_key"));
+        let eph_secret = Curve25519Secret::new(&field(&v, "ephemeral_secret_key"));
         let eph_public: [u8; 32] = field(&v, "ephemeral_public_key");
-        let rcpt_secret = Curve25519Secret(field(&v, "recipient_x25519_secret_key"));
+        let rcpt_secret = Curve25519Secret::new(&field(&v, "recipient_x25519_secret_key"));
         let rcpt_public: [u8; 32] = field(&v, "recipient_x25519_public_key");
         let session_key: [u8; 16] = field(&v, "session_key");
         let pkesk = hex::decode(v["pkesk_packet"].as_str().unwrap()).unwrap();
@@ -174,8 +174,8 @@ mod tests {
         assert_eq!(public_key(&eph_secret), eph_public);
         assert_eq!(public_key(&rcpt_secret), rcpt_public);
         let shared = shared_point(&eph_secret, &rcpt_public).unwrap();
-        assert_eq!(shared.0, field::<32>(&v, "shared_point"));
-        assert_eq!(shared_point(&rcpt_secret, &eph_public).unwrap().0, shared.0);
+        assert_eq!(*shared.as_bytes(), field::<32>(&v, "shared_point"));
+        assert_eq!(shared_point(&rcpt_secret, &eph_public).unwrap().as_bytes(), shared.as_bytes());
         let k = kek(&eph_public, &rcpt_public, &shared).unwrap();
         assert_eq!(*k, field::<16>(&v, "hkdf_output_kek"));
 

@@ -4,7 +4,7 @@
 //! of unknown versions with their signatures, padding, marker and trust packets are skipped.
 //! Strict about everything else: a non-v6 primary key or a misplaced packet is an error.
 
-use std::io::{BufRead, BufReader};
+use std::io::BufRead;
 
 use crate::armor::ArmorReader;
 use crate::error::{Error, Limit, Result};
@@ -80,7 +80,9 @@ impl Builder {
 
 /// Reads every key in `reader`, armored or binary.
 pub(crate) fn parse_keyring(reader: impl BufRead, limits: &Limits) -> Result<Vec<ParsedKey>> {
-    let mut input = BufReader::new(ArmorReader::with_limits(reader, limits));
+    // The armor reader is read from directly: its buffers are wiped, where a `BufReader`'s
+    // would leave the secret key packets it held in freed memory.
+    let mut input = ArmorReader::with_limits(reader, limits);
     parse_packets(&mut input, limits)
 }
 

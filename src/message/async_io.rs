@@ -5,28 +5,38 @@
 //!
 //! Design, and what it costs:
 //!
-//! - Writers ([`AsyncEncryptWriter`], [`AsyncInlineSignWriter`]): the blocking writer writes
-//!   into an internal spool, and `poll_write`, `poll_flush` and `poll_close` drain the spool
-//!   into the async sink before the blocking writer is given more (at most [`PIECE`] octets
-//!   per `poll_write`). Everything runs on the calling task; the cost is one more copy of the
-//!   output, and the spool holds at most what one step of the blocking writer releases (a few
-//!   chunks when its worker threads deliver several at once; all of them at `finish`).
+//! - Writers ([`AsyncEncryptWriter`], [`AsyncInlineSignWriter`]): their constructors are
+//!   `async` and run the blocking writer's set-up (an Argon2 run per password, the key
+//!   agreement with every recipient) on a thread of their own, so the executor is never
+//!   blocked for it, as with any async `open`. Then the blocking writer writes into an internal
+//!   spool, and `poll_write`, `poll_flush` and `poll_close` drain the spool into the async sink
+//!   before the blocking writer is given more (at most [`PIECE`] octets per `poll_write`). That
+//!   runs on the calling task (a chunk's AEAD costs microseconds); the cost is one more copy of
+//!   the output, and the spool holds at most what one step of the blocking writer releases (a
+//!   few chunks when its worker threads deliver several at once; all of them at `finish`).
 //! - Readers ([`AsyncDecryptReader`], [`AsyncInlineVerifyReader`]): the blocking reader runs on
 //!   a thread of its own, fed through two bounded channels ([`DEPTH`] pieces of at most
 //!   [`PIECE`] octets each way); the thread wakes the task when it has taken input or produced
 //!   output. The cost is one thread per stream and two more copies (input to the thread,
 //!   plaintext back), and at most about `2 * DEPTH * PIECE` octets in the channels besides the
-//!   blocking reader's own bound. Parsing and decryption may block that thread, never the
-//!   async executor.
+//!   blocking reader's own bound. Parsing, S2K runs and decryption may block that thread,
+//!   never the async executor.
 //!
 //! Every buffer that carries data between the two sides is wiped when it is emptied or
-//! dropped. Dropping an async stream before its end (a cancelled task) drops the channels; the
-//! thread then sees its source fail or its output refused, drops the blocking reader (which
-//! wipes its own buffers) and ends.
+//! dropped. Dropping an async reader before its end (a cancelled task) tells its thread, which
+//! stops before its next piece, or before its next S2K run while it looks for the session key
+//! (the run under way finishes), drops the blocking reader (which wipes its own buffers) and
+//! ends.
+//!
+//! For input from the network, the decryptor or verifier should have
+//! [`Limits::untrusted_input`](crate::Limits::untrusted_input): a message then costs at most
+//! two Argon2 runs of at most 64 MiB on its thread. Each reader also holds a thread until its
+//! stream ends or is dropped, so a server bounds how many it runs at once.
 
 use std::future::poll_fn;
 use std::io::{self, BufRead, Read, Write};
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, TrySendError, sync_channel};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker, ready};
@@ -229,7 +239,8 @@ async_writer!(
     /// [`EncryptWriter`] as a `futures-io` [`AsyncWrite`] (feature `async`), from
     /// [`Encryptor::async_writer`]; from tokio, through `tokio_util::compat`.
     ///
-    /// The blocking writer runs on the calling task and writes into an internal spool, which
+    /// Its set-up runs on a thread of its own while [`Encryptor::async_writer`] is awaited. Then
+    /// the blocking writer runs on the calling task and writes into an internal spool, which
     /// `poll_write`, `poll_flush` and `poll_close` drain into the sink before the writer takes
     /// more (at most 64 KiB per `poll_write`). The cost is one more copy of the output; the
     /// spool holds what one step of the blocking writer releases (a few chunks when its worker
@@ -247,26 +258,88 @@ async_writer!(
     InlineSignWriter<Spool>
 );
 
+/// What [`off_executor`]'s thread hands back, and whom to wake when it does.
+struct Handoff<T> {
+    result: Option<T>,
+    /// Set when the thread ends, with or without a result.
+    done: bool,
+    waker: Option<Waker>,
+}
+
+/// Marks the handoff done and wakes the task when the thread ends, however it ends.
+struct Done<T>(Arc<Mutex<Handoff<T>>>);
+
+impl<T> Drop for Done<T> {
+    fn drop(&mut self) {
+        let waker = {
+            let mut h = lock(&self.0);
+            h.done = true;
+            h.waker.take()
+        };
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+}
+
+/// Runs `set_up` on a thread of its own and waits for it without blocking the executor: the
+/// async writers' set-up (an Argon2 run per password, the key agreement with every recipient)
+/// may take seconds. If the future is dropped first, the thread finishes and its result is
+/// dropped.
+async fn off_executor<T: Send + 'static>(set_up: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
+    let handoff = Arc::new(Mutex::new(Handoff { result: None, done: false, waker: None }));
+    let done = Done(Arc::clone(&handoff));
+    let _ = std::thread::Builder::new()
+        .name("sixpgp-async-setup".into())
+        .spawn(move || {
+            let result = set_up();
+            lock(&done.0).result = Some(result);
+        })
+        .map_err(Error::Io)?;
+    poll_fn(|cx| {
+        let mut h = lock(&handoff);
+        if let Some(result) = h.result.take() {
+            return Poll::Ready(result);
+        }
+        if h.done {
+            return Poll::Ready(Err(Error::Io(io::Error::other("the set-up thread ended without a result"))));
+        }
+        h.waker = Some(cx.waker().clone());
+        Poll::Pending
+    })
+    .await
+}
+
 impl Encryptor {
     /// [`Encryptor::writer`] for an async sink (feature `async`).
     ///
+    /// The set-up that [`Encryptor::writer`] does before the first octet (an Argon2 run per
+    /// [`password`](Encryptor::password), the key agreement with every recipient) runs on a
+    /// thread of its own while this future waits, so that it never blocks the executor.
+    ///
     /// # Errors
-    /// As for [`Encryptor::writer`].
-    pub fn async_writer<W: AsyncWrite + Unpin>(self, sink: W) -> Result<AsyncEncryptWriter<W>> {
+    /// As for [`Encryptor::writer`]; `Io` if the thread cannot be started.
+    pub async fn async_writer<W: AsyncWrite + Unpin>(self, sink: W) -> Result<AsyncEncryptWriter<W>> {
         let spool = Spool::default();
-        let inner = self.writer(spool.clone())?;
+        let for_writer = spool.clone();
+        let inner = off_executor(move || self.writer(for_writer)).await?;
         Ok(AsyncEncryptWriter { core: WriteCore::new(inner, spool, sink) })
     }
 }
 
 impl Signer {
-    /// [`Signer::inline_writer`] for an async sink (feature `async`).
+    /// [`Signer::inline_writer`] for an async sink (feature `async`). Its set-up runs on a
+    /// thread of its own, as [`Encryptor::async_writer`]'s does.
     ///
     /// # Errors
-    /// As for [`Signer::inline_writer`].
-    pub fn async_inline_writer<W: AsyncWrite + Unpin>(self, sink: W) -> Result<AsyncInlineSignWriter<W>> {
+    /// As for [`Signer::inline_writer`]; `Io` if the thread cannot be started.
+    pub async fn async_inline_writer<W: AsyncWrite + Unpin>(
+        self,
+        sink: W,
+    ) -> Result<AsyncInlineSignWriter<W>> {
         let spool = Spool::default();
-        let inner = self.inline_writer(spool.clone())?;
+        let for_writer = spool.clone();
+        let inner = off_executor(move || self.inline_writer(for_writer)).await?;
         Ok(AsyncInlineSignWriter { core: WriteCore::new(inner, spool, sink) })
     }
 }
@@ -342,25 +415,27 @@ impl Read for ChannelSource {
 /// The thread: opens the blocking reader on the channel, sends its plaintext piece by piece,
 /// then its `finish`.
 fn run<B: Read, T>(
-    open: impl FnOnce(ChannelSource) -> Result<B>,
+    open: impl FnOnce(ChannelSource, &AtomicBool) -> Result<B>,
     finish: impl FnOnce(B) -> Result<T>,
     source: ChannelSource,
     tx: &SyncSender<Output<T>>,
     wake_task: &Wake,
+    cancelled: &AtomicBool,
 ) {
     let send = |msg| {
         let sent = tx.send(msg).is_ok();
         wake(wake_task);
         sent
     };
-    let mut reader = match open(source) {
+    let mut reader = match open(source, cancelled) {
         Ok(reader) => reader,
         Err(e) => {
             let _ = send(Output::Done(Err(e)));
             return;
         }
     };
-    loop {
+    // Each piece is a few chunks of work at most: a dropped stream stops the thread here.
+    while !cancelled.load(Ordering::Relaxed) {
         let mut piece = SecretVec::zeroed(PIECE);
         match reader.read(&mut piece) {
             Ok(0) => {
@@ -402,12 +477,20 @@ struct ReadCore<R, T> {
     /// Held by the thread until its last buffer is dropped.
     #[cfg_attr(not(test), allow(dead_code, reason = "read only by the drop test"))]
     alive: Arc<()>,
+    /// Set when the stream is dropped: the thread stops before its next piece (or S2K run).
+    cancelled: Arc<AtomicBool>,
+}
+
+impl<R, T> Drop for ReadCore<R, T> {
+    fn drop(&mut self) {
+        self.cancelled.store(true, Ordering::Relaxed);
+    }
 }
 
 impl<R: AsyncRead + Unpin, T: Send + 'static> ReadCore<R, T> {
     fn spawn<B: Read + 'static>(
         source: R,
-        open: impl FnOnce(ChannelSource) -> Result<B> + Send + 'static,
+        open: impl FnOnce(ChannelSource, &AtomicBool) -> Result<B> + Send + 'static,
         finish: impl FnOnce(B) -> Result<T> + Send + 'static,
     ) -> Result<Self> {
         let (to_thread, rx) = sync_channel(DEPTH);
@@ -416,12 +499,14 @@ impl<R: AsyncRead + Unpin, T: Send + 'static> ReadCore<R, T> {
         let alive = Arc::new(());
         let channel =
             ChannelSource { rx, buf: SecretVec::default(), pos: 0, ended: false, wake: Arc::clone(&wake) };
-        let (thread_wake, thread_alive) = (Arc::clone(&wake), Arc::clone(&alive));
+        let cancelled = Arc::new(AtomicBool::new(false));
+        let (thread_wake, thread_alive, thread_cancelled) =
+            (Arc::clone(&wake), Arc::clone(&alive), Arc::clone(&cancelled));
         let _ = std::thread::Builder::new()
             .name("sixpgp-async".into())
             .spawn(move || {
                 let _alive = thread_alive;
-                run(open, finish, channel, &tx, &thread_wake);
+                run(open, finish, channel, &tx, &thread_wake, &thread_cancelled);
             })
             .map_err(Error::Io)?;
         Ok(Self {
@@ -438,6 +523,7 @@ impl<R: AsyncRead + Unpin, T: Send + 'static> ReadCore<R, T> {
             read_buf: SecretVec::zeroed(PIECE),
             wake,
             alive,
+            cancelled,
         })
     }
 
@@ -597,7 +683,9 @@ async_reader!(
     /// `poll_read` returns `Ok(0)` only once the blocking reader did (everything authenticated),
     /// errors are the blocking reader's (recover them with [`Error::from_io`]), and
     /// [`finish`](Self::finish) returns the same summary. Dropping the reader early (a cancelled
-    /// task) ends the thread, which drops the blocking reader and its buffers.
+    /// task) stops the thread before its next piece or S2K run; it drops the blocking reader and
+    /// its buffers. For input from the network, build the [`Decryptor`] with
+    /// [`Limits::untrusted_input`](crate::Limits::untrusted_input).
     AsyncDecryptReader,
     DecryptSummary,
     "Reads and discards what was not read, and returns what [`DecryptReader::finish`] returns."
@@ -621,7 +709,7 @@ impl Decryptor {
     pub fn async_reader<R: AsyncRead + Unpin>(self: Arc<Self>, source: R) -> Result<AsyncDecryptReader<R>> {
         let core = ReadCore::spawn(
             source,
-            move |channel| self.reader(channel),
+            move |channel, cancelled| self.reader_until_cancelled(channel, cancelled),
             |reader: DecryptReader<ChannelSource>| reader.finish(),
         )?;
         Ok(AsyncDecryptReader { core })
@@ -637,7 +725,7 @@ impl Verifier {
     pub fn async_inline_reader<R: AsyncRead + Unpin>(self, source: R) -> Result<AsyncInlineVerifyReader<R>> {
         let core = ReadCore::spawn(
             source,
-            move |channel| self.inline_reader(channel),
+            move |channel, _| self.inline_reader(channel),
             |reader: InlineVerifyReader<ChannelSource>| reader.finish(),
         )?;
         Ok(AsyncInlineVerifyReader { core })
@@ -647,6 +735,7 @@ impl Verifier {
 #[cfg(test)]
 #[allow(clippy::arithmetic_side_effects, clippy::indexing_slicing, reason = "test code")]
 mod tests {
+    use std::future::Future;
     use std::task::Waker;
     use std::time::{Duration, Instant};
 
@@ -707,7 +796,8 @@ mod tests {
     fn a_dropped_writer_drops_its_spool() {
         let key = KeyBuilder::new(Profile::Rfc9580).user_id("a").generate().unwrap();
         // Inline-signed output carries the plaintext itself.
-        let mut w = Signer::new().key(key).async_inline_writer(Stuck).unwrap();
+        let mut set_up = Box::pin(Signer::new().key(key).async_inline_writer(Stuck));
+        let mut w = block_on(|cx| set_up.as_mut().poll(cx)).unwrap();
         let mut cx = Context::from_waker(Waker::noop());
         // The one-pass signature packets are in the spool, and the sink never takes them.
         assert!(matches!(Pin::new(&mut w).poll_write(&mut cx, &[0x42; 3000]), Poll::Pending));
@@ -741,5 +831,47 @@ mod tests {
             assert!(start.elapsed() < Duration::from_secs(20), "the reader's thread is still running");
             std::thread::sleep(Duration::from_millis(1));
         }
+    }
+
+    /// The thread gives up between S2K derivations once the stream is dropped, rather than
+    /// run every derivation the message and the passwords ask for first.
+    #[test]
+    fn a_dropped_reader_stops_between_s2k_derivations() {
+        const WRONG: u32 = 8;
+        let mut w = Encryptor::new(Vec::<crate::Cert>::new()).password("right").writer(Vec::new()).unwrap();
+        w.write_all(b"x").unwrap();
+        let message = w.finish().unwrap();
+        let mut decryptor = Decryptor::new(Vec::<crate::Tsk>::new())
+            .limits(crate::Limits::default().with_max_s2k_derivations(WRONG as usize));
+        for i in 0..WRONG {
+            decryptor = decryptor.password(format!("wrong {i}"));
+        }
+        // All the derivations, on the blocking path.
+        let start = Instant::now();
+        assert!(matches!(decryptor.decrypt_bytes(&message), Err(Error::BadPassword)));
+        let all = start.elapsed();
+
+        let decryptor = Arc::new(decryptor);
+        let mut r = decryptor.async_reader(Mem { data: message, pos: 0, step: 1 << 20 }).unwrap();
+        let mut out = [0u8; 16];
+        let mut cx = Context::from_waker(Waker::noop());
+        // The thread has the whole message and is in its first derivation.
+        for _ in 0..100 {
+            assert!(Pin::new(&mut r).poll_read(&mut cx, &mut out).is_pending());
+        }
+        std::thread::sleep(all / (WRONG * 2));
+        let alive = r.alive();
+        let start = Instant::now();
+        drop(r);
+        while alive.upgrade().is_some() {
+            assert!(start.elapsed() < all * 2, "the reader's thread is still running");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        // The derivation under way finishes; the other ones are not started.
+        assert!(
+            start.elapsed() < all / 2,
+            "{:?} after the drop, {all:?} for every derivation",
+            start.elapsed()
+        );
     }
 }

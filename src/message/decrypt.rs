@@ -18,12 +18,13 @@
 
 use std::fmt;
 use std::io::{self, BufRead, Read};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::SystemTime;
 
 use crate::armor::ArmorReader;
 use crate::crypto::aead::AeadCipher;
-use crate::crypto::secret::{Password, SessionKey};
+use crate::crypto::secret::{Password, SecretVec, SessionKey};
 use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm, mlkem_x25519, s2k, x25519};
 use crate::error::{Error, Limit, Result, Unsupported};
 use crate::key::{Cert, Fingerprint, Tsk};
@@ -284,12 +285,7 @@ impl Decryptor {
     /// As for [`reader`](Decryptor::reader) and [`DecryptReader::finish`]: nothing is returned
     /// unless the whole message is authentic and complete.
     pub fn decrypt_bytes(&self, message: &[u8]) -> Result<(Vec<u8>, DecryptSummary)> {
-        let mut r = self.open(message)?;
-        // The plaintext is shorter than the message: one allocation, no reallocation that
-        // would leave an unwiped copy behind.
-        let mut plaintext = Vec::with_capacity(message.len());
-        let _ = r.read_to_end(&mut plaintext).map_err(Error::from_io)?;
-        Ok((plaintext, r.finish()?))
+        collect(self.open(message)?, message.len())
     }
 
     /// Decrypts a batch of whole messages held in memory, spread over
@@ -332,19 +328,33 @@ impl Decryptor {
 
     /// [`decrypt_bytes`](Decryptor::decrypt_bytes) with no thread started inside the message.
     fn decrypt_one(&self, message: &[u8]) -> Result<Decrypted> {
-        let mut r = self.open_with(message, Some(1))?;
-        let mut plaintext = Vec::with_capacity(message.len());
-        let _ = r.read_to_end(&mut plaintext).map_err(Error::from_io)?;
-        Ok((plaintext, r.finish()?))
+        collect(self.open_with(message, Some(1), None)?, message.len())
     }
 
     /// [`reader`](Decryptor::reader) without consuming the builder.
     fn open<R: BufRead>(&self, source: R) -> Result<DecryptReader<R>> {
-        self.open_with(source, self.threads)
+        self.open_with(source, self.threads, None)
+    }
+
+    /// [`reader`](Decryptor::reader) for the async reader's thread: gives up before each S2K
+    /// derivation once `cancelled` is set (its stream was dropped), rather than run every
+    /// derivation the message's SKESKs ask for first.
+    #[cfg(feature = "async")]
+    pub(crate) fn reader_until_cancelled<R: BufRead>(
+        &self,
+        source: R,
+        cancelled: &AtomicBool,
+    ) -> Result<DecryptReader<R>> {
+        self.open_with(source, self.threads, Some(cancelled))
     }
 
     /// [`open`](Decryptor::open) with the chunk thread count `threads`.
-    fn open_with<R: BufRead>(&self, source: R, threads: Option<usize>) -> Result<DecryptReader<R>> {
+    fn open_with<R: BufRead>(
+        &self,
+        source: R,
+        threads: Option<usize>,
+        cancelled: Option<&AtomicBool>,
+    ) -> Result<DecryptReader<R>> {
         // Base64 gets workers of its own: it costs more than the AEAD.
         let armor_threads = threads.unwrap_or_else(parallel::default_threads);
         let mut armor =
@@ -432,7 +442,7 @@ impl Decryptor {
             _ => Vec::new(),
         };
         let (session_key, decrypted_with) = self
-            .session_key_for(&header, key_len, &pkesks, &skesks, &looked_up)?
+            .session_key_for(&header, key_len, &pkesks, &skesks, &looked_up, cancelled)?
             .ok_or_else(|| Error::no_decryption_key(recipients))?;
 
         // 4. The chunk engine and the packets before the literal data.
@@ -461,6 +471,7 @@ impl Decryptor {
         pkesks: &[Pkesk],
         skesks: &[Skesk],
         looked_up: &[Arc<Tsk>],
+        cancelled: Option<&AtomicBool>,
     ) -> Result<Option<(SessionKey, DecryptedWith)>> {
         // Given session keys: the first that fits the cipher.
         for (i, (key, alg)) in self.session_keys.iter().enumerate() {
@@ -543,6 +554,12 @@ impl Decryptor {
                 if derivations >= self.limits.max_s2k_derivations() {
                     return Err(Error::LimitExceeded(Limit::S2kDerivations));
                 }
+                if cancelled.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                    return Err(Error::Io(io::Error::new(
+                        io::ErrorKind::BrokenPipe,
+                        "the stream was dropped",
+                    )));
+                }
                 derivations = derivations.saturating_add(1);
                 let derived = s2k::derive(&spec, password.as_bytes(), key_len, &self.limits);
                 match derived.and_then(|s2k_key| decrypt_session_key(skesk, &s2k_key)) {
@@ -615,6 +632,29 @@ impl Decryptor {
         });
         expanded.iter().find(|e| e.key == *fingerprint).map(|e| &*e.dk)
     }
+}
+
+/// Reads all of `r`'s plaintext into a buffer that is wiped unless it is handed over: on
+/// success it becomes the caller's; on any failure the plaintext already read is wiped, not
+/// left in freed memory. The plaintext is shorter than the message (`message_len`), so one
+/// allocation is the rule; a growth would move the data and wipe the old buffer.
+fn collect<R: BufRead>(mut r: DecryptReader<R>, message_len: usize) -> Result<Decrypted> {
+    let mut plaintext = SecretVec::with_capacity(message_len);
+    loop {
+        let chunk = match r.fill_buf() {
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Error::from_io(e)),
+        };
+        if chunk.is_empty() {
+            break;
+        }
+        let n = chunk.len();
+        plaintext.extend_from_slice(chunk);
+        r.consume(n);
+    }
+    let summary = r.finish()?;
+    Ok((plaintext.into_vec(), summary))
 }
 
 /// Every key of `tsk` with its fingerprint: the primary key, then the subkeys.

@@ -185,14 +185,14 @@ impl Agreed {
     /// # Errors
     /// `Malformed` for an invalid recipient public key; `InvalidArgument` for another algorithm.
     fn new(recipient: Recipient, material: &PublicKeyMaterial, [v, m]: &KeyRandomness) -> Result<Self> {
-        let secret = Curve25519Secret(*v);
+        let secret = Curve25519Secret::new(v);
         match material {
             PublicKeyMaterial::X25519(public) => {
                 let (ephemeral, kek) = x25519::agree(public, &secret)?;
                 Ok(Self::X25519 { recipient, ephemeral, kek })
             }
             PublicKeyMaterial::MlKem768X25519 { x25519, mlkem } => {
-                let seed = Secret32(*m);
+                let seed = Secret32::new(m);
                 let encapsulated = mlkem_x25519::encapsulate(x25519, mlkem, &secret, &seed)?;
                 Ok(Self::MlKem768X25519 { recipient, encapsulated })
             }

@@ -6,8 +6,6 @@
 use std::fmt;
 use std::io::{self, Write};
 
-use zeroize::Zeroizing;
-
 use crate::crypto::secret::SecretVec;
 use crate::crypto::secret::{Curve25519Secret, MlDsaSeed, MlKemSeed};
 use crate::crypto::{AeadAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm};
@@ -74,7 +72,7 @@ pub(crate) enum SecretKeyData {
 }
 
 /// Password-protected secret key material (RFC 9580 §3.7.2.1, §5.5.3).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub(crate) struct EncryptedSecret {
     /// The S2K usage octet: 253 (AEAD) or 254 (CFB, kept for round-trip only).
     pub(crate) usage: u8,
@@ -86,6 +84,21 @@ pub(crate) struct EncryptedSecret {
     pub(crate) iv: Vec<u8>,
     /// The encrypted material, including the AEAD tag.
     pub(crate) ciphertext: Vec<u8>,
+}
+
+/// The algorithms and sizes only: the salt (in `s2k`), the IV and the encrypted material are
+/// what an offline attack on the password needs, and do not belong in a log line.
+impl fmt::Debug for EncryptedSecret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EncryptedSecret")
+            .field("usage", &self.usage)
+            .field("symmetric", &self.symmetric)
+            .field("aead", &self.aead)
+            .field("s2k", &self.s2k)
+            .field("iv", &format_args!("[{} octets, redacted]", self.iv.len()))
+            .field("ciphertext", &format_args!("[{} octets, redacted]", self.ciphertext.len()))
+            .finish()
+    }
 }
 
 /// Algorithm-specific secret key material. `Clone` only so that a [`Tsk`](crate::Tsk) can be
@@ -249,13 +262,11 @@ impl Serialize for PublicKeyPacket {
     }
 }
 
-/// Reads a fixed-size secret into a zeroizing buffer.
-fn secret_array<const N: usize>(r: &mut Reader<'_>) -> Result<Zeroizing<[u8; N]>> {
+/// The next `N` octets of a secret, borrowed from the packet body (the secret types copy them
+/// straight into their own wiped allocations).
+fn secret_array<'a, const N: usize>(r: &mut Reader<'a>) -> Result<&'a [u8; N]> {
     const WRONG_SIZE: &str = "secret key: key material length does not match the algorithm";
-    let bytes = r.take(N).map_err(|_| Error::malformed(WRONG_SIZE))?;
-    let mut out = Zeroizing::new([0u8; N]);
-    out.copy_from_slice(bytes);
-    Ok(out)
+    r.take(N).ok().and_then(|bytes| bytes.try_into().ok()).ok_or_else(|| Error::malformed(WRONG_SIZE))
 }
 
 impl SecretKeyMaterial {
@@ -267,17 +278,17 @@ impl SecretKeyMaterial {
         let mut r = Reader::new(bytes, "secret key material");
         let material = match algorithm {
             // RFC 9580 §5.5.5.7, §5.5.5.9: 32 octets of native secret key.
-            PublicKeyAlgorithm::X25519 => Self::X25519(Curve25519Secret(*secret_array(&mut r)?)),
-            PublicKeyAlgorithm::Ed25519 => Self::Ed25519(Curve25519Secret(*secret_array(&mut r)?)),
+            PublicKeyAlgorithm::X25519 => Self::X25519(Curve25519Secret::new(secret_array(&mut r)?)),
+            PublicKeyAlgorithm::Ed25519 => Self::Ed25519(Curve25519Secret::new(secret_array(&mut r)?)),
             // RFC 9980 (draft -17 §5.3.2.2): Ed25519 secret (32) ‖ ML-DSA-65 seed ξ (32).
             PublicKeyAlgorithm::MlDsa65Ed25519 => Self::MlDsa65Ed25519 {
-                ed25519: Curve25519Secret(*secret_array(&mut r)?),
-                mldsa_seed: MlDsaSeed::new(*secret_array(&mut r)?),
+                ed25519: Curve25519Secret::new(secret_array(&mut r)?),
+                mldsa_seed: MlDsaSeed::new(secret_array(&mut r)?),
             },
             // RFC 9980 (draft -17 §4.3.2.2): X25519 secret (32) ‖ ML-KEM-768 seed d ‖ z (64).
             PublicKeyAlgorithm::MlKem768X25519 => Self::MlKem768X25519 {
-                x25519: Curve25519Secret(*secret_array(&mut r)?),
-                mlkem_seed: MlKemSeed(*secret_array(&mut r)?),
+                x25519: Curve25519Secret::new(secret_array(&mut r)?),
+                mlkem_seed: MlKemSeed::new(secret_array(&mut r)?),
             },
             PublicKeyAlgorithm::Unknown(_) => Self::Unknown(SecretVec::new(r.rest().to_vec())),
         };

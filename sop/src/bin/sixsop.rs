@@ -1,8 +1,64 @@
 //! `sixsop`: the Stateless OpenPGP command-line tool on sixpgp (every subcommand).
 #![forbid(unsafe_code)]
 
+use std::process::{Command, exit};
+
+#[path = "../cli_args.rs"]
+mod cli_args;
+
+use cli_args::{Extensions, take_extensions};
+
 fn main() {
-    // A closed pipe must give an error exit, not a panic: Rust ignores SIGPIPE, so writes fail
-    // with `BrokenPipe`, which the frontend turns into an exit code.
-    sop::cli::main(&mut sixpgp_sop::SixSop::new(), sop::cli::Variant::Full);
+    let args: Vec<_> = std::env::args_os().collect();
+    let (rest, ext) = match take_extensions(&args) {
+        Ok(found) => found,
+        Err((code, message)) => {
+            eprintln!("sixsop: {message}");
+            exit(code);
+        }
+    };
+    if ext.is_empty() {
+        // A closed pipe must give an error exit, not a panic: Rust ignores SIGPIPE, so writes
+        // fail with `BrokenPipe`, which the frontend turns into an exit code.
+        let mut sixsop = Extensions::from_env().apply(sixpgp_sop::SixSop::new());
+        sop::cli::main(&mut sixsop, sop::cli::Variant::Full);
+    }
+    exit(run_without(&rest, &ext));
+}
+
+/// Runs this program again on `rest` (the arguments without the -15 options, which the
+/// frontend would refuse), handing it `ext`; returns its exit code. Standard input and output
+/// and every inherited file descriptor (`@FD:`) go to it untouched.
+fn run_without(rest: &[std::ffi::OsString], ext: &Extensions) -> i32 {
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(e) => {
+            eprintln!("sixsop: cannot find its own executable: {e}");
+            return 1;
+        }
+    };
+    let mut child = Command::new(exe);
+    let _ = child.args(rest.iter().skip(1));
+    #[cfg(unix)]
+    if let Some(argv0) = rest.first() {
+        let _ = std::os::unix::process::CommandExt::arg0(&mut child, argv0);
+    }
+    ext.to_env(&mut child);
+    match child.status() {
+        Ok(status) => status.code().unwrap_or_else(|| {
+            // Killed by a signal: the shell's convention, 128 + the signal number.
+            #[cfg(unix)]
+            {
+                std::os::unix::process::ExitStatusExt::signal(&status).map_or(1, |s| s.saturating_add(128))
+            }
+            #[cfg(not(unix))]
+            {
+                1
+            }
+        }),
+        Err(e) => {
+            eprintln!("sixsop: cannot run itself: {e}");
+            1
+        }
+    }
 }

@@ -2,7 +2,7 @@
 
 use std::io::{BufWriter, Read, Write};
 
-use sixpgp::{Cert, DataFormat, Encryptor, Password, Profile, Signer};
+use sixpgp::{Cert, DataFormat, Encryptor, Password, Profile, Purpose, Signer};
 use sop::ops::{Encrypt, EncryptAs, Ready};
 use sop::plumbing::PasswordsAreHumanReadable;
 
@@ -16,6 +16,8 @@ pub(crate) struct EncryptCmd {
     armor: bool,
     format: DataFormat,
     profile: Option<Profile>,
+    /// `--for`: which encryption keys of each certificate.
+    purpose: Purpose,
     passwords: Vec<Password>,
     certs: Vec<Cert>,
     /// `--sign-with` keys and `--with-key-password` passwords.
@@ -24,11 +26,12 @@ pub(crate) struct EncryptCmd {
 }
 
 impl EncryptCmd {
-    pub(crate) fn new() -> Self {
+    pub(crate) fn new(purpose: Purpose) -> Self {
         Self {
             armor: true,
             format: DataFormat::Binary,
             profile: None,
+            purpose,
             passwords: Vec::new(),
             certs: Vec::new(),
             signers: Signers::default(),
@@ -145,7 +148,7 @@ impl Ready<Option<sop::SessionKey>> for EncryptReady<'_> {
             let _ = Signer::new().key(k).detached().map_err(to_sop)?;
         }
         // The certificates and keys move into the encryptor (no copies).
-        let mut e = Encryptor::new(cmd.certs).armor(cmd.armor).format(cmd.format);
+        let mut e = Encryptor::new(cmd.certs).armor(cmd.armor).format(cmd.format).purpose(cmd.purpose);
         for k in keys {
             e = e.signer(k);
         }

@@ -90,6 +90,7 @@ impl<'s> UpdateKey<'s, SixSop, Certs<'s>, Keys<'s>> for UpdateKeyCmd<'s> {
             let mut update = KeyUpdate::new()
                 .signing_only(self.signing_only)
                 .no_added_capabilities(self.no_added_capabilities)
+                .revoke_deprecated_keys(self.sop.revoke_deprecated_keys)
                 .at(now);
             for c in self.merge.iter().filter(|c| c.fingerprint() == key.fingerprint()) {
                 update = update.merge_cert(c.clone());
