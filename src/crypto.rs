@@ -104,6 +104,31 @@ id_enum! {
     }
 }
 
+/// The registry name of a public-key algorithm ID (RFC 9580 §9.1, RFC 9980), implemented
+/// or not, so that an error can say which algorithm a key uses.
+pub(crate) fn public_key_algorithm_name(id: u8) -> Option<&'static str> {
+    Some(match id {
+        1..=3 => "RSA",
+        16 | 20 => "Elgamal",
+        17 => "DSA",
+        18 => "ECDH",
+        19 => "ECDSA",
+        22 => "EdDSALegacy",
+        25 => "X25519",
+        26 => "X448",
+        27 => "Ed25519",
+        28 => "Ed448",
+        30 => "ML-DSA-65+Ed25519",
+        31 => "ML-DSA-87+Ed448",
+        32 => "SLH-DSA-SHAKE-128s",
+        33 => "SLH-DSA-SHAKE-128f",
+        34 => "SLH-DSA-SHAKE-256s",
+        35 => "ML-KEM-768+X25519",
+        36 => "ML-KEM-1024+X448",
+        _ => return None,
+    })
+}
+
 id_enum! {
     /// Symmetric-key algorithm IDs (RFC 9580 §9.3).
     SymmetricAlgorithm ("symmetric algorithm") {

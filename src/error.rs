@@ -202,6 +202,8 @@ pub enum Unsupported {
     PkeskV3,
     /// Compressed data packets.
     CompressedData,
+    /// An AEAD Encrypted Data packet (type ID 20), from a draft that RFC 9580 did not adopt.
+    AeadEncryptedData,
     /// Anything else, named.
     Feature(&'static str),
 }
@@ -217,7 +219,10 @@ impl fmt::Display for Unsupported {
                 write!(f, "{packet} version {version}")
             }
             Self::PacketType(t) => write!(f, "packet type {t}"),
-            Self::PublicKeyAlgorithm(a) => write!(f, "public-key algorithm {a}"),
+            Self::PublicKeyAlgorithm(a) => match crate::crypto::public_key_algorithm_name(*a) {
+                Some(name) => write!(f, "public-key algorithm {a} ({name})"),
+                None => write!(f, "public-key algorithm {a}"),
+            },
             Self::SymmetricAlgorithm(a) => write!(f, "symmetric algorithm {a}"),
             Self::AeadAlgorithm(a) => write!(f, "AEAD algorithm {a}"),
             Self::HashAlgorithm(a) => write!(f, "hash algorithm {a}"),
@@ -227,6 +232,9 @@ impl fmt::Display for Unsupported {
             Self::SkeskV4 => f.write_str("SKESK version 4 (only v6 is implemented)"),
             Self::PkeskV3 => f.write_str("PKESK version 3 (only v6 is implemented)"),
             Self::CompressedData => f.write_str("compressed data"),
+            Self::AeadEncryptedData => f.write_str(
+                "AEAD Encrypted Data packet (type 20, from an abandoned draft; only SEIPDv2 is implemented)",
+            ),
             Self::Feature(what) => f.write_str(what),
         }
     }

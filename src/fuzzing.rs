@@ -53,7 +53,7 @@ pub fn packets(data: &[u8]) {
 /// serializes to exactly itself (for SEIPD, to the prefix the header was parsed from).
 #[allow(clippy::panic, reason = "the fuzz oracle reports a round-trip bug by panicking")]
 fn message_packet_round_trip(raw: &RawPacket) {
-    use crate::packet::one_pass::OnePassSignature;
+    use crate::packet::one_pass::OnePass;
     use crate::packet::pkesk::Pkesk;
     use crate::packet::reader::Reader;
     use crate::packet::seipd::SeipdHeader;
@@ -64,7 +64,7 @@ fn message_packet_round_trip(raw: &RawPacket) {
     let written = match raw.tag {
         Tag::Pkesk => Pkesk::parse(body).map(|p| p.write_to(&mut out)),
         Tag::Skesk => Skesk::parse(body).map(|p| p.write_to(&mut out)),
-        Tag::OnePassSignature => OnePassSignature::parse(body).map(|p| p.write_to(&mut out)),
+        Tag::OnePassSignature => OnePass::parse(body).map(|p| p.write_to(&mut out)),
         Tag::Seipd => {
             let mut r = Reader::new(body, "fuzz: SEIPD header");
             SeipdHeader::parse(&mut r).map(|p| p.write_to(&mut out))

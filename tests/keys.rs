@@ -4,7 +4,7 @@ mod common;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use common::{TestRng, data, dearmor, json};
+use common::{TestRng, data, dearmor, json, packet};
 use sixpgp::{Cert, Error, KeyBuilder, Limits, Password, Profile, PublicKeyAlgorithm, Tsk, Unsupported};
 
 fn at(secs: u64) -> SystemTime {
@@ -266,4 +266,67 @@ fn a_malformed_appended_signature_does_not_break_the_certificate() {
     cert.check_valid_at(now()).unwrap();
     assert!(cert.can_encrypt_at(now()));
     assert_eq!(cert.to_vec(), dearmor(&data("a03-v6-certificate.asc")));
+}
+
+/// A v6 key packet body (2023-01-01) of `algorithm` whose material is a curve OID, a 263-bit
+/// point MPI (0x40 ‖ 32 octets), and for ECDH the KDF parameters (SHA2-256, AES-128); with
+/// `secret`, S2K usage 0 and a 255-bit MPI.
+#[allow(clippy::unwrap_used, reason = "a test helper; the lengths are small")]
+fn legacy_key(algorithm: u8, oid: &[u8], secret: bool) -> Vec<u8> {
+    let mut material = vec![u8::try_from(oid.len()).unwrap()];
+    material.extend_from_slice(oid);
+    material.extend_from_slice(&[0x01, 0x07, 0x40]);
+    material.extend_from_slice(&[0x42; 32]);
+    if algorithm == 18 {
+        material.extend_from_slice(&[3, 1, 8, 7]);
+    }
+    let mut body = vec![6, 0x63, 0xb0, 0xd0, 0x80, algorithm];
+    body.extend_from_slice(&u32::try_from(material.len()).unwrap().to_be_bytes());
+    body.extend_from_slice(&material);
+    if secret {
+        body.extend_from_slice(&[0, 0x00, 0xff]);
+        body.extend_from_slice(&[0x24; 32]);
+    }
+    body
+}
+
+#[test]
+fn v6_keys_with_deprecated_curve_oids_are_refused() {
+    // RFC 9580 §9.2: no v6 key material on the Ed25519Legacy or Curve25519Legacy OIDs.
+    const ED25519_LEGACY: &[u8] = &[0x2b, 0x06, 0x01, 0x04, 0x01, 0xda, 0x47, 0x0f, 0x01];
+    const CURVE25519_LEGACY: &[u8] = &[0x2b, 0x06, 0x01, 0x04, 0x01, 0x97, 0x55, 0x01, 0x05, 0x01];
+    const NIST_P256: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07];
+    let refused = |e: Error| matches!(&e, Error::Malformed(m) if m.context().contains("Legacy curve OID"));
+
+    // An EdDSALegacy primary key with a Curve25519Legacy ECDH subkey, secret and public.
+    let tsk = [
+        packet(5, &legacy_key(22, ED25519_LEGACY, true)),
+        packet(13, b"Legacy <legacy@example.org>"),
+        packet(7, &legacy_key(18, CURVE25519_LEGACY, true)),
+    ]
+    .concat();
+    assert!(refused(Tsk::from_bytes(&tsk).unwrap_err()));
+    let cert = [
+        packet(6, &legacy_key(22, ED25519_LEGACY, false)),
+        packet(13, b"Legacy <legacy@example.org>"),
+        packet(14, &legacy_key(18, CURVE25519_LEGACY, false)),
+    ]
+    .concat();
+    assert!(refused(Cert::from_bytes(&cert).unwrap_err()));
+
+    // A valid v6 key with such a subkey is refused whole, not used through its other keys.
+    let a03 = dearmor(&data("a03-v6-certificate.asc"));
+    let a04 = dearmor(&data("a04-v6-secret-key.asc"));
+    let legacy_sub = packet(14, &legacy_key(18, CURVE25519_LEGACY, false));
+    assert!(refused(Cert::from_bytes(&[a03.clone(), legacy_sub].concat()).unwrap_err()));
+    let legacy_secret_sub = packet(7, &legacy_key(18, CURVE25519_LEGACY, true));
+    assert!(refused(Tsk::from_bytes(&[a04.clone(), legacy_secret_sub].concat()).unwrap_err()));
+
+    // ECDH on another curve is an algorithm this crate does not implement: passed through.
+    let nist_sub = packet(14, &legacy_key(18, NIST_P256, false));
+    let cert = Cert::from_bytes(&[a03.clone(), nist_sub.clone()].concat()).unwrap();
+    assert_eq!(cert.subkey_fingerprints().count(), 2);
+    assert_eq!(cert.to_vec(), [a03, nist_sub].concat());
+    let nist_secret_sub = packet(7, &legacy_key(18, NIST_P256, true));
+    assert!(Tsk::from_bytes(&[a04, nist_secret_sub].concat()).is_ok());
 }

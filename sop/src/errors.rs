@@ -36,6 +36,10 @@ pub(crate) fn to_sop_in(context: Context, err: Error) -> sop::errors::Error {
             sop::errors::Error::UnsupportedAsymmetricAlgo
         }
         Error::KeyUnusable { .. } if context == Context::Encrypt => sop::errors::Error::CertCannotEncrypt,
+        // The message is for a given key that this crate cannot use: no key can decrypt it.
+        Error::Unsupported(Unsupported::PublicKeyAlgorithm(_)) if context == Context::Decrypt => {
+            sop::errors::Error::CannotDecrypt
+        }
         Error::Malformed(_)
         | Error::Truncated(_)
         | Error::Unsupported(_)

@@ -7,7 +7,7 @@
 )]
 
 mod common;
-use common::{code, ok, tempdir};
+use common::{code, data, ok, run, tempdir};
 
 #[test]
 fn encrypt_decrypt_and_exit_codes() {
@@ -76,4 +76,16 @@ fn encrypt_decrypt_and_exit_codes() {
     let n = bad.len();
     bad[n - 5] ^= 1;
     assert_eq!(code(&["decrypt", "alice.key"], &bad, d), 29);
+}
+
+#[test]
+fn decrypting_for_an_unsupported_key_says_which_algorithm() {
+    // RFC 9980's sample message for an ML-KEM-1024+X448 subkey, with that secret key.
+    let dir = tempdir("unsupported-key");
+    let d = dir.as_path();
+    std::fs::write(d.join("mldsa87.key"), data("v6-mldsa-87-sample-sk.asc")).unwrap();
+    let out = run(&["decrypt", "mldsa87.key"], &data("v6-mldsa-87-sample-message.asc"), d);
+    assert_eq!(out.status.code(), Some(29), "CANNOT_DECRYPT");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("ML-KEM-1024+X448"), "{stderr}");
 }

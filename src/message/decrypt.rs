@@ -25,7 +25,7 @@ use std::time::SystemTime;
 use crate::armor::ArmorReader;
 use crate::crypto::aead::AeadCipher;
 use crate::crypto::secret::{Password, SecretVec, SessionKey};
-use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm, mlkem_x25519, s2k, x25519};
+use crate::crypto::{AeadAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm, mlkem_x25519, s2k, x25519};
 use crate::error::{Error, Limit, Result, Unsupported};
 use crate::key::{Cert, Fingerprint, Tsk};
 use crate::limits::Limits;
@@ -264,7 +264,8 @@ impl Decryptor {
     /// - `BadPassword` if passwords were tried on the message's SKESKs and none opened it (and
     ///   no key or session key did);
     /// - `NoDecryptionKey` if no key, password or session key opens it; `KeyLocked` if only a
-    ///   locked key would have;
+    ///   locked key would have; `Unsupported(PublicKeyAlgorithm)` if it is encrypted to a
+    ///   given key whose algorithm this crate does not implement, and nothing else opens it;
     /// - `Decrypt` if the first chunk does not authenticate (e.g. a wrong session key);
     /// - `LimitExceeded` for too many session-key packets or signatures, or oversize S2K
     ///   parameters;
@@ -365,6 +366,9 @@ impl Decryptor {
         let mut pkesks = Vec::new();
         // Every recipient named, usable or not: what a missing key is reported against.
         let mut recipients: Vec<lookup::Recipient> = Vec::new();
+        // Whom the PKESKs of algorithms this crate does not implement are for, to say so if
+        // they are the only ones for the given keys.
+        let mut unsupported = Vec::new();
         let mut skesks = Vec::new();
         let mut count = 0usize;
         let seipd_length = loop {
@@ -381,6 +385,9 @@ impl Decryptor {
                     )));
                 }
                 Some(Tag::CompressedData) => return Err(Error::Unsupported(Unsupported::CompressedData)),
+                Some(Tag::AeadEncryptedData) => {
+                    return Err(Error::Unsupported(Unsupported::AeadEncryptedData));
+                }
                 Some(tag) if tag.is_data() => {
                     return Err(Error::malformed("encrypted message: expected PKESK, SKESK or SEIPD"));
                 }
@@ -405,7 +412,9 @@ impl Decryptor {
                         match Pkesk::parse(body) {
                             Ok(p) => {
                                 recipients.push((&p.recipient).into());
-                                if !matches!(p.fields, PkeskFields::Unknown(_)) {
+                                if matches!(p.fields, PkeskFields::Unknown(_)) {
+                                    unsupported.push((p.recipient, p.algorithm));
+                                } else {
                                     pkesks.push(p);
                                 }
                             }
@@ -441,9 +450,17 @@ impl Decryptor {
             Some(store) if !pkesks.is_empty() => store.secret_keys(&recipients)?,
             _ => Vec::new(),
         };
-        let (session_key, decrypted_with) = self
+        let (session_key, decrypted_with) = match self
             .session_key_for(&header, key_len, &pkesks, &skesks, &looked_up, cancelled)?
-            .ok_or_else(|| Error::no_decryption_key(recipients))?;
+        {
+            Some(found) => found,
+            None => {
+                return Err(unsupported_key(&unsupported, self.keys.iter().chain(&looked_up)).map_or_else(
+                    || Error::no_decryption_key(recipients),
+                    |a| Error::Unsupported(Unsupported::PublicKeyAlgorithm(a)),
+                ));
+            }
+        };
 
         // 4. The chunk engine and the packets before the literal data.
         let mut seipd = SeipdReader::new(body, &session_key, &header)?;
@@ -660,6 +677,24 @@ fn collect<R: BufRead>(mut r: DecryptReader<R>, message_len: usize) -> Result<De
 /// Every key of `tsk` with its fingerprint: the primary key, then the subkeys.
 fn keys_of(tsk: &Tsk) -> impl Iterator<Item = (Fingerprint, &PublicKeyPacket)> + '_ {
     tsk.cert().key_packets()
+}
+
+/// The algorithm of a given key that a PKESK of an algorithm this crate does not implement is
+/// addressed to (by fingerprint, or anonymously to a key of its algorithm), if any: why a
+/// message that no key opened cannot be decrypted, rather than "not for these keys".
+fn unsupported_key<'k>(
+    unsupported: &[(Recipient, PublicKeyAlgorithm)],
+    keys: impl Iterator<Item = &'k Arc<Tsk>>,
+) -> Option<u8> {
+    keys.flat_map(|tsk| keys_of(tsk)).find_map(|(fingerprint, public)| {
+        let PublicKeyAlgorithm::Unknown(id) = public.algorithm else { return None };
+        let addressed = unsupported.iter().any(|(recipient, algorithm)| match recipient {
+            Recipient::V6(fp) => fp == fingerprint.as_bytes(),
+            Recipient::Anonymous => *algorithm == public.algorithm,
+            Recipient::V4(_) => false,
+        });
+        addressed.then_some(id)
+    })
 }
 
 /// Decrypts a PKESK with one key (its ML-KEM part already expanded in `dk`, if given); `None`

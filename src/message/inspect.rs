@@ -10,7 +10,7 @@ use crate::limits::Limits;
 use crate::message::lookup::Recipient;
 use crate::packet::PacketBody;
 use crate::packet::header::Tag;
-use crate::packet::one_pass::OnePassSignature;
+use crate::packet::one_pass::OnePass;
 use crate::packet::pkesk::Pkesk;
 use crate::packet::read_raw_packet;
 use crate::packet::signature::SignaturePacket;
@@ -82,8 +82,11 @@ impl MessageInfo {
                     info.passwords = info.passwords.saturating_add(1);
                 }
                 Tag::OnePassSignature => {
-                    let ops = OnePassSignature::parse(&raw.body)?;
-                    info.signers.push(Fingerprint::from_bytes(ops.fingerprint));
+                    // A v3 One-Pass Signature names a v4 key, which is not a signer this crate
+                    // can name.
+                    if let OnePass::V6(ops) = OnePass::parse(&raw.body)? {
+                        info.signers.push(Fingerprint::from_bytes(ops.fingerprint));
+                    }
                 }
                 Tag::Signature => {
                     let issuer = SignaturePacket::parse_with_limits(&raw.body, limits)

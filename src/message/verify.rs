@@ -30,8 +30,8 @@ use crate::message::hash_pipe::HashPipe;
 use crate::message::lookup::{KeyStore, SharedStore};
 use crate::message::reader::{Container, MessageReader};
 use crate::packet::header::Tag;
-use crate::packet::one_pass::OnePassSignature;
-use crate::packet::signature::SignaturePacket;
+use crate::packet::one_pass::{OnePass, OnePassSignature, OnePassSignatureV3};
+use crate::packet::signature::{SignaturePacket, SignatureV4};
 use crate::packet::{PacketBody, RawPacket, read_raw_packet};
 use crate::signature::{DataHasher, SignatureMode, finish_hash, verify_digest};
 
@@ -177,6 +177,18 @@ impl Verification {
             signer: None,
             mode: mode_of(sig),
             creation_time: sig.creation_time().map(from_timestamp),
+        }
+    }
+
+    /// A v4 signature, which is read but never verified: unverifiable for its version, with
+    /// the mode and creation time it states.
+    fn v4(sig: &SignatureV4) -> Self {
+        Self {
+            status: VerificationStatus::Unverifiable(UnverifiableReason::UnsupportedVersion),
+            signing_key: None,
+            signer: None,
+            mode: SignatureMode::from_signature_type(sig.sig_type),
+            creation_time: sig.creation_time.map(from_timestamp),
         }
     }
 
@@ -482,6 +494,18 @@ fn issuer_of(sig: &SignaturePacket) -> Option<Fingerprint> {
     sig.issuer_fingerprint().and_then(|f| <[u8; 32]>::try_from(f).ok()).map(Fingerprint::from_bytes)
 }
 
+/// The verdict on a signature packet of another version than 6: a v4 signature is read (and
+/// reported as [`Verification::v4`]), any other is unverifiable for its version.
+fn other_version(body: &[u8], limits: &Limits) -> Verification {
+    match SignatureV4::parse(body, limits.max_subpackets()) {
+        Ok(sig) => Verification::v4(&sig),
+        Err(Error::Unsupported(Unsupported::PacketVersion { .. })) => {
+            Verification::unverifiable(UnverifiableReason::UnsupportedVersion)
+        }
+        Err(_) => Verification::unverifiable(UnverifiableReason::Malformed),
+    }
+}
+
 /// Binary or text, as the signature type says (binary for a type that is neither).
 fn mode_of(sig: &SignaturePacket) -> Option<SignatureMode> {
     SignatureMode::from_signature_type(sig.sig_type)
@@ -505,7 +529,7 @@ impl Pending {
             Ok(sig) => Self::start(sig),
             Err(e @ Error::LimitExceeded(_)) => return Err(e),
             Err(Error::Unsupported(Unsupported::PacketVersion { .. })) => {
-                Self::Done(Verification::unverifiable(UnverifiableReason::UnsupportedVersion))
+                Self::Done(other_version(body, limits))
             }
             Err(_) => Self::Done(Verification::unverifiable(UnverifiableReason::Malformed)),
         })
@@ -627,7 +651,7 @@ pub(crate) struct InlineSignatures {
     /// Signatures placed before the data.
     prefixed: Vec<Pending>,
     /// One-Pass Signatures, in order, with the hash each one started (or why it could not).
-    one_pass: Vec<(OnePassSignature, OpsHash)>,
+    one_pass: Vec<(OnePass, OpsHash)>,
     /// Every Signature packet, header included, in the order found.
     signature_packets: Vec<u8>,
     /// From the first literal data on: the running hashes, moved out of `prefixed` and
@@ -710,7 +734,10 @@ impl InlineSignatures {
             Pending::Hashing(sig, _) => issuer_of(sig),
             Pending::Done(v) => v.signing_key,
         });
-        let announced = self.one_pass.iter().map(|(ops, _)| Fingerprint::from_bytes(ops.fingerprint));
+        let announced = self.one_pass.iter().filter_map(|(ops, _)| match ops {
+            OnePass::V6(ops) => Some(Fingerprint::from_bytes(ops.fingerprint)),
+            OnePass::V3(_) => None,
+        });
         prefixed.chain(announced).collect()
     }
 
@@ -756,8 +783,15 @@ impl InlineSignatures {
                     });
                 }
                 Tag::OnePassSignature => {
-                    let ops = OnePassSignature::parse(&raw.body)?;
-                    let hasher = if may_hash() { start_for(&ops) } else { Err(not_hashed(hashing)) };
+                    let ops = OnePass::parse(&raw.body)?;
+                    let hasher = match &ops {
+                        OnePass::V6(v6) if may_hash() => start_for(v6),
+                        OnePass::V6(_) => Err(not_hashed(hashing)),
+                        // A v4 signature is never verified: nothing to hash for it.
+                        OnePass::V3(_) => {
+                            Err(Verification::unverifiable(UnverifiableReason::UnsupportedVersion))
+                        }
+                    };
                     this.one_pass.push((ops, hasher));
                 }
                 tag if tag.is_ignored_in_messages() => {}
@@ -833,7 +867,7 @@ impl InlineSignatures {
                     if let Err(e @ Error::LimitExceeded(_)) = sig {
                         return Err(e);
                     }
-                    trailing.push(sig);
+                    trailing.push((raw.body, sig));
                 }
                 tag if tag.is_ignored_in_messages() => {}
                 _ => {
@@ -853,27 +887,28 @@ impl InlineSignatures {
                 Pending::Hashing(sig, _) => Verification::not_requested(&sig),
                 Pending::Done(v) => v,
             });
-            let announced = trailing.iter().rev().map(|sig| match sig {
+            let announced = trailing.iter().rev().map(|(body, sig)| match sig {
                 Ok(sig) => Verification::not_requested(sig),
+                Err(Error::Unsupported(Unsupported::PacketVersion { .. })) => other_version(body, limits),
                 Err(_) => Verification::unverifiable(UnverifiableReason::Malformed),
             });
-            return Ok(prefixed.chain(announced.collect::<Vec<_>>().into_iter().rev()).collect());
+            return Ok(prefixed.chain(announced).collect());
         };
         let mut results: Vec<Verification> = prefixed.into_iter().map(|p| p.finish(verifier)).collect();
         // The first trailing signature belongs to the last One-Pass Signature (§10.3).
         let pairs = one_pass.into_iter().rev().zip(trailing);
         let mut announced: Vec<Verification> = pairs
-            .map(|((ops, hasher), sig)| match (sig, hasher) {
-                (Ok(sig), Ok(h)) if matches_ops(&ops, &sig) => verifier.check(&sig, h),
-                (Ok(_), Ok(_)) => Verification {
-                    status: VerificationStatus::Bad(BadReason::OnePassMismatch),
-                    ..Verification::unverifiable(UnverifiableReason::Malformed)
+            .map(|((ops, hasher), (body, sig))| match ops {
+                OnePass::V6(ops) => match (sig, hasher) {
+                    (Ok(sig), Ok(h)) if matches_ops(&ops, &sig) => verifier.check(&sig, h),
+                    (Ok(_), Ok(_)) => one_pass_mismatch(),
+                    (Ok(_), Err(v)) => v,
+                    (Err(Error::Unsupported(Unsupported::PacketVersion { .. })), _) => {
+                        other_version(&body, limits)
+                    }
+                    (Err(_), _) => Verification::unverifiable(UnverifiableReason::Malformed),
                 },
-                (Ok(_), Err(v)) => v,
-                (Err(Error::Unsupported(Unsupported::PacketVersion { .. })), _) => {
-                    Verification::unverifiable(UnverifiableReason::UnsupportedVersion)
-                }
-                (Err(_), _) => Verification::unverifiable(UnverifiableReason::Malformed),
+                OnePass::V3(ops) => announced_by_v3(&ops, &body, limits),
             })
             .collect();
         announced.reverse();
@@ -939,7 +974,7 @@ type OpsHash = std::result::Result<DataHasher, Verification>;
 /// The running hashes of `prefixed` and `one_pass`, always in this order.
 fn hash_slots<'x>(
     prefixed: &'x mut [Pending],
-    one_pass: &'x mut [(OnePassSignature, OpsHash)],
+    one_pass: &'x mut [(OnePass, OpsHash)],
 ) -> impl Iterator<Item = &'x mut DataHasher> {
     let prefixed = prefixed.iter_mut().filter_map(|p| match p {
         Pending::Hashing(_, h) => Some(h),
@@ -961,6 +996,32 @@ fn start_for(ops: &OnePassSignature) -> OpsHash {
         .ok_or_else(|| Verification::unverifiable(UnverifiableReason::NotDocumentSignature))?;
     DataHasher::new(ops.hash_algorithm, &ops.salt, mode)
         .map_err(|_| Verification::unverifiable(UnverifiableReason::UnsupportedHash))
+}
+
+/// The verdict on a signature that differs from what its One-Pass Signature announced.
+fn one_pass_mismatch() -> Verification {
+    Verification {
+        status: VerificationStatus::Bad(BadReason::OnePassMismatch),
+        ..Verification::unverifiable(UnverifiableReason::Malformed)
+    }
+}
+
+/// The verdict on the signature a v3 One-Pass Signature announced: a v4 signature that
+/// repeats what was announced is unverifiable (for its version); any other signature does
+/// not match, and a v6 one cannot have been hashed (its salt was not announced).
+fn announced_by_v3(ops: &OnePassSignatureV3, body: &[u8], limits: &Limits) -> Verification {
+    match SignatureV4::parse(body, limits.max_subpackets()) {
+        Ok(sig)
+            if ops.sig_type == sig.sig_type
+                && ops.hash_algorithm == sig.hash_algorithm
+                && ops.pk_algorithm == sig.pk_algorithm
+                && sig.issuer_key_id.is_none_or(|id| id == ops.key_id) =>
+        {
+            Verification::v4(&sig)
+        }
+        Ok(_) | Err(Error::Unsupported(Unsupported::PacketVersion { .. })) => one_pass_mismatch(),
+        Err(_) => Verification::unverifiable(UnverifiableReason::Malformed),
+    }
 }
 
 /// A v6 signature must repeat what its One-Pass Signature announced (RFC 9580 §5.4).

@@ -42,6 +42,8 @@ pub(crate) enum Tag {
     UserAttribute,
     /// Symmetrically Encrypted and Integrity Protected Data (18).
     Seipd,
+    /// AEAD Encrypted Data (20), from a draft that RFC 9580 did not adopt: refused.
+    AeadEncryptedData,
     /// Padding (21).
     Padding,
     /// Any other packet type ID.
@@ -67,6 +69,7 @@ impl From<u8> for Tag {
             14 => Self::PublicSubkey,
             17 => Self::UserAttribute,
             18 => Self::Seipd,
+            20 => Self::AeadEncryptedData,
             21 => Self::Padding,
             other => Self::Other(other),
         }
@@ -92,6 +95,7 @@ impl From<Tag> for u8 {
             Tag::PublicSubkey => 14,
             Tag::UserAttribute => 17,
             Tag::Seipd => 18,
+            Tag::AeadEncryptedData => 20,
             Tag::Padding => 21,
             Tag::Other(v) => v,
         }
@@ -109,7 +113,11 @@ impl Tag {
     pub(crate) fn is_data(self) -> bool {
         matches!(
             self,
-            Self::CompressedData | Self::SymmetricallyEncryptedData | Self::LiteralData | Self::Seipd
+            Self::CompressedData
+                | Self::SymmetricallyEncryptedData
+                | Self::LiteralData
+                | Self::Seipd
+                | Self::AeadEncryptedData
         )
     }
 }

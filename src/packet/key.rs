@@ -149,6 +149,42 @@ fn write_u8_len(len: usize, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
     w.write_all(&[len])
 }
 
+/// Public-key algorithms whose key material starts with a curve OID (RFC 9580 §5.5.5.4-6):
+/// ECDH (18), ECDSA (19), EdDSALegacy (22).
+const CURVE_OID_ALGORITHMS: [u8; 3] = [18, 19, 22];
+/// The Ed25519Legacy curve OID, 1.3.6.1.4.1.11591.15.1, without its DER tag and length
+/// (RFC 9580 §9.2).
+const ED25519_LEGACY_OID: &[u8] = &[0x2b, 0x06, 0x01, 0x04, 0x01, 0xda, 0x47, 0x0f, 0x01];
+/// The Curve25519Legacy curve OID, 1.3.6.1.4.1.3029.1.5.1 (RFC 9580 §9.2).
+const CURVE25519_LEGACY_OID: &[u8] = &[0x2b, 0x06, 0x01, 0x04, 0x01, 0x97, 0x55, 0x01, 0x05, 0x01];
+
+/// Refuses key material of an algorithm this crate does not implement if it names one of the
+/// deprecated curve OIDs: "Implementations MUST NOT accept or generate version 6 key material
+/// using the deprecated OIDs" (RFC 9580 §9.2). Other unknown material passes through.
+///
+/// <https://www.rfc-editor.org/rfc/rfc9580#section-9.2>
+fn refuse_legacy_curve(algorithm: u8, material: &[u8]) -> Result<()> {
+    if !CURVE_OID_ALGORITHMS.contains(&algorithm) {
+        return Ok(());
+    }
+    // RFC 9580 §5.5.5.4-6: a one-octet size of the OID, then the OID.
+    let mut r = Reader::new(material, "curve OID");
+    let Ok(oid) = r.u8().and_then(|len| r.take(usize::from(len))) else {
+        return Ok(());
+    };
+    if oid == ED25519_LEGACY_OID {
+        return Err(Error::malformed(
+            "version 6 key: the Ed25519Legacy curve OID is not allowed (RFC 9580 §9.2)",
+        ));
+    }
+    if oid == CURVE25519_LEGACY_OID {
+        return Err(Error::malformed(
+            "version 6 key: the Curve25519Legacy curve OID is not allowed (RFC 9580 §9.2)",
+        ));
+    }
+    Ok(())
+}
+
 impl PublicKeyMaterial {
     /// Parses exactly `bytes` as the key material of `algorithm`.
     fn parse(algorithm: PublicKeyAlgorithm, bytes: &[u8]) -> Result<Self> {
@@ -172,7 +208,10 @@ impl PublicKeyMaterial {
                 let mlkem = Box::new(r.array().map_err(|_| Error::malformed(WRONG_SIZE))?);
                 Self::MlKem768X25519 { x25519, mlkem }
             }
-            PublicKeyAlgorithm::Unknown(_) => Self::Unknown(r.rest().to_vec()),
+            PublicKeyAlgorithm::Unknown(id) => {
+                refuse_legacy_curve(id, bytes)?;
+                Self::Unknown(r.rest().to_vec())
+            }
         };
         if !r.is_empty() {
             return Err(Error::malformed(WRONG_SIZE));
@@ -212,7 +251,7 @@ impl PacketBody for PublicKeyPacket {
     ///
     /// # Errors
     /// `Unsupported(PacketVersion)` for versions other than 6, `Truncated`, or `Malformed`
-    /// (material size wrong for the algorithm, trailing octets).
+    /// (material size wrong for the algorithm, a deprecated curve OID, trailing octets).
     fn parse(body: &[u8]) -> Result<Self> {
         let mut r = Reader::new(body, "public key");
         let key = Self::parse_from(&mut r)?;
@@ -654,6 +693,53 @@ pub(crate) mod tests {
         let mut s2k_past = aead.clone();
         s2k_past[46] = 40;
         assert!(matches!(SecretKeyPacket::parse(&s2k_past), Err(Error::Truncated(_))));
+    }
+
+    /// A v6 public key body of `algorithm` with the given material.
+    fn v6_key(algorithm: u8, material: &[u8]) -> Vec<u8> {
+        let mut v = vec![6, 0x63, 0x87, 0x7f, 0xe3, algorithm];
+        v.extend(u32::try_from(material.len()).unwrap().to_be_bytes());
+        v.extend(material);
+        v
+    }
+
+    /// A curve OID with its size octet, then a 263-bit MPI of a prefixed native point.
+    fn curve_material(oid: &[u8]) -> Vec<u8> {
+        let mut m = vec![u8::try_from(oid.len()).unwrap()];
+        m.extend(oid);
+        m.extend([0x01, 0x07, 0x40]);
+        m.extend([0x11; 32]);
+        m
+    }
+
+    #[test]
+    fn deprecated_curve_oids_are_refused_in_v6_keys() {
+        // EdDSALegacy and ECDH over Curve25519Legacy, public and secret alike.
+        for (algorithm, oid) in [(22, ED25519_LEGACY_OID), (18, CURVE25519_LEGACY_OID)] {
+            let public = v6_key(algorithm, &curve_material(oid));
+            let e = PublicKeyPacket::parse(&public).unwrap_err();
+            assert!(matches!(&e, Error::Malformed(m) if m.context().contains("Legacy curve OID")), "{e:?}");
+            let mut secret = public.clone();
+            secret.push(0);
+            secret.extend([0x01, 0x00]);
+            secret.extend([0x22; 32]);
+            assert!(matches!(SecretKeyPacket::parse(&secret), Err(Error::Malformed(_))));
+        }
+        // Other curves of these algorithms (NIST P-256 here) and other unknown algorithms
+        // still pass through verbatim, as does material too short to name a curve.
+        let p256 = [0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07];
+        for (algorithm, material) in [
+            (18, curve_material(&p256)),
+            (19, curve_material(&p256)),
+            (1, curve_material(ED25519_LEGACY_OID)),
+            (22, vec![]),
+            (22, vec![9, 0x2b]),
+        ] {
+            let body = v6_key(algorithm, &material);
+            let key = PublicKeyPacket::parse(&body).unwrap();
+            assert_eq!(key.material, PublicKeyMaterial::Unknown(material));
+            assert_eq!(key.to_vec(), body);
+        }
     }
 
     #[test]

@@ -19,6 +19,10 @@ pub(crate) const MLDSA65_SIGNATURE_LEN: usize = 3309;
 const ED25519_SIGNATURE_LEN: usize = 64;
 /// The only signature packet version this crate implements.
 const SIGNATURE_VERSION: u8 = 6;
+/// The signature version of v4 keys, read but never verified (see [`SignatureV4`]).
+const SIGNATURE_VERSION_4: u8 = 4;
+/// Issuer Key ID subpacket type (RFC 9580 §5.2.3.12).
+const ISSUER_KEY_ID: u8 = 16;
 
 /// Signature types (RFC 9580 §5.2.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -401,6 +405,79 @@ impl SignaturePacket {
     }
 }
 
+/// What this crate reads of a v4 signature packet: a message signed with a v4 key besides v6
+/// keys carries one (announced by a v3 One-Pass Signature, RFC 9580 §5.4). It is parsed to
+/// check the message's structure and to report the signature, never verified; its packet is
+/// kept verbatim, so it is never written from these fields.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SignatureV4 {
+    pub(crate) sig_type: SignatureType,
+    pub(crate) pk_algorithm: PublicKeyAlgorithm,
+    pub(crate) hash_algorithm: HashAlgorithm,
+    /// The hashed Signature Creation Time, as the signature states it.
+    pub(crate) creation_time: Option<u32>,
+    /// The key ID of the issuer, from an Issuer Key ID or a v4 Issuer Fingerprint subpacket.
+    pub(crate) issuer_key_id: Option<[u8; 8]>,
+}
+
+/// Reads a 2-octet area length and the area it announces.
+fn area_v4<'a>(r: &mut Reader<'a>) -> Result<&'a [u8]> {
+    let len = u16::from_be_bytes(r.array()?);
+    r.take(usize::from(len))
+}
+
+impl SignatureV4 {
+    /// Parses a whole v4 signature packet body.
+    ///
+    /// # Errors
+    /// `Unsupported(PacketVersion)` for versions other than 4; `Truncated`; `Malformed` for a
+    /// bad subpacket or no signature material; `LimitExceeded(Subpackets)`.
+    pub(crate) fn parse(body: &[u8], max_subpackets: usize) -> Result<Self> {
+        // RFC 9580 §5.2.3 (version 4):
+        // - one-octet version number (4);
+        // - one-octet signature type;
+        // - one-octet public-key algorithm;
+        // - one-octet hash algorithm;
+        // - two-octet count of the hashed subpacket data, then the hashed subpackets;
+        // - two-octet count of the unhashed subpacket data, then the unhashed subpackets;
+        // - two-octet field holding the left 16 bits of the signed hash value;
+        // - the algorithm-specific signature material (MPIs, or native octets).
+        // <https://www.rfc-editor.org/rfc/rfc9580#section-5.2.3>
+        let mut r = Reader::new(body, "v4 signature");
+        let version = r.u8()?;
+        if version != SIGNATURE_VERSION_4 {
+            return Err(Error::Unsupported(Unsupported::PacketVersion { packet: "signature", version }));
+        }
+        let sig_type = SignatureType::from(r.u8()?);
+        let pk_algorithm = PublicKeyAlgorithm::from(r.u8()?);
+        let hash_algorithm = HashAlgorithm::from(r.u8()?);
+        let hashed = parse_area(area_v4(&mut r)?, 0, max_subpackets)?;
+        let unhashed = parse_area(area_v4(&mut r)?, 0, max_subpackets)?;
+        let _left16: [u8; 2] = r.array()?;
+        // The material is never used: only its size is checked where it is fixed.
+        let size_ok = match pk_algorithm {
+            PublicKeyAlgorithm::Ed25519 => r.rest().len() == ED25519_SIGNATURE_LEN,
+            _ => !r.rest().is_empty(),
+        };
+        if !size_ok {
+            return Err(Error::malformed("v4 signature: material length does not match the algorithm"));
+        }
+        let creation_time = hashed.iter().find_map(|s| match s.data {
+            SubpacketData::SignatureCreationTime(t) => Some(t),
+            _ => None,
+        });
+        let issuer_key_id = hashed.iter().chain(&unhashed).find_map(|s| match &s.data {
+            SubpacketData::Unknown { tag: ISSUER_KEY_ID, body } => <[u8; 8]>::try_from(body.as_slice()).ok(),
+            // A v4 fingerprint's key ID is its last 8 octets (RFC 9580 §5.5.4.2).
+            SubpacketData::IssuerFingerprint { version: 4, fingerprint } => {
+                fingerprint.get(12..).and_then(|id| <[u8; 8]>::try_from(id).ok())
+            }
+            _ => None,
+        });
+        Ok(Self { sig_type, pk_algorithm, hash_algorithm, creation_time, issuer_key_id })
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use proptest::prelude::*;
@@ -469,6 +546,46 @@ pub(crate) mod tests {
                 prop_assert_eq!(sig.to_vec(), bytes);
             }
         }
+
+        #[test]
+        fn v4_never_panics(tail in proptest::collection::vec(any::<u8>(), 0..120)) {
+            let mut bytes = vec![4];
+            bytes.extend(tail);
+            let _ = SignatureV4::parse(&bytes, Limits::default().max_subpackets());
+        }
+    }
+
+    /// A v4 signature: its fields, the issuer from a v4 Issuer Fingerprint (hashed) or an Issuer
+    /// Key ID (unhashed), and every truncation refused.
+    #[test]
+    fn v4_signature_fields() {
+        let mut hashed = vec![5, 2, 0x68, 0x00, 0x00, 0x00, 22, 33, 4];
+        hashed.extend((1..=20u8).collect::<Vec<_>>());
+        let mut body = vec![4, 1, 27, 10, 0, u8::try_from(hashed.len()).unwrap()];
+        body.extend(&hashed);
+        body.extend([0, 0, 0xab, 0xcd]);
+        body.extend([0x77; 64]);
+        let sig = SignatureV4::parse(&body, Limits::default().max_subpackets()).unwrap();
+        assert_eq!(
+            (sig.sig_type, sig.pk_algorithm, sig.hash_algorithm),
+            (SignatureType::Text, PublicKeyAlgorithm::Ed25519, HashAlgorithm::Sha512)
+        );
+        assert_eq!(sig.creation_time, Some(0x6800_0000));
+        assert_eq!(sig.issuer_key_id, Some([13, 14, 15, 16, 17, 18, 19, 20]));
+        for cut in 0..body.len() {
+            assert!(
+                SignatureV4::parse(&body[..cut], Limits::default().max_subpackets()).is_err(),
+                "cut {cut}"
+            );
+        }
+        // No hashed subpackets, the issuer key ID unhashed; another algorithm's MPIs.
+        let body = [&[4, 0, 22, 8, 0, 0, 0, 10, 9, 16][..], &[8; 8], &[0xab, 0xcd, 0, 1, 1]].concat();
+        let sig = SignatureV4::parse(&body, Limits::default().max_subpackets()).unwrap();
+        assert_eq!((sig.creation_time, sig.issuer_key_id), (None, Some([8; 8])));
+        assert!(matches!(
+            SignatureV4::parse(&[6, 0, 27, 8], Limits::default().max_subpackets()),
+            Err(Error::Unsupported(Unsupported::PacketVersion { version: 6, .. }))
+        ));
     }
 
     fn a03_signatures() -> Vec<SignaturePacket> {

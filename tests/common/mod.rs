@@ -77,3 +77,68 @@ pub(crate) fn packet(tag: u8, body: &[u8]) -> Vec<u8> {
     out.extend_from_slice(body);
     out
 }
+
+/// Splits a binary message into (tag, body) pairs; the input must use fixed lengths.
+#[allow(clippy::cast_possible_truncation, reason = "a test vector's packet lengths fit in usize")]
+pub(crate) fn split_packets(mut bytes: &[u8]) -> Vec<(u8, Vec<u8>)> {
+    let mut out = Vec::new();
+    while let Some((&ctb, rest)) = bytes.split_first() {
+        let tag = ctb & 0x3f;
+        let (len, rest) = match rest[0] {
+            l @ 0..192 => (usize::from(l), &rest[1..]),
+            l @ 192..224 => (((usize::from(l) - 192) << 8) + usize::from(rest[1]) + 192, &rest[2..]),
+            255 => (u32::from_be_bytes(rest[1..5].try_into().unwrap()) as usize, &rest[5..]),
+            _ => panic!("partial length in a test vector"),
+        };
+        out.push((tag, rest[..len].to_vec()));
+        bytes = &rest[len..];
+    }
+    out
+}
+
+/// The fixed session key the sealer uses (AES-128).
+pub(crate) const SESSION_KEY: [u8; 16] = [0x5a; 16];
+
+/// [`SESSION_KEY`] as a session key.
+pub(crate) fn session_key() -> sixpgp::SessionKey {
+    sixpgp::SessionKey::from_bytes(&SESSION_KEY)
+}
+
+/// A SEIPDv2 packet (AES-128, GCM, the given chunk-size octet) around `inner`, sealed under
+/// [`SESSION_KEY`] (RFC 9580 §5.13.2).
+#[allow(clippy::cast_possible_truncation, reason = "test messages are far shorter than 2^32")]
+pub(crate) fn seal(inner: &[u8], chunk_octet: u8) -> Vec<u8> {
+    use aes_gcm::aead::{AeadInOut, KeyInit};
+
+    let salt = [0x33u8; 32];
+    let header = [0xd2, 2, 7, 3, chunk_octet];
+    // Message key ‖ IV = HKDF-SHA256(session key, salt, info = packet header fields).
+    let mut okm = [0u8; 16 + 4];
+    hkdf::Hkdf::<sha2::Sha256>::new(Some(&salt), &SESSION_KEY).expand(&header, &mut okm).unwrap();
+    let cipher = aes_gcm::Aes128Gcm::new_from_slice(&okm[..16]).unwrap();
+    let nonce = |index: u64| {
+        let mut n = [0u8; 12];
+        n[..4].copy_from_slice(&okm[16..]);
+        n[4..].copy_from_slice(&index.to_be_bytes());
+        n
+    };
+    let mut body = vec![2, 7, 3, chunk_octet];
+    body.extend_from_slice(&salt);
+    let chunk_size = 1usize << (chunk_octet + 6);
+    let mut index = 0u64;
+    for chunk in inner.chunks(chunk_size) {
+        let mut buf = chunk.to_vec();
+        let n = nonce(index);
+        let tag = cipher.encrypt_inout_detached((&n).into(), &header, buf.as_mut_slice().into()).unwrap();
+        body.extend_from_slice(&buf);
+        body.extend_from_slice(&tag);
+        index += 1;
+    }
+    // Final tag: empty plaintext, AD = header ‖ total plaintext octets.
+    let mut ad = header.to_vec();
+    ad.extend_from_slice(&(inner.len() as u64).to_be_bytes());
+    let n = nonce(index);
+    let tag = cipher.encrypt_inout_detached((&n).into(), &ad, (&mut [][..]).into()).unwrap();
+    body.extend_from_slice(&tag);
+    packet(18, &body)
+}
