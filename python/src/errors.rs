@@ -51,7 +51,6 @@ create_exception!(
     Error,
     "The input needs more of a resource than the limits allow. `.limit` names it."
 );
-create_exception!(sixpgp, BadSignature, Error, "A signature inside a key or certificate does not verify.");
 create_exception!(
     sixpgp,
     InvalidArgument,
@@ -72,7 +71,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("Malformed", py.get_type::<Malformed>())?;
     m.add("Unsupported", py.get_type::<Unsupported>())?;
     m.add("LimitExceeded", py.get_type::<LimitExceeded>())?;
-    m.add("BadSignature", py.get_type::<BadSignature>())?;
     m.add("InvalidArgument", py.get_type::<InvalidArgument>())?;
     Ok(())
 }
@@ -88,7 +86,6 @@ pub(crate) fn to_py(py: Python<'_>, err: LibError) -> PyErr {
         LibError::NoDecryptionKey => NoDecryptionKey::new_err(message),
         LibError::KeyLocked => KeyLocked::new_err(message),
         LibError::BadPassword => BadPassword::new_err(message),
-        LibError::BadSignature(_) => BadSignature::new_err(message),
         LibError::KeyUnusable { fingerprint, problem } => with_attributes(
             py,
             KeyUnusable::new_err(message),

@@ -29,6 +29,10 @@ fn sixpgp_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
         profiles.set_item(profile.name(), profile.description())?;
     }
     m.add("PROFILES", profiles)?;
+    // `from .sixpgp import *` in the package's `__init__` (made by maturin) takes what is here.
+    let mut names: Vec<String> = m.dict().keys().iter().map(|k| k.to_string()).collect();
+    names.retain(|n| !n.starts_with('_') || n == "__version__");
+    m.add("__all__", names)?;
     Ok(())
 }
 
