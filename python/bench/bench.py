@@ -8,8 +8,8 @@ later) and dask[distributed]:
     pip install ./python pysequoia python-gnupg pyspark "dask[distributed]"
     python python/bench/bench.py [--small 10000] [--gnupg 10000] [--engines 500000] [--stream-mib 1024]
 
-A peer or engine that is not installed is reported as such and skipped; `--engines 0` or
-`--stream-mib 0` skips a section. Run from the repository: the Rust reference rate comes from
+A peer or engine that is not installed is reported as such and skipped; `--small 0`,
+`--engines 0` or `--stream-mib 0` skips a section. Run from the repository: the Rust reference rate comes from
 `cargo run --release --example bulk_decrypt` and the stream reference from a release `sixsop`.
 
 1. Small messages: the same N messages of 100 octets to one v6 X25519 key, decrypted with
@@ -79,8 +79,10 @@ def small_messages(n, gnupg_n, rows):
     except ImportError:
         rows.append(("pysequoia `decrypt` loop", 1, "not installed"))
     else:
-        tsk = pysequoia.Cert.from_bytes(bytes(key))
-        pq_decryptor = tsk.secrets.decryptor()
+        if hasattr(pysequoia, "Tsk"):
+            pq_decryptor = pysequoia.Tsk.from_bytes(bytes(key)).decryptor()
+        else:  # before 0.1.35
+            pq_decryptor = pysequoia.Cert.from_bytes(bytes(key)).secrets.decryptor()
         secs, out = timed(lambda: [pysequoia.decrypt(m, decryptor=pq_decryptor).bytes for m in messages])
         check(out)
         rows.append((f"pysequoia {version('pysequoia')} `decrypt` loop", 1, rate(n, secs)))
@@ -249,29 +251,30 @@ def main():
     print(f"sixpgp {sixpgp.__version__}, Python {sys.version.split()[0]}, {CORES} cores, "
           f"load average {load[0]:.1f} at the start")
 
-    small, key, messages = small_messages(args.small, args.gnupg, [])
-    with tempfile.TemporaryDirectory(dir=args.tmp) as tmp:
-        rust1, rust_all = rust_small(key, messages, tmp)
-    small[4:4] = [("Rust `Decryptor::decrypt_all`, 1 thread (best of 3)", 1, rust1),
-                  (f"Rust `Decryptor::decrypt_all`, {CORES} threads (best of 3)", CORES, rust_all)]
-    base = small[2][2]
-    gnupg = next(r[2] for r in small if r[0].startswith("python-gnupg"))
-    print(f"\n### {args.small} messages of 100 octets (python-gnupg: {args.gnupg})\n")
-    print("| decryption | threads | messages/s | per core, vs `decrypt_all` on 1 thread |")
-    print("|---|---|---|---|")
-    for label, threads, r in small:
-        if isinstance(r, str):
-            print(f"| {label} | {threads} | {r} | |")
-        else:
-            print(f"| {label} | {threads} | {r:,.0f} | {r / threads / base:.3g}x |")
-    pq = next((r[2] for r in small if r[0].startswith("pysequoia")), None)
-    if not isinstance(pq, str) and pq:
-        print(f"\n`decrypt_all` on 1 thread / pysequoia: {base / pq:.2f}x")
-    if not isinstance(gnupg, str):
-        print(f"`decrypt_all` on 1 thread / python-gnupg: {base / gnupg:.0f}x")
-    print(f"`decrypt_all` on {CORES} threads / on 1 thread: {small[3][2] / base:.2f}x")
-    print(f"`decrypt_all` on 1 thread / Rust on 1 thread: {base / rust1:.2f}x; "
-          f"on {CORES} threads: {small[3][2] / rust_all:.2f}x")
+    if args.small:
+        small, key, messages = small_messages(args.small, args.gnupg, [])
+        with tempfile.TemporaryDirectory(dir=args.tmp) as tmp:
+            rust1, rust_all = rust_small(key, messages, tmp)
+        small[4:4] = [("Rust `Decryptor::decrypt_all`, 1 thread (best of 3)", 1, rust1),
+                      (f"Rust `Decryptor::decrypt_all`, {CORES} threads (best of 3)", CORES, rust_all)]
+        base = small[2][2]
+        gnupg = next(r[2] for r in small if r[0].startswith("python-gnupg"))
+        print(f"\n### {args.small} messages of 100 octets (python-gnupg: {args.gnupg})\n")
+        print("| decryption | threads | messages/s | per core, vs `decrypt_all` on 1 thread |")
+        print("|---|---|---|---|")
+        for label, threads, r in small:
+            if isinstance(r, str):
+                print(f"| {label} | {threads} | {r} | |")
+            else:
+                print(f"| {label} | {threads} | {r:,.0f} | {r / threads / base:.3g}x |")
+        pq = next((r[2] for r in small if r[0].startswith("pysequoia")), None)
+        if not isinstance(pq, str) and pq:
+            print(f"\n`decrypt_all` on 1 thread / pysequoia: {base / pq:.2f}x")
+        if not isinstance(gnupg, str):
+            print(f"`decrypt_all` on 1 thread / python-gnupg: {base / gnupg:.0f}x")
+        print(f"`decrypt_all` on {CORES} threads / on 1 thread: {small[3][2] / base:.2f}x")
+        print(f"`decrypt_all` on 1 thread / Rust on 1 thread: {base / rust1:.2f}x; "
+              f"on {CORES} threads: {small[3][2] / rust_all:.2f}x")
 
     with tempfile.TemporaryDirectory(dir=args.tmp) as tmp:
         if args.engines:
