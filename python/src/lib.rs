@@ -1,0 +1,48 @@
+//! The `sixpgp` Python extension module: a thin layer over the `sixpgp` crate's public API.
+//!
+//! Every call that does cryptographic work releases the GIL while the library runs
+//! ([`Python::detach`]); the streaming functions take it back only to call `read` and `write`
+//! on the caller's file objects. Library errors become exceptions of the `sixpgp.Error`
+//! hierarchy in one place ([`errors::to_py`]).
+
+use pyo3::prelude::*;
+
+mod convert;
+mod errors;
+mod keys;
+mod message;
+mod stream;
+
+/// The module `sixpgp`.
+#[pymodule]
+#[pyo3(name = "sixpgp")]
+fn sixpgp_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("__doc__", MODULE_DOC)?;
+    errors::register(m)?;
+    keys::register(m)?;
+    message::register(m)?;
+    stream::register(m)?;
+    let profiles = pyo3::types::PyDict::new(py);
+    for profile in sixpgp::Profile::ALL {
+        profiles.set_item(profile.name(), profile.description())?;
+    }
+    m.add("PROFILES", profiles)?;
+    // `from .sixpgp import *` in the package's `__init__` (made by maturin) takes what is here.
+    let mut names: Vec<String> = m.dict().keys().iter().map(|k| k.to_string()).collect();
+    names.retain(|n| !n.starts_with('_') || n == "__version__");
+    m.add("__all__", names)?;
+    Ok(())
+}
+
+/// The module's docstring, as `help(sixpgp)` shows it.
+const MODULE_DOC: &str = "\
+Modern OpenPGP for Python: v6 keys and signatures (RFC 9580), SEIPDv2 AEAD encryption,
+Ed25519/X25519 and the post-quantum hybrids ML-KEM-768+X25519 and ML-DSA-65+Ed25519 (RFC 9980).
+
+Keys: Key.generate, Key.from_bytes, Cert.from_bytes. Messages: encrypt, decrypt, sign, verify,
+encrypt_stream, decrypt_stream. Many small messages: Decryptor(...).decrypt_all(messages), on all
+cores with the GIL released. Errors: sixpgp.Error and its subclasses.
+
+No keyring and no agent: keys are values the caller loads and keeps.";

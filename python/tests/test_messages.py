@@ -1,0 +1,171 @@
+"""Messages in memory: round trips, verdicts, every exception class, batches, the GIL."""
+
+import pickle
+import threading
+import time
+
+import pytest
+
+import sixpgp
+
+
+@pytest.mark.parametrize("armor", [True, False])
+def test_round_trip(profile_key, armor):
+    message = sixpgp.encrypt(b"Hello, world", profile_key.cert, armor=armor)
+    assert message.startswith(b"-----BEGIN PGP MESSAGE-----") == armor
+    result = sixpgp.decrypt(message, [profile_key])
+    assert result.data == b"Hello, world" and result.verifications == []
+    if armor:  # armored text may be passed as str
+        assert sixpgp.decrypt(message.decode(), profile_key).data == b"Hello, world"
+    signature = sixpgp.sign(b"document", profile_key, armor=armor)
+    [verdict] = sixpgp.verify(b"document", signature, [profile_key.cert])
+    assert verdict.good and verdict.status == "good" and verdict.reason is None
+    assert verdict.fingerprint == profile_key.fingerprint
+
+
+def test_signed_and_encrypted(alice, bob):
+    message = sixpgp.encrypt(b"signed", bob.cert, signer=alice)
+    result = sixpgp.decrypt(message, bob, verify=alice.cert)
+    [verdict] = result.verifications
+    assert result.data == b"signed" and verdict.good and verdict.cert == alice.fingerprint
+    assert verdict.created is not None
+    # Not asked to verify: listed, unchecked.
+    [unchecked] = sixpgp.decrypt(message, bob).verifications
+    assert unchecked.status == "unverifiable" and not unchecked.good
+    # Verified against the wrong certificate.
+    [other] = sixpgp.decrypt(message, bob, verify=bob.cert).verifications
+    assert other.status == "unverifiable" and "no matching certificate" in other.reason
+
+
+def test_bad_signature_is_a_verdict(alice):
+    signature = sixpgp.sign(b"document", alice)
+    [verdict] = sixpgp.verify(b"changed", signature, alice.cert)
+    assert verdict.status == "bad" and not verdict.good and verdict.reason == "does not verify"
+
+
+def test_several_recipients_and_passwords(alice, bob):
+    message = sixpgp.encrypt(memoryview(b"to both"), [alice.cert, bob], passwords=["pw1", b"pw2"])
+    assert sixpgp.decrypt(message, alice).data == b"to both"
+    assert sixpgp.decrypt(message, [bob]).data == b"to both"
+    assert sixpgp.decrypt(message, passwords="pw1").data == b"to both"
+    assert sixpgp.decrypt(message, passwords=[b"nope", "pw2"]).data == b"to both"
+
+
+def test_every_exception_class_from_real_input(alice, bob):
+    message = sixpgp.encrypt(b"x" * 100, alice.cert, passwords="right", armor=False)
+    with pytest.raises(sixpgp.BadPassword):
+        sixpgp.decrypt(message, passwords="wrong")
+    with pytest.raises(sixpgp.NoDecryptionKey):
+        sixpgp.decrypt(message, bob)
+    tampered = bytearray(message)
+    tampered[-5] ^= 0x01  # inside the final authentication tag
+    with pytest.raises(sixpgp.DecryptionFailed):
+        sixpgp.decrypt(bytes(tampered), alice)
+    with pytest.raises(sixpgp.Malformed):
+        sixpgp.decrypt(message[: len(message) // 2], alice)
+    with pytest.raises(sixpgp.Malformed):
+        sixpgp.Cert.from_bytes(b"not a key")
+    with pytest.raises(sixpgp.Unsupported):
+        sixpgp.Cert.from_bytes(bytes([0xC6, 0x05, 0x04, 0, 0, 0, 0]))  # a version 4 key packet
+    signing_only = sixpgp.Key.generate("Signer <signer@example.org>", signing_only=True)
+    with pytest.raises(sixpgp.KeyUnusable) as e:
+        sixpgp.encrypt(b"x", signing_only.cert)
+    assert e.value.fingerprint == signing_only.fingerprint and e.value.problem == "no_encryption_key"
+    many = [sixpgp.Key.generate(f"R{i} <r{i}@example.org>").cert for i in range(65)]
+    with pytest.raises(sixpgp.LimitExceeded) as e:
+        sixpgp.decrypt(sixpgp.encrypt(b"x", many), alice, untrusted=True)
+    assert e.value.limit == "number of session-key packets"
+    locked = sixpgp.Key.generate("L <l@example.org>", password="pw")
+    with pytest.raises(sixpgp.KeyLocked):
+        sixpgp.decrypt(sixpgp.encrypt(b"x", locked.cert), locked)
+    with pytest.raises(sixpgp.InvalidArgument):
+        sixpgp.encrypt(b"x")
+    for cls in (sixpgp.BadPassword, sixpgp.DecryptionFailed, sixpgp.NoDecryptionKey, sixpgp.KeyUnusable,
+                sixpgp.Malformed, sixpgp.Unsupported, sixpgp.LimitExceeded, sixpgp.KeyLocked,
+                sixpgp.InvalidArgument):
+        assert issubclass(cls, sixpgp.Error) and issubclass(sixpgp.Error, Exception)
+
+
+def test_decrypt_all_keeps_good_messages_beside_bad_ones(alice, bob):
+    good = [sixpgp.encrypt(bytes([i]) * 100, alice.cert, armor=i % 2 == 0) for i in range(40)]
+    bad = {3: b"garbage", 10: sixpgp.encrypt(b"for bob", bob.cert), 17: good[17][:-9], 25: ""}
+    batch = [bad.get(i, m) for i, m in enumerate(good)]
+    for threads in (None, 1, 2):
+        results = sixpgp.Decryptor(alice, threads=threads).decrypt_all(batch)
+        assert len(results) == len(batch)
+        for i, result in enumerate(results):
+            if i in bad:
+                assert isinstance(result, sixpgp.Error), (i, result)
+            else:
+                assert result == bytes([i]) * 100
+        assert isinstance(results[10], sixpgp.NoDecryptionKey)
+        assert isinstance(results[3], sixpgp.Malformed)
+    decryptor = sixpgp.Decryptor([alice], passwords="pw")
+    assert decryptor.decrypt(good[1]) == bytes([1]) * 100
+    assert decryptor.decrypt_all(iter([])) == []
+    with pytest.raises(sixpgp.NoDecryptionKey):
+        decryptor.decrypt(bad[10])
+
+
+def test_decryptor_pickles(alice):
+    decryptor = sixpgp.Decryptor([alice], passwords=["pw"], threads=1)
+    again = pickle.loads(pickle.dumps(decryptor))
+    assert again.threads == 1
+    assert again.decrypt(sixpgp.encrypt(b"shipped", alice.cert)) == b"shipped"
+    assert again.decrypt(sixpgp.encrypt(b"by password", passwords="pw")) == b"by password"
+
+
+def _batch(alice, n):
+    distinct = [sixpgp.encrypt(bytes([i % 251]) * 100, alice.cert, armor=False) for i in range(50)]
+    return [distinct[i % len(distinct)] for i in range(n)]
+
+
+def test_decrypt_all_releases_the_gil(alice):
+    """While one thread decrypts a batch, another runs Python code."""
+    batch = _batch(alice, 4000)
+    decryptor = sixpgp.Decryptor(alice, threads=1)
+    ticks = 0
+    done = threading.Event()
+
+    def count():
+        nonlocal ticks
+        while not done.is_set():
+            ticks += 1
+
+    counter = threading.Thread(target=count)
+    counter.start()
+    try:
+        start = time.perf_counter()
+        decryptor.decrypt_all(batch)
+        elapsed = time.perf_counter() - start
+        seen = ticks
+    finally:
+        done.set()
+        counter.join()
+    # With the GIL held through the call the counter could not run at all.
+    assert elapsed > 0.01 and seen > 1000, (elapsed, seen)
+
+
+def test_two_threads_decrypt_at_once_faster_than_in_turn(alice):
+    """Two Python threads decrypting at once take less wall time than one after the other."""
+    batch = _batch(alice, 3000)
+    decryptor = sixpgp.Decryptor(alice, threads=1)
+    decryptor.decrypt_all(batch[:100])
+    best = None
+    for _ in range(5):
+        start = time.perf_counter()
+        decryptor.decrypt_all(batch)
+        decryptor.decrypt_all(batch)
+        serial = time.perf_counter() - start
+        threads = [threading.Thread(target=decryptor.decrypt_all, args=(batch,)) for _ in range(2)]
+        start = time.perf_counter()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        parallel = time.perf_counter() - start
+        ratio = parallel / serial
+        best = ratio if best is None else min(best, ratio)
+        if best < 0.9:
+            break
+    assert best < 0.9, f"two threads took {best:.2f} of the serial time"
