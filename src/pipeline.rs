@@ -502,7 +502,7 @@ impl<J: Send + 'static> Pipeline<J> {
                 }
             }
         };
-        let Some(job) = received else { return Some(Err(Error::InvalidArgument("worker thread failed"))) };
+        let Some(job) = received else { return Some(Err(Error::Internal("worker thread failed"))) };
         if let Some(n) = self.pending.get_mut(i) {
             *n = n.saturating_sub(1);
         }

@@ -184,7 +184,7 @@ impl ChunkCipher {
 }
 
 fn bounds() -> Error {
-    Error::InvalidArgument("SEIPD: buffer bounds")
+    Error::Internal("SEIPD: buffer bounds")
 }
 
 /// One chunk slot: chunk ‖ tag.
@@ -421,14 +421,14 @@ impl<W: Write> SeipdWriter<W> {
     /// The first `n` octets of the last [`spare`](Self::spare) hold plaintext.
     ///
     /// # Errors
-    /// `InvalidArgument` if `n` is more than that `spare` gave (which poisons the writer).
+    /// `Internal` if `n` is more than that `spare` gave (which poisons the writer).
     pub(crate) fn commit(&mut self, n: usize) -> Result<()> {
         let spare = std::mem::take(&mut self.spare_len);
         let len = self
             .len
             .checked_add(n)
             .filter(|_| n <= spare)
-            .ok_or(Error::InvalidArgument("SEIPD: commit past the spare space"));
+            .ok_or(Error::Internal("SEIPD: commit past the spare space"));
         self.len = self.poison.guard(len)?;
         Ok(())
     }
@@ -437,7 +437,7 @@ impl<W: Write> SeipdWriter<W> {
     /// [`set_lookback`](Self::set_lookback)) and returns them; the space they held is wiped.
     ///
     /// # Errors
-    /// `InvalidArgument` for more octets than are kept back (which poisons the writer).
+    /// `Internal` for more octets than are kept back (which poisons the writer).
     pub(crate) fn take_back(&mut self, n: usize) -> Result<SecretVec> {
         self.poison.check()?;
         let result = self.take_back_inner(n);
@@ -446,7 +446,7 @@ impl<W: Write> SeipdWriter<W> {
 
     fn take_back_inner(&mut self, n: usize) -> Result<SecretVec> {
         if n > self.lookback {
-            return Err(Error::InvalidArgument("SEIPD: take back past the lookback"));
+            return Err(Error::Internal("SEIPD: take back past the lookback"));
         }
         let mut out = SecretVec::zeroed(n);
         // Octets of `out` still to fill, from its end backwards.
@@ -705,7 +705,7 @@ impl<R: Read> SeipdReader<R> {
     /// order would otherwise release authentic plaintext in the wrong order.
     fn release(&mut self, index: u64, buf: SecretVec, len: usize) -> Result<()> {
         if index != self.chunk_index {
-            return Err(Error::InvalidArgument("SEIPD: chunk released out of order"));
+            return Err(Error::Internal("SEIPD: chunk released out of order"));
         }
         self.chunk_index =
             self.chunk_index.checked_add(1).ok_or(Error::malformed("SEIPD: too many chunks"))?;
@@ -1509,7 +1509,7 @@ mod tests {
         let mut r = reader_t(&body, &key(sym), 1).unwrap();
         for wrong in [1, 2, u64::MAX] {
             let e = r.release(wrong, SecretVec::zeroed(64), 64).unwrap_err();
-            assert!(matches!(e, Error::InvalidArgument(_)), "{e:?}");
+            assert!(matches!(e, Error::Internal(_)), "{e:?}");
             assert!(r.window.is_none());
         }
         r.release(0, SecretVec::zeroed(64), 64).unwrap();
