@@ -4,7 +4,7 @@
 # scripts/perf-baseline), on the same input, in interleaved pairs, and fails when an operation
 # costs more than LIMIT times the baseline.
 #
-#   scripts/perf-guard.sh [SIZE_MIB] [ROUNDS]     (defaults: 256 MiB, 7 rounds)
+#   scripts/perf-guard.sh [SIZE_MIB] [ROUNDS]     (defaults: 512 MiB, 7 rounds)
 #
 # Operations: binary and armored encryption and decryption, and a detached signature. Each
 # round runs every operation with both builds, the order of the two alternating from round to
@@ -16,10 +16,10 @@
 # The baseline is built from `git archive` of its commit with its own Cargo.lock (`--locked`)
 # and kept, keyed by commit and compiler, in $PERF_GUARD_CACHE (default
 # ~/.cache/sixpgp-perf-guard), so later runs only build this tree. LIMIT (default 1.10) sets
-# the threshold.
+# the threshold, SIGN_LIMIT (default 1.25) that of signing (see below).
 set -euo pipefail
 
-size_mib=${1:-256}
+size_mib=${1:-512}
 rounds=${2:-7}
 limit=${LIMIT:-1.10}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,13 +53,17 @@ head -c "$((size_mib * 1024 * 1024))" /dev/urandom > "$work/plain"
 "$current_bin" encrypt --no-armor "$work/cert" < "$work/plain" > "$work/msg.bin"
 "$current_bin" encrypt "$work/cert" < "$work/plain" > "$work/msg.asc"
 
-# name | arguments | input
+# name | arguments | input | limit. Signing hashes on a thread of its own since 0.1 (the hash
+# is serial; reading goes on beside it): 15 % less wall time for 10-17 % more CPU time on two
+# hyperthreads, measured here as 1.13-1.17x. Its limit allows that trade and still catches the
+# 1.3x that four 256 KiB buffers cost.
+sign_limit=${SIGN_LIMIT:-1.25}
 ops=(
-    "encrypt, binary|encrypt --no-armor $work/cert|$work/plain"
-    "decrypt, binary|decrypt $work/key|$work/msg.bin"
-    "encrypt, armored|encrypt $work/cert|$work/plain"
-    "decrypt, armored|decrypt $work/key|$work/msg.asc"
-    "sign|sign $work/key|$work/plain"
+    "encrypt, binary|encrypt --no-armor $work/cert|$work/plain|$limit"
+    "decrypt, binary|decrypt $work/key|$work/msg.bin|$limit"
+    "encrypt, armored|encrypt $work/cert|$work/plain|$limit"
+    "decrypt, armored|decrypt $work/key|$work/msg.asc|$limit"
+    "sign|sign $work/key|$work/plain|$sign_limit"
 )
 
 # CPU seconds (user + system) of one run; fails if the run fails.
@@ -78,7 +82,7 @@ median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { prin
 
 # One untimed run of each, so that both binaries and the input are in the page cache.
 for op in "${ops[@]}"; do
-    IFS='|' read -r _ args input <<< "$op"
+    IFS='|' read -r _ args input _ <<< "$op"
     cpu "$current_bin" "$args" "$input" > /dev/null
     cpu "$baseline_bin" "$args" "$input" > /dev/null
 done
@@ -86,7 +90,7 @@ done
 declare -A ratios base_cpu cur_cpu
 for ((r = 0; r < rounds; r++)); do
     for op in "${ops[@]}"; do
-        IFS='|' read -r name args input <<< "$op"
+        IFS='|' read -r name args input _ <<< "$op"
         if ((r % 2 == 0)); then
             c=$(cpu "$current_bin" "$args" "$input")
             b=$(cpu "$baseline_bin" "$args" "$input")
@@ -101,20 +105,20 @@ for ((r = 0; r < rounds; r++)); do
 done
 
 echo "perf guard: $size_mib MiB, $rounds interleaved rounds, CPU time (user + system) against $baseline_commit"
-printf '%-18s %12s %12s %10s %s\n' operation "baseline (s)" "this (s)" ratio "pair ratios"
+printf '%-18s %12s %12s %10s %7s %s\n' operation "baseline (s)" "this (s)" ratio limit "pair ratios"
 failed=0
 for op in "${ops[@]}"; do
-    IFS='|' read -r name _ _ <<< "$op"
+    IFS='|' read -r name _ _ op_limit <<< "$op"
     ratio=$(median <<< "${ratios[$name]}")
-    printf '%-18s %12s %12s %9.3fx %s\n' "$name" "$(median <<< "${base_cpu[$name]}")" \
-        "$(median <<< "${cur_cpu[$name]}")" "$ratio" "${ratios[$name]}"
-    if awk -v r="$ratio" -v l="$limit" 'BEGIN { exit !(r > l) }'; then
-        echo "  above the limit of ${limit}x" >&2
+    printf '%-18s %12s %12s %9.3fx %6sx %s\n' "$name" "$(median <<< "${base_cpu[$name]}")" \
+        "$(median <<< "${cur_cpu[$name]}")" "$ratio" "$op_limit" "${ratios[$name]}"
+    if awk -v r="$ratio" -v l="$op_limit" 'BEGIN { exit !(r > l) }'; then
+        echo "  $name: above its limit of ${op_limit}x" >&2
         failed=1
     fi
 done
 if ((failed)); then
-    echo "perf guard: FAILED (an operation costs more than ${limit}x the baseline's CPU time)" >&2
+    echo "perf guard: FAILED (an operation costs more CPU time than its limit allows)" >&2
     exit 1
 fi
-echo "perf guard: passed (every operation within ${limit}x)"
+echo "perf guard: passed (every operation within its limit)"
