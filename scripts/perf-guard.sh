@@ -33,6 +33,12 @@ echo "building this tree's release sixsop" >&2
 cargo build --release --quiet -p sixpgp-sop --bin sixsop --manifest-path "$root/Cargo.toml"
 current_bin="$target/release/sixsop"
 
+if [[ ! -x "$baseline_bin" ]] && ! git -C "$root" cat-file -e "$baseline_commit^{commit}" 2> /dev/null; then
+    # A shallow clone: there is nothing to build the baseline from.
+    echo "perf guard: SKIPPED, the baseline commit $baseline_commit is not in this clone" \
+        "(fetch the history, or keep a built baseline in $cache)"
+    exit 0
+fi
 if [[ ! -x "$baseline_bin" ]]; then
     echo "building the baseline sixsop ($baseline_commit)" >&2
     src=$(mktemp -d)
