@@ -110,6 +110,24 @@ impl PyDecrypted {
     }
 }
 
+/// The decryptor of a one-call function from its Python arguments (each optional).
+pub(crate) fn decryptor_from_args(
+    py: Python<'_>,
+    keys: Option<&Bound<'_, PyAny>>,
+    passwords: Option<&Bound<'_, PyAny>>,
+    verify: Option<&Bound<'_, PyAny>>,
+    untrusted: bool,
+) -> PyResult<Decryptor> {
+    let none = py.None().into_bound(py);
+    Ok(decryptor(
+        convert::keys(keys.unwrap_or(&none))?,
+        convert::passwords(passwords.unwrap_or(&none))?,
+        convert::certs(verify.unwrap_or(&none))?,
+        None,
+        untrusted,
+    ))
+}
+
 /// The library's decryptor for these arguments.
 pub(crate) fn decryptor(
     keys: Vec<Arc<Tsk>>,
@@ -185,14 +203,7 @@ fn decrypt(
     verify: Option<&Bound<'_, PyAny>>,
     untrusted: bool,
 ) -> PyResult<PyDecrypted> {
-    let none = py.None().into_bound(py);
-    let decryptor = decryptor(
-        convert::keys(keys.unwrap_or(&none))?,
-        convert::passwords(passwords.unwrap_or(&none))?,
-        convert::certs(verify.unwrap_or(&none))?,
-        None,
-        untrusted,
-    );
+    let decryptor = decryptor_from_args(py, keys, passwords, verify, untrusted)?;
     let data = convert::octets(data)?;
     let (plaintext, summary) = py.detach(|| decryptor.decrypt_bytes(&data)).py(py)?;
     Ok(PyDecrypted {

@@ -10,9 +10,8 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 
-use crate::convert;
 use crate::errors::to_py;
-use crate::message::{decryptor, encryptor, verifications};
+use crate::message::{decryptor_from_args, encryptor, verifications};
 
 /// The size of each read from and write to a Python file object.
 const BUFFER: usize = 1 << 20;
@@ -151,14 +150,7 @@ fn decrypt_stream<'py>(
     verify: Option<&Bound<'py, PyAny>>,
     untrusted: bool,
 ) -> PyResult<Bound<'py, PyList>> {
-    let none = py.None().into_bound(py);
-    let decryptor = decryptor(
-        convert::keys(keys.unwrap_or(&none))?,
-        convert::passwords(passwords.unwrap_or(&none))?,
-        convert::certs(verify.unwrap_or(&none))?,
-        None,
-        untrusted,
-    );
+    let decryptor = decryptor_from_args(py, keys, passwords, verify, untrusted)?;
     let raised = Raised::default();
     let source = BufReader::with_capacity(BUFFER, PyReader { file: src, raised: raised.clone() });
     let mut sink = BufWriter::with_capacity(BUFFER, PyWriter { file: dst, raised: raised.clone() });
