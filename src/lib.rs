@@ -191,6 +191,8 @@
 //! ARCHITECTURE.md in the repository describes the layers and their invariants.
 
 mod armor;
+#[cfg(feature = "async")]
+mod async_io;
 mod crypto;
 mod error;
 mod key;
@@ -201,6 +203,10 @@ mod pipeline;
 mod signature;
 
 pub use crate::armor::{ArmorKind, ArmorReader, ArmorWriter};
+#[cfg(feature = "async")]
+pub use crate::async_io::{
+    AsyncDecryptReader, AsyncEncryptWriter, AsyncInlineSignWriter, AsyncInlineVerifyReader,
+};
 pub use crate::crypto::secret::{Password, SessionKey};
 pub use crate::crypto::{AeadAlgorithm, HashAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm, backend};
 pub use crate::error::{Error, KeyProblem, Limit, Malformed, Result, Unsupported};
@@ -214,10 +220,6 @@ pub use crate::message::sign::{InlineSignWriter, SignWriter, Signer};
 pub use crate::message::verify::{
     BadReason, DetachedVerifier, InlineVerifyReader, UnverifiableReason, Verification, VerificationStatus,
     Verifier,
-};
-#[cfg(feature = "async")]
-pub use crate::message::{
-    AsyncDecryptReader, AsyncEncryptWriter, AsyncInlineSignWriter, AsyncInlineVerifyReader,
 };
 pub use crate::message::{
     DataFormat, DecryptReader, DecryptSummary, DecryptedWith, Decryptor, EncryptWriter, Encryptor, KeyStore,

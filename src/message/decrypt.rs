@@ -34,8 +34,8 @@ use crate::message::lookup::{self, KeyStore, SharedStore};
 use crate::message::reader::{Container, MessageReader};
 use crate::message::seipd::SeipdReader;
 use crate::message::skesk::decrypt_session_key;
-use crate::message::verify::{Verification, Verifier, peek_tag};
-use crate::packet::header::{Header, Tag};
+use crate::message::verify::{Verification, Verifier};
+use crate::packet::header::{Header, Tag, peek_tag};
 use crate::packet::key::{PublicKeyMaterial, PublicKeyPacket, SecretKeyMaterial};
 use crate::packet::partial::PartialBodyReader;
 use crate::packet::pkesk::{Pkesk, PkeskFields, Recipient};
@@ -43,7 +43,7 @@ use crate::packet::s2k::S2k;
 use crate::packet::seipd::SeipdHeader;
 use crate::packet::skesk::Skesk;
 use crate::packet::{PacketBody, read_raw_packet};
-use crate::pipeline as parallel;
+use crate::pipeline;
 
 /// What opened a message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -323,8 +323,8 @@ impl Decryptor {
     ) -> Vec<Result<(Vec<u8>, DecryptSummary)>> {
         /// Messages a thread takes from the counter at a time.
         const TAKE: usize = 16;
-        let threads = self.threads.unwrap_or_else(parallel::available_cores);
-        parallel::map_in_order(threads, TAKE, messages, |m| self.decrypt_one(m.as_ref()))
+        let threads = self.threads.unwrap_or_else(pipeline::available_cores);
+        pipeline::map_in_order(threads, TAKE, messages, |m| self.decrypt_one(m.as_ref()))
     }
 
     /// [`decrypt_bytes`](Decryptor::decrypt_bytes) with no thread started inside the message.
@@ -357,7 +357,7 @@ impl Decryptor {
         cancelled: Option<&AtomicBool>,
     ) -> Result<DecryptReader<R>> {
         // Base64 gets workers of its own: it costs more than the AEAD.
-        let armor_threads = threads.unwrap_or_else(parallel::default_threads);
+        let armor_threads = threads.unwrap_or_else(pipeline::default_threads);
         let mut armor =
             ArmorReader::with_limits(source, &self.limits).threads(armor_threads).read_ahead(true);
         let _ = armor.detect()?;

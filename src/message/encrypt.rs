@@ -22,8 +22,8 @@ use crate::crypto::{AeadAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm, mlkem
 use crate::error::{Error, KeyProblem, Poison, Result, Unsupported};
 use crate::key::{Cert, Fingerprint, Profile, Tsk, flags, from_timestamp, to_timestamp};
 use crate::limits::Limits;
-use crate::message::Sink;
 use crate::message::info::DataFormat;
+use crate::message::io::{Sink, copy_wiped};
 use crate::message::literal::LiteralChunkWriter;
 use crate::message::seipd::SeipdWriter;
 use crate::message::sign::{InlineSignWriter, Signer};
@@ -36,7 +36,7 @@ use crate::packet::partial::PartialBodyWriter;
 use crate::packet::pkesk::{Pkesk, PkeskFields, Recipient};
 use crate::packet::s2k::S2k;
 use crate::packet::{PacketBody, Serialize};
-use crate::pipeline as parallel;
+use crate::pipeline;
 use crate::signature::SignatureMode;
 
 /// The default chunk size: 256 KiB (chunk size octet 12).
@@ -425,7 +425,7 @@ fn recipient_threads(requested: Option<usize>, recipients: usize) -> usize {
     if recipients < PARALLEL_RECIPIENTS {
         return 1;
     }
-    let cores = parallel::available_cores();
+    let cores = pipeline::available_cores();
     requested.unwrap_or(cores).clamp(1, cores)
 }
 
@@ -672,7 +672,7 @@ impl Encryptor {
         }
         let threads = recipient_threads(self.threads, jobs.len());
         let (purpose, hidden) = (self.purpose, self.hidden);
-        parallel::map_in_order(threads, 1, &jobs, |&(w, randomness)| match w {
+        pipeline::map_in_order(threads, 1, &jobs, |&(w, randomness)| match w {
             Work::Cert(cert) => Self::plan(cert, purpose, t, hidden, randomness),
             Work::Prepared(evaluated) => {
                 let mut drawn = randomness.iter();
@@ -777,7 +777,7 @@ impl Encryptor {
 
         let mut sink = if armor {
             // Base64 gets workers of its own: it costs more than the AEAD.
-            let armor_threads = threads.unwrap_or_else(parallel::default_threads);
+            let armor_threads = threads.unwrap_or_else(pipeline::default_threads);
             Sink::Armored(ArmorWriter::new(sink, ArmorKind::Message)?.threads(armor_threads))
         } else {
             Sink::Binary(sink)
@@ -950,7 +950,7 @@ impl<W: Write> EncryptWriter<W> {
         self.poison.check()?;
         let result = match &mut self.inner {
             Inner::Plain(literal) => literal.copy_from(src),
-            Inner::Signed(signed) => crate::message::copy_wiped(src, signed),
+            Inner::Signed(signed) => copy_wiped(src, signed),
         };
         result.map_err(|e| self.poison.set(Error::from_io(e)))
     }

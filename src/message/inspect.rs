@@ -9,7 +9,7 @@ use crate::key::Fingerprint;
 use crate::limits::Limits;
 use crate::message::lookup::Recipient;
 use crate::packet::PacketBody;
-use crate::packet::header::Tag;
+use crate::packet::header::{Tag, peek_tag};
 use crate::packet::one_pass::OnePass;
 use crate::packet::pkesk::Pkesk;
 use crate::packet::read_raw_packet;
@@ -56,7 +56,7 @@ impl MessageInfo {
         let mut info = Self::default();
         let mut packets = 0usize;
         loop {
-            match crate::message::verify::peek_tag(&mut r)? {
+            match peek_tag(&mut r)? {
                 None => return Err(Error::Truncated("message: no encrypted or literal data")),
                 Some(Tag::Seipd | Tag::SymmetricallyEncryptedData) => {
                     info.encrypted = true;

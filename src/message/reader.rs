@@ -99,7 +99,7 @@ impl<S: Container> MessageReader<S> {
         // Only a message the caller did not read to its end needs draining: the wiped copy
         // buffer is not allocated for the usual case (read to `Ok(0)`, then `finish`).
         if matches!(self.stage, Stage::Literal(_)) {
-            let _ = crate::message::copy_wiped(&mut self, &mut io::sink()).map_err(Error::from_io)?;
+            let _ = crate::message::io::copy_wiped(&mut self, &mut io::sink()).map_err(Error::from_io)?;
         }
         match self.stage {
             Stage::Done => Ok(self.verifications),
@@ -176,6 +176,6 @@ impl<S: Container> BufRead for MessageReader<S> {
 
 impl<S: Container> Read for MessageReader<S> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        crate::message::read_via_fill_buf(self, out)
+        crate::message::io::read_via_fill_buf(self, out)
     }
 }

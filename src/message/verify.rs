@@ -29,7 +29,7 @@ use crate::limits::Limits;
 use crate::message::hash_pipe::HashPipe;
 use crate::message::lookup::{KeyStore, SharedStore};
 use crate::message::reader::{Container, MessageReader};
-use crate::packet::header::Tag;
+use crate::packet::header::{Tag, peek_tag};
 use crate::packet::one_pass::{OnePass, OnePassSignature, OnePassSignatureV3};
 use crate::packet::signature::{SignaturePacket, SignatureV4};
 use crate::packet::{PacketBody, RawPacket, read_raw_packet};
@@ -666,21 +666,6 @@ impl fmt::Debug for InlineSignatures {
             .field("one_pass", &self.one_pass.len())
             .field("prefixed", &self.prefixed.len())
             .finish_non_exhaustive()
-    }
-}
-
-/// The packet type of the header at the start of `r`, without consuming it.
-pub(crate) fn peek_tag(r: &mut impl BufRead) -> Result<Option<Tag>> {
-    loop {
-        match r.fill_buf() {
-            Ok(buf) => {
-                return Ok(buf
-                    .first()
-                    .map(|&b| if b & 0x40 != 0 { Tag::from(b & 0x3f) } else { Tag::Other(0) }));
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(Error::from_io(e)),
-        }
     }
 }
 
