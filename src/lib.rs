@@ -215,15 +215,11 @@ pub use crate::key::{
     Revocation, Tsk,
 };
 pub use crate::limits::Limits;
-pub use crate::message::cleartext::{CleartextMessage, CleartextSignWriter, is_cleartext_signed};
-pub use crate::message::sign::{InlineSignWriter, SignWriter, Signer};
-pub use crate::message::verify::{
-    BadReason, DetachedVerifier, InlineVerifyReader, UnverifiableReason, Verification, VerificationStatus,
-    Verifier,
-};
 pub use crate::message::{
-    DataFormat, DecryptReader, DecryptSummary, DecryptedWith, Decryptor, EncryptWriter, Encryptor, KeyStore,
-    LiteralInfo, MessageInfo, Purpose, Recipient, Recipients,
+    BadReason, CleartextMessage, CleartextSignWriter, DataFormat, DecryptReader, DecryptSummary,
+    DecryptedWith, Decryptor, DetachedVerifier, EncryptWriter, Encryptor, InlineSignWriter,
+    InlineVerifyReader, KeyStore, LiteralInfo, MessageInfo, Purpose, Recipient, Recipients, SignWriter,
+    Signer, UnverifiableReason, Verification, VerificationStatus, Verifier, is_cleartext_signed,
 };
 pub use crate::packet::signature::SignatureType;
 pub use crate::pipeline::set_buffer_pool_limit;

@@ -15,17 +15,22 @@ mod inspect;
 mod io;
 pub(crate) mod literal;
 mod lookup;
-mod reader;
 pub(crate) mod seipd;
 pub(crate) mod sign;
+mod signed;
 pub(crate) mod skesk;
+mod verdict;
 pub(crate) mod verify;
 
+pub use cleartext::{CleartextMessage, CleartextSignWriter, is_cleartext_signed};
 pub use decrypt::{DecryptReader, DecryptSummary, DecryptedWith, Decryptor};
 pub use encrypt::{EncryptWriter, Encryptor, Purpose, Recipients};
 pub use info::{DataFormat, LiteralInfo};
 pub use inspect::MessageInfo;
 pub use lookup::{KeyStore, Recipient};
+pub use sign::{InlineSignWriter, SignWriter, Signer};
+pub use verdict::{BadReason, UnverifiableReason, Verification, VerificationStatus, Verifier};
+pub use verify::{DetachedVerifier, InlineVerifyReader};
 
 // `seipd` names it by this path; the async adapters use it too.
 pub(crate) use io::read_via_fill_buf;

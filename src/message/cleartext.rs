@@ -17,7 +17,7 @@ use crate::crypto::HashAlgorithm;
 use crate::error::{Error, Limit, Result};
 use crate::limits::Limits;
 use crate::message::sign::{SignWriter, Signer};
-use crate::message::verify::{Verification, Verifier};
+use crate::message::verdict::{Verification, Verifier};
 use crate::signature::SignatureMode;
 
 /// The first line of a cleartext-signed message.

@@ -31,10 +31,10 @@ use crate::key::{Cert, Fingerprint, Tsk};
 use crate::limits::Limits;
 use crate::message::info::LiteralInfo;
 use crate::message::lookup::{self, KeyStore, SharedStore};
-use crate::message::reader::{Container, MessageReader};
 use crate::message::seipd::SeipdReader;
+use crate::message::signed::{Container, MessageReader};
 use crate::message::skesk::decrypt_session_key;
-use crate::message::verify::{Verification, Verifier};
+use crate::message::verdict::{Verification, Verifier};
 use crate::packet::header::{Header, Tag, peek_tag};
 use crate::packet::key::{PublicKeyMaterial, PublicKeyPacket, SecretKeyMaterial};
 use crate::packet::partial::PartialBodyReader;
@@ -923,7 +923,7 @@ mod tests {
     use crate::message::literal::LiteralWriter;
     use crate::message::seipd::SeipdWriter;
     use crate::message::sign::Signer;
-    use crate::message::verify::VerificationStatus;
+    use crate::message::verdict::VerificationStatus;
     use crate::packet::literal::LiteralHeader;
     use crate::packet::partial::PartialBodyWriter;
 
