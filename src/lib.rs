@@ -219,7 +219,8 @@ pub use crate::message::{
     BadReason, CleartextMessage, CleartextSignWriter, DataFormat, DecryptReader, DecryptSummary,
     DecryptedWith, Decryptor, DetachedVerifier, EncryptWriter, Encryptor, InlineSignWriter,
     InlineVerifyReader, KeyStore, LiteralInfo, MessageInfo, Purpose, Recipient, Recipients, SignWriter,
-    Signer, UnverifiableReason, Verification, VerificationStatus, Verifier, is_cleartext_signed,
+    Signer, SkippedPacket, UnverifiableReason, Verification, VerificationStatus, Verifier,
+    is_cleartext_signed,
 };
 pub use crate::packet::signature::SignatureType;
 pub use crate::pipeline::set_buffer_pool_limit;

@@ -6,9 +6,12 @@
 //! builders and streams on top of them.
 #![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
+mod batch;
 pub(crate) mod cleartext;
 mod decrypt;
+mod decrypt_reader;
 mod encrypt;
+mod esk;
 pub(crate) mod hash_pipe;
 mod info;
 mod inspect;
@@ -16,6 +19,7 @@ mod io;
 pub(crate) mod literal;
 mod lookup;
 pub(crate) mod seipd;
+mod session_key;
 pub(crate) mod sign;
 mod signed;
 pub(crate) mod skesk;
@@ -23,11 +27,14 @@ mod verdict;
 pub(crate) mod verify;
 
 pub use cleartext::{CleartextMessage, CleartextSignWriter, is_cleartext_signed};
-pub use decrypt::{DecryptReader, DecryptSummary, DecryptedWith, Decryptor};
+pub use decrypt::Decryptor;
+pub use decrypt_reader::{DecryptReader, DecryptSummary};
 pub use encrypt::{EncryptWriter, Encryptor, Purpose, Recipients};
+pub use esk::SkippedPacket;
 pub use info::{DataFormat, LiteralInfo};
 pub use inspect::MessageInfo;
 pub use lookup::{KeyStore, Recipient};
+pub use session_key::DecryptedWith;
 pub use sign::{InlineSignWriter, SignWriter, Signer};
 pub use verdict::{BadReason, UnverifiableReason, Verification, VerificationStatus, Verifier};
 pub use verify::{DetachedVerifier, InlineVerifyReader};

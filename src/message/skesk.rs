@@ -10,6 +10,7 @@ use crate::crypto::secret::SecretVec;
 use crate::crypto::secret::SessionKey;
 use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm};
 use crate::error::{Error, Result, Unsupported};
+use crate::packet::s2k::S2k;
 use crate::packet::skesk::Skesk;
 
 /// The HKDF info, which is also the AEAD associated data: 0xC3 (packet type 3 in OpenPGP
@@ -78,6 +79,22 @@ pub(crate) fn encrypt_session_key(
     let mut encrypted_key = session_key.as_bytes().to_vec();
     let tag = cipher.encrypt_in_place(&iv, &info(sym, aead), &mut encrypted_key)?;
     Ok(Skesk { sym, aead, s2k, iv, encrypted_key, tag })
+}
+
+/// The S2K and key length of an SKESK, if this crate can derive its key and then use it: the
+/// cipher, the mode and the nonce are checked here, before any derivation, so that an SKESK
+/// refused for them costs nothing.
+pub(super) fn skesk_s2k(skesk: &Skesk) -> Result<(S2k, usize)> {
+    let key_len =
+        skesk.sym.key_len().ok_or(Error::Unsupported(Unsupported::SymmetricAlgorithm(skesk.sym.into())))?;
+    if AeadCipher::check(skesk.sym, skesk.aead)? != skesk.iv.len() {
+        return Err(Error::malformed("SKESK: IV length"));
+    }
+    // `decrypt_session_key` accepts only a session key of the SKESK cipher's length.
+    if skesk.encrypted_key.len() != key_len {
+        return Err(Error::malformed("SKESK: encrypted session key length"));
+    }
+    Ok((S2k::parse(&skesk.s2k)?, key_len))
 }
 
 #[cfg(test)]
