@@ -216,12 +216,12 @@ pub use crate::key::{
 };
 pub use crate::limits::Limits;
 pub use crate::message::{
-    BadReason, CleartextMessage, CleartextSignWriter, DataFormat, DecryptReader, DecryptSummary,
-    DecryptedWith, Decryptor, DetachedVerifier, EncryptWriter, Encryptor, InlineSignWriter,
-    InlineVerifyReader, KeyStore, LiteralInfo, MessageInfo, Purpose, Recipient, Recipients, SignWriter,
-    Signer, SkippedPacket, UnverifiableReason, Verification, VerificationStatus, Verifier,
-    is_cleartext_signed,
+    BadReason, CleartextMessage, CleartextSignWriter, DecryptReader, DecryptSummary, DecryptedWith,
+    Decryptor, DetachedVerifier, EncryptWriter, Encryptor, InlineSignWriter, InlineVerifyReader, KeyStore,
+    LiteralInfo, MessageInfo, Purpose, Recipient, Recipients, SignWriter, Signer, SkippedPacket,
+    UnverifiableReason, Verification, VerificationStatus, Verifier, is_cleartext_signed,
 };
+pub use crate::packet::literal::DataFormat;
 pub use crate::packet::signature::SignatureType;
 pub use crate::pipeline::set_buffer_pool_limit;
 pub use crate::signature::SignatureMode;

@@ -9,7 +9,7 @@ use crate::crypto::secret::SessionKey;
 use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm};
 use crate::error::{Error, Result};
 use crate::key::Cert;
-use crate::message::info::LiteralInfo;
+use crate::message::literal_info::LiteralInfo;
 use crate::message::seipd::SeipdReader;
 use crate::message::session_key::DecryptedWith;
 use crate::message::signed::{Container, MessageReader};

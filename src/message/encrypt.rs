@@ -20,7 +20,6 @@ use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm, s2k};
 use crate::error::{Error, Poison, Result, Unsupported};
 use crate::key::{Cert, Profile, Tsk, to_timestamp};
 use crate::limits::Limits;
-use crate::message::info::DataFormat;
 use crate::message::io::{Sink, copy_wiped};
 use crate::message::literal::LiteralChunkWriter;
 use crate::message::recipients::{Purpose, RecipientKey, RecipientPlan, Recipients, plans};
@@ -28,7 +27,7 @@ use crate::message::seipd::SeipdWriter;
 use crate::message::sign::{InlineSignWriter, Signer};
 use crate::message::skesk::encrypt_session_key;
 use crate::packet::header::Tag;
-use crate::packet::literal::LiteralHeader;
+use crate::packet::literal::{DataFormat, LiteralHeader};
 use crate::packet::padding::Padding;
 use crate::packet::partial::PartialBodyWriter;
 use crate::packet::s2k::S2k;
@@ -228,7 +227,8 @@ impl Encryptor {
     /// text.
     #[must_use]
     pub fn format(mut self, format: DataFormat) -> Self {
-        self.literal.format = format.into();
+        // `Unknown(b'u')` is `Utf8`: the signature mode follows the octet, not the variant.
+        self.literal.format = DataFormat::from(u8::from(format));
         self
     }
 

@@ -248,17 +248,14 @@ impl<R: BufRead> BufRead for LiteralReader<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::literal::LiteralFormat;
+    use crate::packet::literal::DataFormat;
 
     #[test]
     fn round_trip() {
         let data: Vec<u8> = (0..200_000u32).map(|i| i.to_le_bytes()[1]).collect();
         for len in [0, 1, 65_535, 65_536, 65_537, 200_000] {
-            let header = LiteralHeader {
-                format: LiteralFormat::Utf8,
-                filename: b"f.txt".to_vec(),
-                date: 1_700_000_000,
-            };
+            let header =
+                LiteralHeader { format: DataFormat::Utf8, filename: b"f.txt".to_vec(), date: 1_700_000_000 };
             let mut w = LiteralWriter::new(Vec::new(), &header).unwrap();
             for piece in data[..len].chunks(10_000) {
                 w.write_all(piece).unwrap();
@@ -319,7 +316,7 @@ mod tests {
     /// several held chunks) and longer.
     #[test]
     fn chunk_writer_matches_the_reference_framing() {
-        let header = LiteralHeader { format: LiteralFormat::Binary, filename: b"x".to_vec(), date: 7 };
+        let header = LiteralHeader { format: DataFormat::Binary, filename: b"x".to_vec(), date: 7 };
         let fields = header.encoded_len();
         let data: Vec<u8> =
             (0..3 * PART_LEN + 99).map(|i| (i.wrapping_mul(7) ^ (i >> 8)).to_le_bytes()[0]).collect();
@@ -382,7 +379,7 @@ mod tests {
                 Ok(out.len() + 1)
             }
         }
-        let header = LiteralHeader { format: LiteralFormat::Binary, filename: Vec::new(), date: 0 };
+        let header = LiteralHeader { format: DataFormat::Binary, filename: Vec::new(), date: 0 };
         let _ = seipd_body(16, 1, |w| {
             let mut l = LiteralChunkWriter::new(w, &header).unwrap();
             let err = l.copy_from(&mut Liar).unwrap_err();

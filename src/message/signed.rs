@@ -17,9 +17,9 @@ use crate::error::{Error, Limit, Poison, Result, Unsupported};
 use crate::key::Fingerprint;
 use crate::limits::Limits;
 use crate::message::hash_pipe::HashPipe;
-use crate::message::info::LiteralInfo;
 use crate::message::io::{copy_wiped, read_via_fill_buf};
 use crate::message::literal::LiteralReader;
+use crate::message::literal_info::LiteralInfo;
 use crate::message::verdict::{
     BadReason, UnverifiableReason, Verification, Verifier, issuer_of, other_version,
 };
