@@ -7,25 +7,25 @@
 #![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 mod batch;
-pub(crate) mod cleartext;
+mod cleartext;
 mod decrypt;
 mod decrypt_reader;
 mod encrypt;
 mod esk;
-pub(crate) mod hash_pipe;
+mod hash_pipe;
 mod inspect;
 mod io;
-pub(crate) mod literal;
+mod literal;
 mod literal_info;
 mod lookup;
 mod recipients;
-pub(crate) mod seipd;
+mod seipd;
 mod session_key;
-pub(crate) mod sign;
+mod sign;
 mod signed;
 pub(crate) mod skesk;
 mod verdict;
-pub(crate) mod verify;
+mod verify;
 
 pub use cleartext::{CleartextMessage, CleartextSignWriter, is_cleartext_signed};
 pub use decrypt::Decryptor;

@@ -26,14 +26,14 @@ pub(crate) fn read_via_fill_buf(r: &mut impl std::io::BufRead, out: &mut [u8]) -
 
 /// The output, armored or not.
 #[derive(Debug)]
-pub(crate) enum Sink<W: Write> {
+pub(super) enum Sink<W: Write> {
     Binary(W),
     Armored(ArmorWriter<W>),
 }
 
 impl<W: Write> Sink<W> {
     /// Ends the armor, if any, flushes and returns the writer.
-    pub(crate) fn finish(self) -> Result<W> {
+    pub(super) fn finish(self) -> Result<W> {
         match self {
             Self::Binary(mut w) => {
                 w.flush()?;
@@ -81,7 +81,7 @@ impl<W: Write> Write for Sink<W> {
 /// # Errors
 /// Those of `src` (but `Interrupted`, which is retried) and `dst`; `InvalidData` if `src`
 /// reports more octets than it was given (what it wrote cannot be known).
-pub(crate) fn copy_wiped(
+pub(super) fn copy_wiped(
     src: &mut (impl std::io::Read + ?Sized),
     dst: &mut impl std::io::Write,
 ) -> std::io::Result<u64> {

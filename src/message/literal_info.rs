@@ -16,7 +16,7 @@ pub struct LiteralInfo {
 }
 
 impl LiteralInfo {
-    pub(crate) fn from_header(header: &LiteralHeader) -> Self {
+    pub(super) fn from_header(header: &LiteralHeader) -> Self {
         Self { format: header.format, filename: header.filename.clone(), date: header.date }
     }
 

@@ -25,7 +25,7 @@ fn info(sym: SymmetricAlgorithm, aead: AeadAlgorithm) -> [u8; 4] {
 ///
 /// # Errors
 /// `Unsupported(SymmetricAlgorithm)` for an unknown cipher.
-pub(crate) fn derive_kek(s2k_key: &[u8], sym: SymmetricAlgorithm, aead: AeadAlgorithm) -> Result<SecretVec> {
+pub(super) fn derive_kek(s2k_key: &[u8], sym: SymmetricAlgorithm, aead: AeadAlgorithm) -> Result<SecretVec> {
     let key_len = sym.key_len().ok_or(Error::Unsupported(Unsupported::SymmetricAlgorithm(sym.into())))?;
     let mut kek = SecretVec::zeroed(key_len);
     hkdf::sha256(&[], s2k_key, &info(sym, aead), &mut kek)?;
@@ -42,7 +42,7 @@ pub(crate) fn derive_kek(s2k_key: &[u8], sym: SymmetricAlgorithm, aead: AeadAlgo
 /// # Errors
 /// `Unsupported` for an unknown cipher or mode; `Decrypt` if the tag does not verify (wrong
 /// password) or the session key has the wrong length for the cipher.
-pub(crate) fn decrypt_session_key(skesk: &Skesk, s2k_key: &[u8]) -> Result<SessionKey> {
+pub(super) fn decrypt_session_key(skesk: &Skesk, s2k_key: &[u8]) -> Result<SessionKey> {
     let kek = derive_kek(s2k_key, skesk.sym, skesk.aead)?;
     let cipher = AeadCipher::new(skesk.sym, skesk.aead, &kek)?;
     let mut key = SecretVec::new(skesk.encrypted_key.clone());

@@ -118,7 +118,7 @@ impl DetachedVerifier {
     /// Marks every signature whose hash algorithm is not in `named` as bad: a cleartext
     /// message's `Hash` header must not name other algorithms than its signatures use
     /// (RFC 9580 §7.1), since a reader may show the header to the user.
-    pub(crate) fn require_hashes(&mut self, named: &[HashAlgorithm]) {
+    pub(super) fn require_hashes(&mut self, named: &[HashAlgorithm]) {
         self.take_back_hashes();
         for item in &mut self.items {
             if let Pending::Hashing(sig, _) = item
