@@ -155,7 +155,7 @@ impl Decryptor {
 
     /// Verifies the signatures inside the message against the signing keys of `certs`
     /// (repeatable; the certificates add up). The verdicts are in
-    /// [`DecryptSummary::verifications`], one per signature; without this call the signatures are
+    /// [`DecryptSummary::verifications`](crate::DecryptSummary::verifications), one per signature; without this call the signatures are
     /// listed there unchecked, as [`UnverifiableReason::NotRequested`](crate::UnverifiableReason).
     ///
     /// Signatures count as good under the rules of [`Verifier`], with the time window set by

@@ -32,7 +32,7 @@ impl<R: BufRead> Container for Body<R> {
     }
 }
 
-/// Decrypted plaintext of a message; made by [`Decryptor::reader`].
+/// Decrypted plaintext of a message; made by [`Decryptor::reader`](crate::Decryptor::reader).
 ///
 /// `Read` and `BufRead` give the literal data. Plaintext is released only after the chunk
 /// holding it has been authenticated (the last chunk only after the final tag, too). `Ok(0)`
@@ -42,7 +42,7 @@ impl<R: BufRead> Container for Body<R> {
 ///
 /// # Signatures: what is final when
 ///
-/// With [`Decryptor::verify_with`], the literal data is hashed as the caller consumes it and
+/// With [`Decryptor::verify_with`](crate::Decryptor::verify_with), the literal data is hashed as the caller consumes it and
 /// the signatures are checked when the trailing Signature packets have been decrypted, at the
 /// end of the message. So:
 /// - every plaintext octet `read` returns is **authentic** (it comes from the holder of the
@@ -92,7 +92,7 @@ pub struct DecryptSummary {
     pub decrypted_with: DecryptedWith,
     /// One verdict per signature in the message (unchecked, as
     /// [`UnverifiableReason::NotRequested`](crate::UnverifiableReason), unless
-    /// [`Decryptor::verify_with`] was used): first the signatures placed before the literal
+    /// [`Decryptor::verify_with`](crate::Decryptor::verify_with) was used): first the signatures placed before the literal
     /// data, then those announced by One-Pass Signatures, outermost first. Only
     /// [`Verification::is_good`] ones vouch for the plaintext; an empty list means the message
     /// is not signed.
@@ -102,7 +102,7 @@ pub struct DecryptSummary {
 impl DecryptSummary {
     /// Is the message signed by `cert`: does one of its signatures verify as good with a key
     /// of `cert` ([`Verification::is_signed_by`])? Always `false` without
-    /// [`Decryptor::verify_with`] or a key store, since signatures are then not checked.
+    /// [`Decryptor::verify_with`](crate::Decryptor::verify_with) or a key store, since signatures are then not checked.
     #[must_use]
     pub fn is_signed_by(&self, cert: &Cert) -> bool {
         self.verifications.iter().any(|v| v.is_signed_by(cert))

@@ -30,9 +30,9 @@ pub enum DecryptedWith {
         /// The fingerprint of the key whose PKESK was decrypted.
         key: Fingerprint,
     },
-    /// The password at this index, in the order given to [`Decryptor::password`].
+    /// The password at this index, in the order given to [`Decryptor::password`](crate::Decryptor::password).
     Password(usize),
-    /// The session key at this index, in the order given to [`Decryptor::session_key`].
+    /// The session key at this index, in the order given to [`Decryptor::session_key`](crate::Decryptor::session_key).
     SessionKey(usize),
 }
 
