@@ -9,11 +9,12 @@
 //! Unknown non-critical packets (type IDs 40-63) are skipped wherever Padding is (RFC 9580 §4.3).
 //! ```
 //!
-//! PKESKs and SKESKs of versions or algorithms this crate does not implement are skipped: a
-//! co-recipient's key must never make the message unreadable. There must be as many
-//! signatures after the literal data as One-Pass Signatures before it. The signatures are
-//! verified (in the same pass, hashing the literal data as it is released) when the caller
-//! asks for it with [`Decryptor::verify_with`]; otherwise their structure is checked only.
+//! The session-key packets are read by `esk` (which skips those this crate cannot use), the
+//! session key is found by `session_key`, and the signed message inside the SEIPD packet is
+//! read by `signed`: there must be as many signatures after the literal data as One-Pass
+//! Signatures before it. The signatures are verified (in the same pass, hashing the literal
+//! data as it is released) when the caller asks for it with [`Decryptor::verify_with`];
+//! otherwise their structure is checked only.
 //!
 //! <https://www.rfc-editor.org/rfc/rfc9580#section-10.3>
 
