@@ -156,8 +156,9 @@ impl Decryptor {
 
     /// Verifies the signatures inside the message against the signing keys of `certs`
     /// (repeatable; the certificates add up). The verdicts are in
-    /// [`DecryptSummary::verifications`](crate::DecryptSummary::verifications), one per signature; without this call the signatures are
-    /// listed there unchecked, as [`UnverifiableReason::NotRequested`](crate::UnverifiableReason).
+    /// [`DecryptSummary::verifications`](crate::DecryptSummary::verifications), one per
+    /// signature; without this call the signatures are listed there unchecked, as
+    /// [`UnverifiableReason::NotRequested`](crate::UnverifiableReason).
     ///
     /// Signatures count as good under the rules of [`Verifier`], with the time window set by
     /// [`not_before`](Decryptor::not_before), [`not_after`](Decryptor::not_after) and

@@ -42,9 +42,9 @@ impl<R: BufRead> Container for Body<R> {
 ///
 /// # Signatures: what is final when
 ///
-/// With [`Decryptor::verify_with`](crate::Decryptor::verify_with), the literal data is hashed as the caller consumes it and
-/// the signatures are checked when the trailing Signature packets have been decrypted, at the
-/// end of the message. So:
+/// With [`Decryptor::verify_with`](crate::Decryptor::verify_with), the literal data is hashed
+/// as the caller consumes it and the signatures are checked when the trailing Signature
+/// packets have been decrypted, at the end of the message. So:
 /// - every plaintext octet `read` returns is **authentic** (it comes from the holder of the
 ///   session key: its AEAD chunk verified), but **not yet known to be signed**;
 /// - the signature verdicts exist only in the [`DecryptSummary`] returned by
@@ -92,8 +92,9 @@ pub struct DecryptSummary {
     pub decrypted_with: DecryptedWith,
     /// One verdict per signature in the message (unchecked, as
     /// [`UnverifiableReason::NotRequested`](crate::UnverifiableReason), unless
-    /// [`Decryptor::verify_with`](crate::Decryptor::verify_with) was used): first the signatures placed before the literal
-    /// data, then those announced by One-Pass Signatures, outermost first. Only
+    /// [`Decryptor::verify_with`](crate::Decryptor::verify_with) was used): first the
+    /// signatures placed before the literal data, then those announced by One-Pass Signatures,
+    /// outermost first. Only
     /// [`Verification::is_good`] ones vouch for the plaintext; an empty list means the message
     /// is not signed.
     pub verifications: Vec<Verification>,
@@ -102,7 +103,8 @@ pub struct DecryptSummary {
 impl DecryptSummary {
     /// Is the message signed by `cert`: does one of its signatures verify as good with a key
     /// of `cert` ([`Verification::is_signed_by`])? Always `false` without
-    /// [`Decryptor::verify_with`](crate::Decryptor::verify_with) or a key store, since signatures are then not checked.
+    /// [`Decryptor::verify_with`](crate::Decryptor::verify_with) or a key store, since
+    /// signatures are then not checked.
     #[must_use]
     pub fn is_signed_by(&self, cert: &Cert) -> bool {
         self.verifications.iter().any(|v| v.is_signed_by(cert))

@@ -207,9 +207,9 @@ impl Evaluated {
 }
 
 /// Recipient certificates evaluated once, at an explicit time, for encrypting many messages
-/// to them ([`Encryptor::prepared`](crate::Encryptor::prepared)): a mailing list, a backup tool. Checking a certificate's
-/// self-signatures costs more than encrypting a short message to it; with `Recipients` each
-/// message pays only for its key agreements.
+/// to them ([`Encryptor::prepared`](crate::Encryptor::prepared)): a mailing list, a backup
+/// tool. Checking a certificate's self-signatures costs more than encrypting a short message
+/// to it; with `Recipients` each message pays only for its key agreements.
 ///
 /// The evaluation holds for the time given to [`Recipients::new`] until the first of the keys
 /// and binding signatures it used expires ([`Recipients::expiration_time`]): a message made
@@ -245,8 +245,9 @@ impl Recipients {
     /// encrypted to, and their preferences.
     ///
     /// # Errors
-    /// As [`Encryptor::writer`](crate::Encryptor::writer) for each certificate: `KeyUnusable` naming the first one that
-    /// has no valid encryption-capable key at `at`, and why; `Unsupported(PublicKeyAlgorithm)`.
+    /// As [`Encryptor::writer`](crate::Encryptor::writer) for each certificate: `KeyUnusable`
+    /// naming the first one that has no valid encryption-capable key at `at`, and why;
+    /// `Unsupported(PublicKeyAlgorithm)`.
     pub fn new<C: std::borrow::Borrow<Cert>>(
         certs: impl IntoIterator<Item = C>,
         at: SystemTime,

@@ -2,7 +2,6 @@
 //! was given, tried on a message's session-key packets in a fixed order (given session keys,
 //! then the PKESKs, then the SKESKs with each password).
 
-use std::fmt;
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -30,9 +29,11 @@ pub enum DecryptedWith {
         /// The fingerprint of the key whose PKESK was decrypted.
         key: Fingerprint,
     },
-    /// The password at this index, in the order given to [`Decryptor::password`](crate::Decryptor::password).
+    /// The password at this index, in the order given to
+    /// [`Decryptor::password`](crate::Decryptor::password).
     Password(usize),
-    /// The session key at this index, in the order given to [`Decryptor::session_key`](crate::Decryptor::session_key).
+    /// The session key at this index, in the order given to
+    /// [`Decryptor::session_key`](crate::Decryptor::session_key).
     SessionKey(usize),
 }
 
@@ -54,16 +55,6 @@ pub(super) struct KeySources {
 struct ExpandedKey {
     key: Fingerprint,
     dk: Box<mlkem_x25519::DecapsulationKey>,
-}
-
-impl fmt::Debug for KeySources {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("KeySources")
-            .field("keys", &self.keys.iter().map(|k| k.fingerprint()).collect::<Vec<_>>())
-            .field("passwords", &self.passwords.len())
-            .field("session_keys", &self.session_keys.len())
-            .finish_non_exhaustive()
-    }
 }
 
 impl KeySources {
