@@ -9,11 +9,9 @@ use crate::key::Fingerprint;
 use crate::limits::Limits;
 use crate::message::esk::{EskSequence, SkippedPacket};
 use crate::message::lookup::Recipient;
-use crate::packet::PacketBody;
+use crate::message::signed::named_signers;
 use crate::packet::header::{Tag, peek_tag};
-use crate::packet::one_pass::OnePass;
 use crate::packet::read_raw_packet;
-use crate::packet::signature::SignaturePacket;
 
 /// What the packets at the start of a message say about it ([`MessageInfo::from_bytes`]).
 ///
@@ -89,37 +87,6 @@ impl MessageInfo {
 
     /// The signers an inline-signed message names before its literal data.
     fn signed(r: &mut impl BufRead, limits: &Limits) -> Result<Self> {
-        let mut info = Self::default();
-        let mut packets = 0usize;
-        loop {
-            match peek_tag(&mut *r)? {
-                None => return Err(Error::Truncated("message: no encrypted or literal data")),
-                Some(Tag::LiteralData | Tag::CompressedData) => return Ok(info),
-                Some(_) => {}
-            }
-            packets = packets.saturating_add(1);
-            if packets > limits.max_session_key_packets().saturating_add(limits.max_signatures()) {
-                return Err(Error::LimitExceeded(crate::error::Limit::SessionKeyPackets));
-            }
-            let Some(raw) = read_raw_packet(&mut *r, limits)? else {
-                return Err(Error::Truncated("message"));
-            };
-            match raw.tag {
-                Tag::OnePassSignature => {
-                    // A v3 One-Pass Signature names a v4 key, which is not a signer this crate
-                    // can name.
-                    if let OnePass::V6(ops) = OnePass::parse(&raw.body)? {
-                        info.signers.push(Fingerprint::from_bytes(ops.fingerprint));
-                    }
-                }
-                Tag::Signature => {
-                    let issuer = SignaturePacket::parse_with_limits(&raw.body, limits)
-                        .ok()
-                        .and_then(|s| s.issuer_fingerprint().and_then(|f| <[u8; 32]>::try_from(f).ok()));
-                    info.signers.extend(issuer.map(Fingerprint::from_bytes));
-                }
-                _ => {}
-            }
-        }
+        Ok(Self { signers: named_signers(r, limits)?, ..Self::default() })
     }
 }

@@ -443,6 +443,48 @@ impl InlineSignatures {
     }
 }
 
+/// The signing keys that the packets of a signed message before its literal data name (its
+/// One-Pass Signatures and the issuers of its signatures), in order, for
+/// [`MessageInfo`](super::MessageInfo): unlike [`InlineSignatures::read_prefix`], it checks
+/// neither their order nor the signatures, and skips packets of other types. `source` is left
+/// at the literal (or compressed) data.
+///
+/// # Errors
+/// `Truncated` if the input ends first; `LimitExceeded(SessionKeyPackets)` past the packet
+/// count; a One-Pass Signature that does not parse; framing and I/O errors.
+pub(super) fn named_signers(source: &mut impl BufRead, limits: &Limits) -> Result<Vec<Fingerprint>> {
+    let mut signers = Vec::new();
+    let mut packets = 0usize;
+    loop {
+        match peek_tag(&mut *source)? {
+            None => return Err(Error::Truncated("message: no encrypted or literal data")),
+            Some(Tag::LiteralData | Tag::CompressedData) => return Ok(signers),
+            Some(_) => {}
+        }
+        packets = packets.saturating_add(1);
+        if packets > limits.max_session_key_packets().saturating_add(limits.max_signatures()) {
+            return Err(Error::LimitExceeded(Limit::SessionKeyPackets));
+        }
+        let Some(raw) = read_raw_packet(&mut *source, limits)? else {
+            return Err(Error::Truncated("message"));
+        };
+        match raw.tag {
+            Tag::OnePassSignature => {
+                // A v3 One-Pass Signature names a v4 key, which is not a signer this crate
+                // can name.
+                if let OnePass::V6(ops) = OnePass::parse(&raw.body)? {
+                    signers.push(Fingerprint::from_bytes(ops.fingerprint));
+                }
+            }
+            Tag::Signature => {
+                let sig = SignaturePacket::parse_with_limits(&raw.body, limits);
+                signers.extend(sig.ok().as_ref().and_then(issuer_of));
+            }
+            _ => {}
+        }
+    }
+}
+
 /// One signature awaiting the end of the data.
 #[derive(Debug)]
 pub(super) enum Pending {
