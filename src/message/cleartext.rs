@@ -21,7 +21,7 @@ use crate::message::verdict::{Verification, Verifier};
 use crate::signature::SignatureMode;
 
 /// The first line of a cleartext-signed message.
-pub(super) const CLEARTEXT_BEGIN: &[u8] = b"-----BEGIN PGP SIGNED MESSAGE-----";
+const CLEARTEXT_BEGIN: &[u8] = b"-----BEGIN PGP SIGNED MESSAGE-----";
 /// The line that ends the signed text.
 const SIGNATURE_BEGIN: &[u8] = b"-----BEGIN PGP SIGNATURE-----";
 /// Octets a raw line of the signed text may have beyond the room left in the text.

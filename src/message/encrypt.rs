@@ -36,7 +36,7 @@ use crate::pipeline;
 use crate::signature::SignatureMode;
 
 /// The default chunk size: 256 KiB (chunk size octet 12).
-pub(super) const DEFAULT_CHUNK_SIZE: usize = 1 << 18;
+const DEFAULT_CHUNK_SIZE: usize = 1 << 18;
 /// The smallest chunk size (octet 0).
 const MIN_CHUNK_SIZE: usize = 1 << 6;
 /// The largest chunk size (octet 16, RFC 9580 §5.13.2).

@@ -267,7 +267,7 @@ impl InlineSignatures {
     /// `Truncated` if the input ends before the literal data; `Unsupported(CompressedData)`;
     /// `Malformed` for another packet, or a signature between One-Pass Signatures;
     /// `LimitExceeded(Signatures)`; framing and I/O errors.
-    pub(super) fn read_prefix(source: &mut impl BufRead, limits: &Limits, hashing: bool) -> Result<Self> {
+    fn read_prefix(source: &mut impl BufRead, limits: &Limits, hashing: bool) -> Result<Self> {
         let mut this = Self {
             hashing,
             prefixed: Vec::new(),
@@ -331,7 +331,7 @@ impl InlineSignatures {
     }
 
     /// Hashes more literal data.
-    pub(super) fn update(&mut self, data: &[u8]) {
+    fn update(&mut self, data: &[u8]) {
         if !self.hashing {
             return;
         }
@@ -354,7 +354,7 @@ impl InlineSignatures {
     }
 
     /// Every Signature packet read so far (header included, binary), in the order found.
-    pub(super) fn signature_packets(&self) -> &[u8] {
+    fn signature_packets(&self) -> &[u8] {
         &self.signature_packets
     }
 
@@ -366,7 +366,7 @@ impl InlineSignatures {
     /// # Errors
     /// `Malformed` for another packet or more signatures than One-Pass Signatures; `Truncated`
     /// for fewer; framing and I/O errors.
-    pub(super) fn read_suffix(
+    fn read_suffix(
         &mut self,
         source: &mut impl BufRead,
         limits: &Limits,

@@ -25,7 +25,7 @@ fn info(sym: SymmetricAlgorithm, aead: AeadAlgorithm) -> [u8; 4] {
 ///
 /// # Errors
 /// `Unsupported(SymmetricAlgorithm)` for an unknown cipher.
-pub(super) fn derive_kek(s2k_key: &[u8], sym: SymmetricAlgorithm, aead: AeadAlgorithm) -> Result<SecretVec> {
+fn derive_kek(s2k_key: &[u8], sym: SymmetricAlgorithm, aead: AeadAlgorithm) -> Result<SecretVec> {
     let key_len = sym.key_len().ok_or(Error::Unsupported(Unsupported::SymmetricAlgorithm(sym.into())))?;
     let mut kek = SecretVec::zeroed(key_len);
     hkdf::sha256(&[], s2k_key, &info(sym, aead), &mut kek)?;
