@@ -20,7 +20,6 @@ mod tsk;
 mod update;
 
 pub use cert::Cert;
-pub use fingerprint::{Fingerprint, KeyId};
 pub use generate::KeyBuilder;
 pub use inspect::{KeyFlags, KeyInfo, Revocation};
 pub use profile::Profile;

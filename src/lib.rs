@@ -199,14 +199,14 @@ mod message;
 mod packet;
 mod pipeline;
 mod signature;
+mod types;
 
 pub use crate::armor::{ArmorKind, ArmorReader, ArmorWriter};
+pub use crate::crypto::backend;
 pub use crate::crypto::secret::{Password, SessionKey};
-pub use crate::crypto::{AeadAlgorithm, HashAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm, backend};
 pub use crate::error::{Error, KeyProblem, Limit, Malformed, Result, Unsupported};
 pub use crate::key::{
-    Cert, Fingerprint, KeyBuilder, KeyFlags, KeyId, KeyInfo, KeyUpdate, Profile, ReasonForRevocation,
-    Revocation, Tsk,
+    Cert, KeyBuilder, KeyFlags, KeyInfo, KeyUpdate, Profile, ReasonForRevocation, Revocation, Tsk,
 };
 pub use crate::limits::Limits;
 pub use crate::message::cleartext::{CleartextMessage, CleartextSignWriter, is_cleartext_signed};
@@ -221,11 +221,14 @@ pub use crate::message::{
 };
 pub use crate::message::{
     DataFormat, DecryptReader, DecryptSummary, DecryptedWith, Decryptor, EncryptWriter, Encryptor, KeyStore,
-    LiteralInfo, MessageInfo, Purpose, Recipient, Recipients,
+    LiteralInfo, MessageInfo, Purpose, Recipients,
 };
 pub use crate::packet::signature::SignatureType;
 pub use crate::pipeline::set_buffer_pool_limit;
 pub use crate::signature::SignatureMode;
+pub use crate::types::{
+    AeadAlgorithm, Fingerprint, HashAlgorithm, KeyId, PublicKeyAlgorithm, Recipient, SymmetricAlgorithm,
+};
 
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]

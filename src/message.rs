@@ -33,7 +33,7 @@ pub use decrypt::{DecryptReader, DecryptSummary, DecryptedWith, Decryptor};
 pub use encrypt::{EncryptWriter, Encryptor, Purpose, Recipients};
 pub use info::{DataFormat, LiteralInfo};
 pub use inspect::MessageInfo;
-pub use lookup::{KeyStore, Recipient};
+pub use lookup::KeyStore;
 
 /// `Read::read` for a reader whose `BufRead` side is the real one: copies what `fill_buf`
 /// has (reading more only when it is empty) and consumes it.

@@ -13,12 +13,12 @@ use ml_kem::{Decapsulate, KeyExport};
 use sha3::Digest;
 use zeroize::Zeroizing;
 
-use crate::crypto::PublicKeyAlgorithm;
 use crate::crypto::aes_kw;
 use crate::crypto::rng::Rng;
 use crate::crypto::secret::{Curve25519Secret, MlKemSeed, Secret32, SessionKey};
 use crate::crypto::x25519;
 use crate::error::{Error, Result};
+use crate::types::PublicKeyAlgorithm;
 
 /// Length of an ML-KEM-768 encapsulation key.
 pub(crate) const MLKEM_PUBLIC_LEN: usize = 1184;

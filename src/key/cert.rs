@@ -1,22 +1,20 @@
 //! Certificates (transferable public keys, RFC 9580 §10.1).
 
 use std::fmt;
-use std::io::{self, BufRead, Write};
+use std::io::{self, Write};
 use std::sync::Arc;
 use std::time::SystemTime;
 
 use crate::armor::{ArmorKind, ArmorWriter};
-use crate::crypto::PublicKeyAlgorithm;
-use crate::error::{Error, Result};
-use crate::key::fingerprint::{Fingerprint, KeyId};
-use crate::key::parse;
+use crate::error::Result;
 use crate::key::sig::VerifyCache;
-use crate::limits::Limits;
 use crate::packet::header::{Header, Tag};
 use crate::packet::key::PublicKeyPacket;
 use crate::packet::signature::SignaturePacket;
 use crate::packet::user_id::UserId;
 use crate::packet::{PacketBody, Serialize};
+use crate::types::PublicKeyAlgorithm;
+use crate::types::{Fingerprint, KeyId};
 
 /// An OpenPGP certificate: a v6 primary key with its self-signatures, user IDs and subkeys.
 ///
@@ -81,46 +79,6 @@ impl From<&Cert> for Arc<Cert> {
 }
 
 impl Cert {
-    /// Parses exactly one certificate, armored or binary.
-    ///
-    /// A transferable secret key is accepted too; its secret parts are dropped.
-    ///
-    /// # Errors
-    /// `Malformed`/`Truncated` for broken input, `Unsupported` for a non-v6 primary key, and
-    /// `InvalidArgument` if the input holds no certificate or more than one.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        Self::from_reader(bytes)
-    }
-
-    /// Parses exactly one certificate, armored or binary, from a stream.
-    ///
-    /// # Errors
-    /// As [`Cert::from_bytes`].
-    pub fn from_reader(reader: impl BufRead) -> Result<Self> {
-        let mut all = Self::read_all(reader)?;
-        match all.len() {
-            1 => all.pop().ok_or(Error::InvalidArgument("no certificate found")),
-            0 => Err(Error::InvalidArgument("no certificate found")),
-            _ => Err(Error::InvalidArgument("more than one certificate found")),
-        }
-    }
-
-    /// Parses every certificate in a stream (a keyring), armored or binary.
-    ///
-    /// # Errors
-    /// As [`Cert::from_bytes`], except that any number of certificates is fine.
-    pub fn read_all(reader: impl BufRead) -> Result<Vec<Self>> {
-        Self::read_all_with_limits(reader, &Limits::default())
-    }
-
-    /// [`Cert::read_all`] with explicit resource limits.
-    ///
-    /// # Errors
-    /// As [`Cert::from_bytes`], and `LimitExceeded` when the input goes past `limits`.
-    pub fn read_all_with_limits(reader: impl BufRead, limits: &Limits) -> Result<Vec<Self>> {
-        Ok(parse::parse_keyring(reader, limits)?.into_iter().map(|k| k.cert).collect())
-    }
-
     /// The primary key's fingerprint.
     #[must_use]
     pub fn fingerprint(&self) -> Fingerprint {

@@ -11,13 +11,13 @@ use std::time::SystemTime;
 
 use crate::crypto::rng::Rng;
 use crate::error::{Error, KeyProblem, Result};
-use crate::key::fingerprint::Fingerprint;
 use crate::key::sig::{self, Signed};
 use crate::key::tsk::Tsk;
 use crate::key::{flags, to_timestamp};
 use crate::packet::signature::{SignaturePacket, SignatureType};
 use crate::packet::subpacket::{Subpacket, SubpacketData};
 use crate::signature::{base_subpackets, critical, sub};
+use crate::types::Fingerprint;
 
 /// The creation time for a signature that must supersede `prev`: `t`, or one second after
 /// `prev` if that is later (two self-signatures made in the same second would tie).
@@ -231,10 +231,10 @@ mod tests {
     use std::time::{Duration, UNIX_EPOCH};
 
     use super::*;
-    use crate::crypto::PublicKeyAlgorithm;
     use crate::key::cert::SubkeyBinding;
     use crate::key::generate::new_key;
     use crate::key::{KeyBuilder, Profile};
+    use crate::types::PublicKeyAlgorithm;
 
     #[test]
     fn a_signing_subkey_keeps_a_valid_back_signature_when_rebound() {

@@ -1,6 +1,6 @@
 //! Key generation and encryption profiles, named as SOP tools name them.
 
-use crate::crypto::{AeadAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm};
+use crate::types::{AeadAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm};
 
 /// Which algorithms a new key uses.
 ///

@@ -8,13 +8,13 @@ use std::time::SystemTime;
 use crate::crypto::rng::Rng;
 use crate::error::{Error, Result};
 use crate::key::cert::Cert;
-use crate::key::fingerprint::Fingerprint;
 use crate::key::sig::{self, Signed, VerifyCache};
 use crate::key::to_timestamp;
 use crate::key::tsk::Tsk;
 use crate::packet::signature::{SignaturePacket, SignatureType};
 use crate::packet::subpacket::{Subpacket, SubpacketData};
 use crate::signature::{base_subpackets, sub};
+use crate::types::Fingerprint;
 
 /// Why a key, subkey or user ID is revoked (RFC 9580 §5.2.3.31).
 ///

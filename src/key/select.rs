@@ -11,14 +11,14 @@
 
 use std::time::SystemTime;
 
-use crate::crypto::PublicKeyAlgorithm;
 use crate::error::{Error, KeyProblem, Result};
 use crate::key::cert::Cert;
-use crate::key::fingerprint::Fingerprint;
 use crate::key::sig::{self, Signed};
 use crate::key::{flags, to_timestamp};
 use crate::packet::key::PublicKeyPacket;
 use crate::packet::signature::{SignaturePacket, SignatureType};
+use crate::types::Fingerprint;
+use crate::types::PublicKeyAlgorithm;
 
 /// A key of a certificate that is valid at the evaluation time, with its properties.
 #[derive(Debug, Clone, Copy)]

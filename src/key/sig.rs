@@ -7,7 +7,6 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Mutex;
 
-use crate::crypto::HashAlgorithm;
 use crate::crypto::hash::Hasher;
 use crate::crypto::rng::Rng;
 use crate::error::{Error, Result};
@@ -16,6 +15,7 @@ use crate::packet::key::{PublicKeyPacket, SecretKeyMaterial};
 use crate::packet::signature::{SignatureMaterial, SignaturePacket, SignatureType};
 use crate::packet::subpacket::Subpacket;
 use crate::signature::{default_hash, finish_hash, make, start_hash, verify_digest};
+use crate::types::HashAlgorithm;
 
 /// What a self- or third-party signature over keys and user IDs covers.
 #[derive(Debug, Clone, Copy)]

@@ -25,12 +25,12 @@ use std::time::SystemTime;
 use crate::armor::ArmorReader;
 use crate::crypto::aead::AeadCipher;
 use crate::crypto::secret::{Password, SecretVec, SessionKey};
-use crate::crypto::{AeadAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm, mlkem_x25519, s2k, x25519};
+use crate::crypto::{mlkem_x25519, s2k, x25519};
 use crate::error::{Error, Limit, Result, Unsupported};
-use crate::key::{Cert, Fingerprint, Tsk};
+use crate::key::{Cert, Tsk};
 use crate::limits::Limits;
 use crate::message::info::LiteralInfo;
-use crate::message::lookup::{self, KeyStore, SharedStore};
+use crate::message::lookup::{KeyStore, SharedStore};
 use crate::message::reader::{Container, MessageReader};
 use crate::message::seipd::SeipdReader;
 use crate::message::skesk::decrypt_session_key;
@@ -44,6 +44,8 @@ use crate::packet::seipd::SeipdHeader;
 use crate::packet::skesk::Skesk;
 use crate::packet::{PacketBody, read_raw_packet};
 use crate::pipeline as parallel;
+use crate::types::Fingerprint;
+use crate::types::{AeadAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm};
 
 /// What opened a message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -365,7 +367,7 @@ impl Decryptor {
         // 1. The session-key packets, up to the SEIPD packet.
         let mut pkesks = Vec::new();
         // Every recipient named, usable or not: what a missing key is reported against.
-        let mut recipients: Vec<lookup::Recipient> = Vec::new();
+        let mut recipients: Vec<crate::types::Recipient> = Vec::new();
         // Whom the PKESKs of algorithms this crate does not implement are for, to say so if
         // they are the only ones for the given keys.
         let mut unsupported = Vec::new();

@@ -18,9 +18,9 @@ use zeroize::Zeroizing;
 use crate::armor::{ArmorKind, ArmorWriter};
 use crate::crypto::rng::Rng;
 use crate::crypto::secret::{Curve25519Secret, Password, Secret32, SecretVec, SessionKey};
-use crate::crypto::{AeadAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm, mlkem_x25519, s2k, x25519};
+use crate::crypto::{mlkem_x25519, s2k, x25519};
 use crate::error::{Error, KeyProblem, Poison, Result, Unsupported};
-use crate::key::{Cert, Fingerprint, Profile, Tsk, flags, from_timestamp, to_timestamp};
+use crate::key::{Cert, Profile, Tsk, flags, from_timestamp, to_timestamp};
 use crate::limits::Limits;
 use crate::message::Sink;
 use crate::message::info::DataFormat;
@@ -38,6 +38,8 @@ use crate::packet::s2k::S2k;
 use crate::packet::{PacketBody, Serialize};
 use crate::pipeline as parallel;
 use crate::signature::SignatureMode;
+use crate::types::Fingerprint;
+use crate::types::{AeadAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm};
 
 /// The default chunk size: 256 KiB (chunk size octet 12).
 pub(crate) const DEFAULT_CHUNK_SIZE: usize = 1 << 18;

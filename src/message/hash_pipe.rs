@@ -177,8 +177,8 @@ fn lost() -> io::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::crypto::HashAlgorithm;
     use crate::signature::SignatureMode;
+    use crate::types::HashAlgorithm;
 
     /// Past the threshold the pipe hashes on its own thread; the digests are the inline ones,
     /// for several hashes at once, any write sizes, and text mode's state across buffers.

@@ -5,9 +5,7 @@ use std::io::BufRead;
 
 use crate::armor::ArmorReader;
 use crate::error::{Error, Result};
-use crate::key::Fingerprint;
 use crate::limits::Limits;
-use crate::message::lookup::Recipient;
 use crate::packet::PacketBody;
 use crate::packet::header::Tag;
 use crate::packet::one_pass::OnePass;
@@ -15,6 +13,8 @@ use crate::packet::pkesk::Pkesk;
 use crate::packet::read_raw_packet;
 use crate::packet::signature::SignaturePacket;
 use crate::packet::skesk::Skesk;
+use crate::types::Fingerprint;
+use crate::types::Recipient;
 
 /// What the packets at the start of a message say about it ([`MessageInfo::from_bytes`]).
 ///

@@ -10,7 +10,8 @@ use std::collections::VecDeque;
 use std::io::{self, BufRead, Read, Write};
 use std::sync::Arc;
 
-use crate::crypto::aead::{AeadCipher, TAG_LEN};
+use crate::crypto::aead::AeadCipher;
+use crate::crypto::chunk_aead::TAG_LEN;
 
 /// What the reader must see after a batch of chunks before it releases them: more than a final
 /// tag alone, so that the last chunk is only ever decrypted together with the final tag
@@ -19,11 +20,11 @@ const LOOKAHEAD: usize = 2 * TAG_LEN;
 use crate::crypto::hkdf;
 use crate::crypto::secret::SecretVec;
 use crate::crypto::secret::SessionKey;
-use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm};
 use crate::error::{Error, Poison, Result, Unsupported};
 use crate::packet::Serialize;
 use crate::packet::seipd::SeipdHeader;
 use crate::pipeline::{Job, Pipeline, Work};
+use crate::types::{AeadAlgorithm, SymmetricAlgorithm};
 
 /// Largest HKDF output: a 32-octet key and an 8-octet IV (EAX).
 const MAX_OKM_LEN: usize = 40;

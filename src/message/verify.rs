@@ -20,10 +20,8 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use crate::armor::ArmorReader;
-use crate::crypto::HashAlgorithm;
 use crate::error::KeyProblem;
 use crate::error::{Error, Limit, Result, Unsupported};
-use crate::key::Fingerprint;
 use crate::key::{Cert, flags, from_timestamp, to_timestamp};
 use crate::limits::Limits;
 use crate::message::hash_pipe::HashPipe;
@@ -34,6 +32,8 @@ use crate::packet::one_pass::{OnePass, OnePassSignature, OnePassSignatureV3};
 use crate::packet::signature::{SignaturePacket, SignatureV4};
 use crate::packet::{PacketBody, RawPacket, read_raw_packet};
 use crate::signature::{DataHasher, SignatureMode, finish_hash, verify_digest};
+use crate::types::Fingerprint;
+use crate::types::HashAlgorithm;
 
 /// The verdict on one signature.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1214,7 +1214,7 @@ mod tests {
                 key,
                 secret,
                 SignatureType::Binary,
-                crate::crypto::HashAlgorithm::Sha512,
+                crate::types::HashAlgorithm::Sha512,
                 hashed,
                 &mut Rng::os(),
                 |h| {
@@ -1264,7 +1264,7 @@ mod tests {
                 &cert.primary,
                 primary_secret(&tsk),
                 SignatureType::Binary,
-                crate::crypto::HashAlgorithm::Sha512,
+                crate::types::HashAlgorithm::Sha512,
                 hashed,
                 &mut Rng::os(),
                 |h| {

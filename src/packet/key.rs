@@ -8,12 +8,12 @@ use std::io::{self, Write};
 
 use crate::crypto::secret::SecretVec;
 use crate::crypto::secret::{Curve25519Secret, MlDsaSeed, MlKemSeed};
-use crate::crypto::{AeadAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm};
 use crate::error::{Error, Result, Unsupported};
 use crate::packet::header::Tag;
 use crate::packet::reader::Reader;
 use crate::packet::s2k::S2k;
 use crate::packet::{PacketBody, Serialize};
+use crate::types::{AeadAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm};
 
 /// ML-KEM-768 encapsulation key size.
 pub(crate) const MLKEM768_PUBLIC_LEN: usize = 1184;

@@ -7,11 +7,11 @@
 
 use std::io::{self, Write};
 
-use crate::crypto::PublicKeyAlgorithm;
 use crate::error::{Error, Result, Unsupported};
 use crate::packet::header::Tag;
 use crate::packet::reader::Reader;
 use crate::packet::{PacketBody, Serialize};
+use crate::types::PublicKeyAlgorithm;
 
 /// Size of an X25519 ephemeral public key (RFC 9580 §5.1.6).
 pub(crate) const X25519_EPHEMERAL_LEN: usize = 32;

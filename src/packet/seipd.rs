@@ -6,11 +6,11 @@
 
 use std::io::{self, Read, Write};
 
-use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm};
 use crate::error::{Error, Result, Unsupported};
 use crate::packet::Serialize;
 use crate::packet::header::Tag;
 use crate::packet::reader::Reader;
+use crate::types::{AeadAlgorithm, SymmetricAlgorithm};
 
 /// The largest chunk size octet accepted (RFC 9580 §5.13.2: "MUST be ... at most 16").
 pub(crate) const MAX_CHUNK_SIZE_OCTET: u8 = 16;

@@ -4,7 +4,6 @@
 
 use std::io::{self, Write};
 
-use crate::crypto::{HashAlgorithm, PublicKeyAlgorithm};
 use crate::error::{Error, Result, Unsupported};
 use crate::limits::Limits;
 use crate::packet::header::Tag;
@@ -12,6 +11,7 @@ use crate::packet::key::write_u32_len;
 use crate::packet::reader::Reader;
 use crate::packet::subpacket::{Subpacket, SubpacketData, area_len, parse_area, write_area};
 use crate::packet::{PacketBody, Serialize};
+use crate::types::{HashAlgorithm, PublicKeyAlgorithm};
 
 /// ML-DSA-65 signature size.
 pub(crate) const MLDSA65_SIGNATURE_LEN: usize = 3309;
