@@ -5,7 +5,7 @@ use std::fmt;
 use std::io::{self, BufRead, Read};
 use std::sync::Arc;
 
-use super::{ArmorKind, DASHES, reserve_wiped};
+use super::{ArmorKind, DASHES, block_pipeline_shape, reserve_wiped};
 use crate::crypto::secret::{SecretVec, WipedArray};
 use crate::error::{Error, Limit, Poison, Result, Unsupported};
 use crate::limits::Limits;
@@ -269,7 +269,7 @@ impl Blocks {
             let text = job.text.get(..job.text_len).unwrap_or_default();
             (job.used, job.out_len) = decode_plain_lines(text, &mut job.out);
         });
-        let mut pipeline = Pipeline::new("sixpgp-armor", work, block_len);
+        let mut pipeline = Pipeline::new("sixpgp-armor", work, block_pipeline_shape(block_len));
         pipeline.set_threads(threads);
         Self {
             pipeline,

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use zeroize::Zeroizing;
 
-use super::{ArmorKind, DASHES, reserve_wiped};
+use super::{ArmorKind, DASHES, block_pipeline_shape, reserve_wiped};
 use crate::crypto::secret::{SecretVec, WipedArray};
 use crate::error::{Error, Poison, Result};
 use crate::pipeline::{Pipeline, Work};
@@ -94,7 +94,7 @@ impl Blocks {
         let work: Work<EncodeJob> = Arc::new(|job: &mut EncodeJob| {
             job.text_len = encode_lines_into(&job.input, &mut job.text);
         });
-        let mut pipeline = Pipeline::new("sixpgp-armor", work, BLOCK_TEXT_LEN);
+        let mut pipeline = Pipeline::new("sixpgp-armor", work, block_pipeline_shape(BLOCK_TEXT_LEN));
         pipeline.set_threads(threads);
         Self {
             pipeline,
