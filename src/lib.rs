@@ -224,7 +224,7 @@ pub use crate::message::{
     LiteralInfo, MessageInfo, Purpose, Recipient, Recipients,
 };
 pub use crate::packet::signature::SignatureType;
-pub use crate::pipeline::set_buffer_pool_limit;
+pub use crate::pipeline::BufferPool;
 pub use crate::signature::SignatureMode;
 
 #[cfg(feature = "fuzzing")]

@@ -27,6 +27,8 @@
 //! job is large (a chunk, a block of text), so channel costs are negligible.
 #![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
+mod pool;
+
 use std::collections::VecDeque;
 use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -34,6 +36,7 @@ use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 use std::sync::{Arc, OnceLock};
 use std::thread::{self, JoinHandle};
 
+pub use self::pool::BufferPool;
 use crate::crypto::secret::SecretVec;
 use crate::error::{Error, Result};
 
@@ -169,6 +172,8 @@ pub(crate) struct Pipeline<J> {
     /// ([`Pipeline::recycle_wiped`]).
     free: Vec<SecretVec>,
     buf_len: usize,
+    /// Where whole buffers go when the pipeline ends, and come from for the next streams.
+    pool: Option<BufferPool>,
 }
 
 impl<J> std::fmt::Debug for Pipeline<J> {
@@ -198,7 +203,14 @@ impl<J: Send + 'static> Pipeline<J> {
             started: false,
             free: Vec::new(),
             buf_len: shape.buf_len,
+            pool: None,
         }
+    }
+
+    /// Takes whole buffers from `pool` ([`Pipeline::pooled`]) and leaves them there when the
+    /// pipeline ends.
+    pub(crate) fn set_pool(&mut self, pool: BufferPool) {
+        self.pool = Some(pool);
     }
 
     /// Sets [`Shape::solo_jobs`] (at least one), so that tests start the workers early.
@@ -250,12 +262,12 @@ impl<J: Send + 'static> Pipeline<J> {
         self.free.pop()
     }
 
-    /// A wiped buffer of `buf_len` octets that an earlier stream left in the process's
-    /// [`POOL`], if there is one. (Not this stream's own recycled buffers: a chunk that grows
-    /// into one would take it from the chunk after, which would then start small and do the
-    /// same, chunk after chunk.)
+    /// A wiped buffer of `buf_len` octets that an earlier stream left in the pipeline's
+    /// [`BufferPool`], if it has one and there is one. (Not this stream's own recycled
+    /// buffers: a job that grows into one would take it from the job after, which would then
+    /// start small and do the same, job after job.)
     pub(crate) fn pooled(&self) -> Option<SecretVec> {
-        pool_take(self.buf_len)
+        self.pool.as_ref()?.take(self.buf_len)
     }
 
     /// A buffer of `buf_len` octets: a recycled one or a new one.
@@ -484,67 +496,12 @@ impl<J> Drop for Pipeline<J> {
                 let _ = handle.join();
             }
         }
-        for buf in self.free.drain(..) {
-            pool_give(buf);
+        if let Some(pool) = &self.pool {
+            for buf in self.free.drain(..) {
+                pool.give(buf);
+            }
         }
     }
-}
-
-/// Whole chunk buffers that finished streams left behind, wiped, for the next streams of the
-/// process (at most [`POOL_OCTETS`] in all). Freeing and allocating a whole chunk buffer per
-/// message lets the allocator hand the memory back to the kernel and fault it in again,
-/// zeroed, which is a large part of the cost of a short message.
-static POOL: std::sync::Mutex<Vec<SecretVec>> = std::sync::Mutex::new(Vec::new());
-
-/// Octets of buffers [`POOL`] keeps at most by default: a few chunks of the default size.
-const POOL_OCTETS: usize = 2 << 20;
-
-/// Octets of buffers [`POOL`] keeps at most, as set by [`set_buffer_pool_limit`].
-static POOL_LIMIT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(POOL_OCTETS);
-
-/// Sets how many octets of chunk buffers the library keeps between messages, for the next
-/// messages of the process to reuse (default 2 MiB: a few buffers of the default chunk size).
-/// `0` turns the pool off and frees the buffers it holds.
-///
-/// The pool saves a short message the cost of having a large buffer mapped and zeroed anew;
-/// the buffers it keeps are wiped before they are kept. Whatever the setting, the output of
-/// every operation is the same.
-pub fn set_buffer_pool_limit(octets: usize) {
-    POOL_LIMIT.store(octets, std::sync::atomic::Ordering::Relaxed);
-    let mut pool = POOL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let mut held = pool.iter().map(|b| b.len()).fold(0usize, usize::saturating_add);
-    while !pool.is_empty() && held > octets {
-        held = held.saturating_sub(pool.remove(0).len());
-    }
-}
-
-/// A pooled buffer of exactly `len` octets, if there is one.
-fn pool_take(len: usize) -> Option<SecretVec> {
-    let mut pool = POOL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let i = pool.iter().position(|b| b.len() == len)?;
-    Some(pool.swap_remove(i))
-}
-
-/// Octets the pool holds now (for tests).
-#[cfg(test)]
-pub(crate) fn pool_held() -> usize {
-    POOL.lock().unwrap_or_else(std::sync::PoisonError::into_inner).iter().map(|b| b.len()).sum()
-}
-
-/// Keeps `buf`, wiped in bulk (its length stays), in [`POOL`]; the oldest buffers make room if
-/// needed. A buffer with spare capacity is not kept (it is dropped, and so wiped).
-fn pool_give(mut buf: SecretVec) {
-    let limit = POOL_LIMIT.load(std::sync::atomic::Ordering::Relaxed);
-    if buf.capacity() != buf.len() || buf.len() > limit {
-        return;
-    }
-    zeroize::Zeroize::zeroize(buf.as_mut_slice());
-    let mut pool = POOL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let mut held = pool.iter().map(|b| b.len()).fold(0usize, usize::saturating_add);
-    while !pool.is_empty() && held.saturating_add(buf.len()) > limit {
-        held = held.saturating_sub(pool.remove(0).len());
-    }
-    pool.push(buf);
 }
 
 #[cfg(test)]
@@ -808,15 +765,32 @@ mod tests {
         assert!(q.workers.is_empty());
     }
 
+    /// The whole buffers a pipeline leaves go to its pool, wiped, and the next pipeline with
+    /// that pool takes them; without a pool, or with an empty one, nothing is kept.
     #[test]
-    fn the_buffer_pool_can_be_turned_off() {
-        set_buffer_pool_limit(0);
-        pool_give(SecretVec::zeroed(1 << 12));
-        assert_eq!(pool_held(), 0);
-        assert!(pool_take(1 << 12).is_none());
-        set_buffer_pool_limit(POOL_OCTETS);
-        pool_give(SecretVec::zeroed(1 << 12));
-        // Kept (other tests may have taken it again since, so only what can be asserted).
-        assert!(pool_held() <= POOL_OCTETS);
+    fn whole_buffers_go_to_the_pipelines_pool() {
+        let run = |pool: Option<&BufferPool>| {
+            let mut p = pipeline(1);
+            if let Some(pool) = pool {
+                p.set_pool(pool.clone());
+            }
+            let reused = p.pooled().is_some();
+            let mut buf = p.buffer();
+            buf.fill(9);
+            p.submit(Job::new(0, buf), false);
+            let job = p.collect().unwrap().unwrap();
+            p.recycle(job.buf);
+            reused
+        };
+        let pool = BufferPool::default();
+        assert!(!run(Some(&pool)), "a new pool is empty");
+        assert!(run(Some(&pool)), "the first pipeline's buffer is reused");
+        let mut p = pipeline(1);
+        p.set_pool(pool.clone());
+        assert!(p.pooled().unwrap().iter().all(|&b| b == 0), "wiped");
+        assert!(!run(None));
+        let off = BufferPool::new(0);
+        let _ = run(Some(&off));
+        assert!(!run(Some(&off)));
     }
 }

@@ -23,7 +23,7 @@ use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm};
 use crate::error::{Error, Poison, Result, Unsupported};
 use crate::packet::Serialize;
 use crate::packet::seipd::SeipdHeader;
-use crate::pipeline::{Pipeline, Shape, Work};
+use crate::pipeline::{BufferPool, Pipeline, Shape, Work};
 
 /// Largest HKDF output: a 32-octet key and an 8-octet IV (EAX).
 const MAX_OKM_LEN: usize = 40;
@@ -201,9 +201,9 @@ fn slot_len(cipher: &ChunkCipher) -> Result<usize> {
     cipher.chunk_size().checked_add(TAG_LEN).ok_or(Error::InvalidArgument("chunk size"))
 }
 
-/// A buffer of `len` octets holding a copy of `old[..keep]`: a whole slot from the process's
-/// pool of wiped buffers if `len` is one and the pool has one (see `Pipeline::pooled`), else a
-/// new one; `old` is wiped when the caller drops it, so no stale plaintext copy stays behind.
+/// A buffer of `len` octets holding a copy of `old[..keep]`: a whole slot from the stream's
+/// [`BufferPool`] of wiped buffers if `len` is one and the pool has one (see
+/// `Pipeline::pooled`), else a new one; `old` is wiped when the caller drops it, so no stale plaintext copy stays behind.
 fn grown(pipeline: &Pipeline<Job>, old: &[u8], keep: usize, len: usize) -> Result<SecretVec> {
     let reused = if len == pipeline.buffer_len() { pipeline.pooled() } else { None };
     let mut new = reused.unwrap_or_else(|| SecretVec::zeroed(len));
@@ -378,6 +378,12 @@ impl<W: Write> SeipdWriter<W> {
     /// `Encryptor::threads` sets it.
     pub(crate) fn set_threads(&mut self, threads: usize) {
         self.pipeline.set_threads(threads);
+    }
+
+    /// Takes whole chunk buffers from `pool` and leaves them there at the end.
+    /// `Encryptor::buffer_pool` sets it.
+    pub(crate) fn set_buffer_pool(&mut self, pool: BufferPool) {
+        self.pipeline.set_pool(pool);
     }
 
     /// Keeps the last `octets` written unencrypted for [`take_back`](Self::take_back).
@@ -673,6 +679,12 @@ impl<R: Read> SeipdReader<R> {
     /// Takes effect until the workers start. `Decryptor::threads` sets it.
     pub(crate) fn set_threads(&mut self, threads: usize) {
         self.pipeline.set_threads(threads);
+    }
+
+    /// Takes whole chunk buffers from `pool` and leaves them there at the end. The
+    /// `Decryptor`'s pool (`Decryptor::buffer_pool`).
+    pub(crate) fn set_buffer_pool(&mut self, pool: BufferPool) {
+        self.pipeline.set_pool(pool);
     }
 
     /// The inner reader (positioned after the packet body once `read` returned `Ok(0)`).
