@@ -202,7 +202,9 @@ mod signature;
 
 pub use crate::armor::{ArmorKind, ArmorReader, ArmorWriter};
 pub use crate::crypto::secret::{Password, SessionKey};
-pub use crate::crypto::{AeadAlgorithm, HashAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm, backend};
+pub use crate::crypto::{
+    AeadAlgorithm, Backend, HashAlgorithm, Implementation, PublicKeyAlgorithm, SymmetricAlgorithm, backend,
+};
 pub use crate::error::{Error, KeyProblem, Limit, Malformed, Result, Unsupported};
 pub use crate::key::{
     Cert, Fingerprint, KeyBuilder, KeyFlags, KeyId, KeyInfo, KeyUpdate, Profile, ReasonForRevocation,
