@@ -34,7 +34,7 @@ impl ArmorKind {
     const ALL: [Self; 4] = [Self::Message, Self::PublicKey, Self::PrivateKey, Self::Signature];
 
     /// The label between `-----BEGIN ` / `-----END ` and `-----`.
-    pub(crate) const fn label(self) -> &'static str {
+    const fn label(self) -> &'static str {
         match self {
             Self::Message => "PGP MESSAGE",
             Self::PublicKey => "PGP PUBLIC KEY BLOCK",

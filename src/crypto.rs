@@ -2,15 +2,15 @@
 //! RustCrypto and dalek primitives (and, where the CPU allows, `graviola`'s: see [`accel`]).
 //! This module does no I/O and knows no packet framing.
 
-pub(crate) mod accel;
+mod accel;
 pub(crate) mod aead;
-pub(crate) mod aes_kw;
+mod aes_kw;
 pub(crate) mod ed25519;
 pub(crate) mod hash;
 pub(crate) mod hkdf;
 pub(crate) mod mldsa_ed25519;
 pub(crate) mod mlkem_x25519;
-pub(crate) mod ocb;
+mod ocb;
 pub(crate) mod rng;
 pub(crate) mod s2k;
 pub(crate) mod secret;
@@ -85,7 +85,7 @@ pub fn backend() -> Backend {
 /// `a xor b` on 16-octet blocks, octet-wise (one vector XOR once compiled; inlined into the
 /// AES backend's bulk loops of OCB).
 #[inline(always)]
-pub(crate) fn xor_block(a: &[u8; 16], b: &[u8; 16]) -> [u8; 16] {
+fn xor_block(a: &[u8; 16], b: &[u8; 16]) -> [u8; 16] {
     let mut out = [0u8; 16];
     for ((o, x), y) in out.iter_mut().zip(a).zip(b) {
         *o = x ^ y;

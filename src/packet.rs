@@ -4,7 +4,7 @@
 pub(crate) mod header;
 pub(crate) mod key;
 pub(crate) mod literal;
-pub(crate) mod marker;
+mod marker;
 pub(crate) mod one_pass;
 pub(crate) mod padding;
 pub(crate) mod partial;
@@ -200,7 +200,7 @@ impl Packet {
     }
 
     /// Octets of the body alone.
-    pub(crate) fn body_len(&self) -> usize {
+    fn body_len(&self) -> usize {
         match self {
             Self::PublicKey(k) | Self::PublicSubkey(k) => k.encoded_len(),
             Self::SecretKey(k) | Self::SecretSubkey(k) => k.encoded_len(),
@@ -247,7 +247,7 @@ impl Serialize for Packet {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use base64::Engine as _;
     use proptest::prelude::*;
 

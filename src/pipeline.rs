@@ -42,7 +42,7 @@ use crate::error::{Error, Result};
 
 /// Most threads used by default: beyond four, memory (buffers in flight) grows faster
 /// than the speed-up on typical machines.
-pub(crate) const MAX_DEFAULT_THREADS: usize = 4;
+const MAX_DEFAULT_THREADS: usize = 4;
 
 /// The default thread count: the available parallelism, at most [`MAX_DEFAULT_THREADS`], at
 /// least 1.
@@ -53,7 +53,7 @@ pub(crate) fn default_threads() -> usize {
 /// The most threads a caller gets, whatever it asks for: the available parallelism, or
 /// [`MAX_DEFAULT_THREADS`] if that is more (so that a caller may still ask for a few threads on
 /// a small machine). More threads than cores only contend for them.
-pub(crate) fn max_threads() -> usize {
+fn max_threads() -> usize {
     available_cores().max(MAX_DEFAULT_THREADS)
 }
 
@@ -272,7 +272,7 @@ impl<J: Send + 'static> Pipeline<J> {
 
     /// A buffer of `buf_len` octets: a recycled one or a new one.
     #[cfg(test)]
-    pub(crate) fn buffer(&mut self) -> SecretVec {
+    fn buffer(&mut self) -> SecretVec {
         self.recycled().unwrap_or_else(|| SecretVec::zeroed(self.buf_len))
     }
 

@@ -38,7 +38,7 @@ pub(crate) const TAG_LEN: usize = 16;
 const OCB_NONCE_LEN: usize = 15;
 
 /// One keyed AEAD with 16-octet tags, encrypting and decrypting in place with detached tags.
-pub(crate) trait ChunkAead: Send + Sync {
+pub(super) trait ChunkAead: Send + Sync {
     /// Encrypts `buf` in place and returns the tag.
     ///
     /// # Errors
@@ -55,7 +55,7 @@ pub(crate) trait ChunkAead: Send + Sync {
 }
 
 /// Any RustCrypto AEAD with 16-octet tags (`eax`, `aes-gcm`).
-pub(crate) struct RustCrypto<A>(pub(crate) A);
+pub(super) struct RustCrypto<A>(pub(crate) A);
 
 impl<A: AeadInOut + AeadCore<TagSize = U16> + Send + Sync> ChunkAead for RustCrypto<A> {
     fn seal(&self, nonce: &[u8], ad: &[u8], buf: &mut [u8]) -> Result<[u8; TAG_LEN]> {

@@ -22,7 +22,7 @@ use crate::packet::user_id::UserId;
 use crate::signature::{base_subpackets, critical, sub};
 
 /// Features subpacket value: SEIPDv2 only (RFC 9580 §5.2.3.32). We never read SEIPDv1.
-pub(crate) const FEATURES: u8 = 0x08;
+pub(super) const FEATURES: u8 = 0x08;
 
 /// Builds a new v6 key.
 ///
@@ -202,7 +202,7 @@ impl KeyBuilder {
 
 /// The preference subpackets a key of `profile` advertises (symmetric ciphers, AEAD
 /// ciphersuites, hashes, features); `pqc` if its encryption subkey is post-quantum.
-pub(crate) fn preferences(profile: Profile, pqc: bool) -> Vec<Subpacket> {
+pub(super) fn preferences(profile: Profile, pqc: bool) -> Vec<Subpacket> {
     vec![
         sub(SubpacketData::PreferredSymmetric(symmetric_prefs(pqc))),
         sub(SubpacketData::PreferredAead(
@@ -231,7 +231,7 @@ fn symmetric_prefs(pqc: bool) -> Vec<u8> {
 ///
 /// # Errors
 /// `Unsupported` for an algorithm this crate cannot generate; RNG failures.
-pub(crate) fn new_key(
+pub(super) fn new_key(
     algorithm: PublicKeyAlgorithm,
     created: u32,
     rng: &mut Rng,
@@ -268,7 +268,7 @@ pub(crate) fn new_key(
 
 /// Checks that secret material belongs to the public key (catches a corrupted or substituted
 /// secret before it is used).
-pub(crate) fn check_secret_matches(public: &PublicKeyPacket, secret: &SecretKeyMaterial) -> Result<()> {
+pub(super) fn check_secret_matches(public: &PublicKeyPacket, secret: &SecretKeyMaterial) -> Result<()> {
     let ok = match (&public.material, secret) {
         (PublicKeyMaterial::Ed25519(p), SecretKeyMaterial::Ed25519(s)) => ed25519::public_key(s) == *p,
         (PublicKeyMaterial::X25519(p), SecretKeyMaterial::X25519(s)) => x25519::public_key(s) == *p,
