@@ -23,8 +23,8 @@
 //! its whole buffers are reused (see [`Pipeline::recycle`]); those it leaves are wiped and
 //! kept in its [`BufferPool`], if it was given one, for the next streams made with that pool.
 //!
-//! Std only (`std::sync::mpsc`), no pool dependency: a stream has at most a few workers and a
-//! job is large (a chunk, a block of text), so channel costs are negligible.
+//! Std only (`std::sync::mpsc`), no thread-pool dependency: a stream has at most a few
+//! workers and a job is large (a chunk, a block of text), so channel costs are negligible.
 #![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 mod pool;
