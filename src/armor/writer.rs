@@ -219,9 +219,8 @@ impl<W: Write> ArmorWriter<W> {
     /// [`Error::Io`] if the sink fails; the first error again if an earlier call failed.
     pub fn finish(mut self) -> Result<W> {
         self.poison.check()?;
-        if let Err(e) = self.finish_inner() {
-            return Err(self.poison.set(Error::from_io(e)));
-        }
+        // No call follows `finish`: its own error needs no keeping.
+        self.finish_inner().map_err(Error::from_io)?;
         Ok(self.inner)
     }
 
