@@ -14,7 +14,7 @@ mod merge;
 mod parse;
 mod profile;
 mod revoke;
-pub(crate) mod select;
+mod select;
 mod sig;
 mod tsk;
 mod update;

@@ -202,8 +202,8 @@ mod signature;
 mod types;
 
 pub use crate::armor::{ArmorKind, ArmorReader, ArmorWriter};
-pub use crate::crypto::backend;
 pub use crate::crypto::secret::{Password, SessionKey};
+pub use crate::crypto::{Backend, Implementation, backend};
 pub use crate::error::{Error, KeyProblem, Limit, Malformed, Result, Unsupported};
 pub use crate::key::{
     Cert, KeyBuilder, KeyFlags, KeyInfo, KeyUpdate, Profile, ReasonForRevocation, Revocation, Tsk,
@@ -224,7 +224,7 @@ pub use crate::message::{
     LiteralInfo, MessageInfo, Purpose, Recipients,
 };
 pub use crate::packet::signature::SignatureType;
-pub use crate::pipeline::set_buffer_pool_limit;
+pub use crate::pipeline::BufferPool;
 pub use crate::signature::SignatureMode;
 pub use crate::types::{
     AeadAlgorithm, Fingerprint, HashAlgorithm, KeyId, PublicKeyAlgorithm, Recipient, SymmetricAlgorithm,

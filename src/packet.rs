@@ -5,7 +5,7 @@ mod any;
 pub(crate) mod header;
 pub(crate) mod key;
 pub(crate) mod literal;
-pub(crate) mod marker;
+mod marker;
 pub(crate) mod one_pass;
 pub(crate) mod padding;
 pub(crate) mod partial;
@@ -141,7 +141,7 @@ pub(crate) fn read_raw_packet(r: &mut impl BufRead, limits: &Limits) -> Result<O
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use base64::Engine as _;
     use proptest::prelude::*;
 

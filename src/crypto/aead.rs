@@ -36,7 +36,7 @@ use crate::types::{AeadAlgorithm, SymmetricAlgorithm};
 const OCB_NONCE_LEN: usize = 15;
 
 /// Any RustCrypto AEAD with 16-octet tags (`eax`, `aes-gcm`).
-pub(crate) struct RustCrypto<A>(pub(crate) A);
+pub(super) struct RustCrypto<A>(pub(crate) A);
 
 impl<A: AeadInOut + AeadCore<TagSize = U16> + Send + Sync> ChunkAead for RustCrypto<A> {
     fn seal(&self, nonce: &[u8], ad: &[u8], buf: &mut [u8]) -> Result<[u8; TAG_LEN]> {

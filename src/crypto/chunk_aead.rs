@@ -7,7 +7,7 @@ use crate::error::Result;
 pub(crate) const TAG_LEN: usize = 16;
 
 /// One keyed AEAD with 16-octet tags, encrypting and decrypting in place with detached tags.
-pub(crate) trait ChunkAead: Send + Sync {
+pub(super) trait ChunkAead: Send + Sync {
     /// Encrypts `buf` in place and returns the tag.
     ///
     /// # Errors

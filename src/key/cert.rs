@@ -37,26 +37,26 @@ pub struct Cert {
     pub(crate) fingerprint: Fingerprint,
     /// Direct-key signatures and key revocations, as found.
     pub(crate) primary_sigs: Vec<SignaturePacket>,
-    pub(crate) user_ids: Vec<UserIdBinding>,
-    pub(crate) subkeys: Vec<SubkeyBinding>,
+    pub(super) user_ids: Vec<UserIdBinding>,
+    pub(super) subkeys: Vec<SubkeyBinding>,
     /// Outcomes of the signature checks done so far (content-addressed, so it survives any
     /// edit of the fields above; not part of the value: see [`VerifyCache`]).
-    pub(crate) verified: VerifyCache,
+    pub(super) verified: VerifyCache,
 }
 
 /// A user ID and the signatures on it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct UserIdBinding {
-    pub(crate) user_id: UserId,
-    pub(crate) sigs: Vec<SignaturePacket>,
+pub(super) struct UserIdBinding {
+    pub(super) user_id: UserId,
+    pub(super) sigs: Vec<SignaturePacket>,
 }
 
 /// A subkey and the signatures on it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct SubkeyBinding {
+pub(super) struct SubkeyBinding {
     pub(crate) key: PublicKeyPacket,
     pub(crate) fingerprint: Fingerprint,
-    pub(crate) sigs: Vec<SignaturePacket>,
+    pub(super) sigs: Vec<SignaturePacket>,
 }
 
 impl fmt::Debug for Cert {
@@ -123,7 +123,7 @@ impl Cert {
 
     /// Writes the primary signatures, user IDs and subkeys in canonical order; each subkey
     /// packet is written by `subkey_packet` (public or secret), given its index.
-    pub(crate) fn write_components<W: Write + ?Sized>(
+    pub(super) fn write_components<W: Write + ?Sized>(
         &self,
         w: &mut W,
         mut subkey_packet: impl FnMut(usize, &SubkeyBinding, &mut W) -> io::Result<()>,
@@ -169,7 +169,7 @@ impl Cert {
 }
 
 /// Writes one packet: a header for `len` octets, then the body `body` writes.
-pub(crate) fn write_packet<W: Write + ?Sized>(
+pub(super) fn write_packet<W: Write + ?Sized>(
     tag: Tag,
     len: usize,
     w: &mut W,
@@ -188,7 +188,7 @@ fn write_sigs(sigs: &[SignaturePacket], w: &mut (impl Write + ?Sized)) -> io::Re
 
 /// Armors `bytes` as `kind`, into a buffer allocated once at its full length (a reallocation
 /// would leave a copy of an armored secret key unwiped).
-pub(crate) fn armored(kind: ArmorKind, bytes: &[u8]) -> String {
+pub(super) fn armored(kind: ArmorKind, bytes: &[u8]) -> String {
     // Base64 with a line break per 64 characters, and the BEGIN, blank and END lines.
     let len = bytes.len().div_ceil(3).saturating_mul(4).saturating_add(bytes.len() / 48).saturating_add(128);
     let mut w = match ArmorWriter::new(Vec::with_capacity(len), kind) {

@@ -14,14 +14,14 @@ use crate::types::Fingerprint;
 
 impl Fingerprint {
     /// Computes the fingerprint of a key packet body.
-    pub(crate) fn of(key: &PublicKeyPacket) -> Self {
+    pub(super) fn of(key: &PublicKeyPacket) -> Self {
         Self::from_bytes(hash::sha256(&key_hash_input(key)))
     }
 }
 
 /// The octets a v6 key contributes to fingerprints and signature hashes:
 /// `0x9B ‖ 4-octet body length ‖ body` (RFC 9580 §5.2.4).
-pub(crate) fn key_hash_input(key: &PublicKeyPacket) -> Vec<u8> {
+pub(super) fn key_hash_input(key: &PublicKeyPacket) -> Vec<u8> {
     let body = key.to_vec();
     let len = u32::try_from(body.len()).unwrap_or(u32::MAX);
     let mut out = Vec::with_capacity(body.len().saturating_add(5));

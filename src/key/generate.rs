@@ -21,7 +21,7 @@ use crate::types::Fingerprint;
 use crate::types::{HashAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm};
 
 /// Features subpacket value: SEIPDv2 only (RFC 9580 §5.2.3.32). We never read SEIPDv1.
-pub(crate) const FEATURES: u8 = 0x08;
+pub(super) const FEATURES: u8 = 0x08;
 
 /// Builds a new v6 key.
 ///
@@ -201,7 +201,7 @@ impl KeyBuilder {
 
 /// The preference subpackets a key of `profile` advertises (symmetric ciphers, AEAD
 /// ciphersuites, hashes, features); `pqc` if its encryption subkey is post-quantum.
-pub(crate) fn preferences(profile: Profile, pqc: bool) -> Vec<Subpacket> {
+pub(super) fn preferences(profile: Profile, pqc: bool) -> Vec<Subpacket> {
     vec![
         sub(SubpacketData::PreferredSymmetric(symmetric_prefs(pqc))),
         sub(SubpacketData::PreferredAead(
@@ -230,7 +230,7 @@ fn symmetric_prefs(pqc: bool) -> Vec<u8> {
 ///
 /// # Errors
 /// `Unsupported` for an algorithm this crate cannot generate; RNG failures.
-pub(crate) fn new_key(
+pub(super) fn new_key(
     algorithm: PublicKeyAlgorithm,
     created: u32,
     rng: &mut Rng,

@@ -18,7 +18,7 @@ use crate::types::Fingerprint;
 
 /// One parsed key: the certificate, plus the secret parts if the input had them.
 #[derive(Debug)]
-pub(crate) struct ParsedKey {
+pub(super) struct ParsedKey {
     pub(crate) cert: Cert,
     /// `Some` when the primary key was a Secret-Key packet.
     pub(crate) secrets: Option<Secrets>,
@@ -29,7 +29,7 @@ pub(crate) struct ParsedKey {
 pub(crate) struct Secrets {
     pub(crate) primary: SecretKeyData,
     /// One entry per `cert.subkeys`, `None` where only the public subkey was present.
-    pub(crate) subkeys: Vec<Option<SecretKeyData>>,
+    pub(super) subkeys: Vec<Option<SecretKeyData>>,
 }
 
 /// Which component signatures currently attach to.
@@ -122,7 +122,7 @@ impl Cert {
 }
 
 /// Reads every key in `reader`, armored or binary.
-pub(crate) fn parse_keyring(reader: impl BufRead, limits: &Limits) -> Result<Vec<ParsedKey>> {
+pub(super) fn parse_keyring(reader: impl BufRead, limits: &Limits) -> Result<Vec<ParsedKey>> {
     // The armor reader is read from directly: its buffers are wiped, where a `BufReader`'s
     // would leave the secret key packets it held in freed memory.
     let mut input = ArmorReader::with_limits(reader, limits);
@@ -130,7 +130,7 @@ pub(crate) fn parse_keyring(reader: impl BufRead, limits: &Limits) -> Result<Vec
 }
 
 /// Reads every key from a binary packet stream.
-pub(crate) fn parse_packets(input: &mut impl BufRead, limits: &Limits) -> Result<Vec<ParsedKey>> {
+fn parse_packets(input: &mut impl BufRead, limits: &Limits) -> Result<Vec<ParsedKey>> {
     let mut keys = Vec::new();
     let mut current: Option<Builder> = None;
     let mut count = 0usize;

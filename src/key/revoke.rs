@@ -51,7 +51,7 @@ impl ReasonForRevocation {
     }
 
     /// The reason a code octet stands for, if this crate knows it.
-    pub(crate) const fn from_code(code: u8) -> Option<Self> {
+    pub(super) const fn from_code(code: u8) -> Option<Self> {
         match code {
             0 => Some(Self::NoReason),
             1 => Some(Self::Superseded),
@@ -73,7 +73,7 @@ impl Tsk {
     ///
     /// # Errors
     /// `KeyLocked` if the primary secret is locked; `KeyUnusable` if it cannot sign.
-    pub(crate) fn primary_signature(
+    pub(super) fn primary_signature(
         &self,
         sig_type: SignatureType,
         created: u32,

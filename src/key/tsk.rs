@@ -237,7 +237,7 @@ impl Tsk {
         self.lock_with_rng(password, &mut Rng::os())
     }
 
-    pub(crate) fn lock_with_rng(&mut self, password: &Password, rng: &mut Rng) -> Result<()> {
+    pub(super) fn lock_with_rng(&mut self, password: &Password, rng: &mut Rng) -> Result<()> {
         if let Some(fingerprint) = self.locked_key() {
             return Err(Error::key_locked(fingerprint));
         }

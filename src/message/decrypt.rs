@@ -43,7 +43,7 @@ use crate::packet::s2k::S2k;
 use crate::packet::seipd::SeipdHeader;
 use crate::packet::skesk::Skesk;
 use crate::packet::{PacketBody, read_raw_packet};
-use crate::pipeline as parallel;
+use crate::pipeline::{self as parallel, BufferPool};
 use crate::types::Fingerprint;
 use crate::types::{AeadAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm};
 
@@ -111,6 +111,8 @@ pub struct Decryptor {
     /// The ML-KEM decapsulation keys of `keys`, expanded from their seeds at the first
     /// ML-KEM-768+X25519 PKESK and kept for every later message.
     expanded: OnceLock<Vec<ExpandedKey>>,
+    /// The chunk buffers its streams leave, for the next ones.
+    pool: BufferPool,
 }
 
 /// An ML-KEM-768 decapsulation key expanded once (FIPS 203 key generation from the seed costs
@@ -158,6 +160,7 @@ impl Decryptor {
             threads: None,
             store: None,
             expanded: OnceLock::new(),
+            pool: BufferPool::default(),
         }
     }
 
@@ -170,6 +173,17 @@ impl Decryptor {
     #[must_use]
     pub fn threads(mut self, threads: usize) -> Self {
         self.threads = Some(threads);
+        self
+    }
+
+    /// Keeps the whole chunk buffers of finished messages in `pool`, for the next messages to
+    /// reuse (see [`BufferPool`]). By default the decryptor has a pool of its own
+    /// ([`BufferPool::default`], 2 MiB), shared by every stream it makes; give several
+    /// decryptors (or encryptors) one pool to share it, or [`BufferPool::new`]`(0)` to keep
+    /// nothing. The plaintext and every error are the same whatever the pool.
+    #[must_use]
+    pub fn buffer_pool(mut self, pool: BufferPool) -> Self {
+        self.pool = pool;
         self
     }
 
@@ -469,6 +483,7 @@ impl Decryptor {
         if let Some(n) = threads {
             seipd.set_threads(n);
         }
+        seipd.set_buffer_pool(self.pool.clone());
         let verify = self.verify || self.store.is_some();
         let message = MessageReader::new(seipd, self.limits, verify, |signatures| {
             let mut verifier = self.verifier.clone().limits(self.limits);

@@ -36,7 +36,7 @@ use crate::packet::partial::PartialBodyWriter;
 use crate::packet::pkesk::{Pkesk, PkeskFields, Recipient};
 use crate::packet::s2k::S2k;
 use crate::packet::{PacketBody, Serialize};
-use crate::pipeline as parallel;
+use crate::pipeline::{self as parallel, BufferPool};
 use crate::signature::SignatureMode;
 use crate::types::Fingerprint;
 use crate::types::{AeadAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm};
@@ -124,6 +124,7 @@ pub struct Encryptor {
     profile: Option<Profile>,
     suite: Option<(SymmetricAlgorithm, AeadAlgorithm)>,
     threads: Option<usize>,
+    pool: Option<BufferPool>,
 }
 
 impl fmt::Debug for Encryptor {
@@ -451,6 +452,7 @@ impl Encryptor {
             profile: None,
             suite: None,
             threads: None,
+            pool: None,
         }
     }
 
@@ -464,6 +466,16 @@ impl Encryptor {
     #[must_use]
     pub fn threads(mut self, threads: usize) -> Self {
         self.threads = Some(threads);
+        self
+    }
+
+    /// Takes the writer's whole chunk buffers from `pool`, and leaves them there when it ends,
+    /// for the next messages made with the same pool (see [`BufferPool`]). An encryptor serves
+    /// one message, so by default it has no pool (its buffers are freed, wiped, at the end):
+    /// give the encryptors of a loop one pool. The output is the same whatever the pool.
+    #[must_use]
+    pub fn buffer_pool(mut self, pool: BufferPool) -> Self {
+        self.pool = Some(pool);
         self
     }
 
@@ -755,7 +767,7 @@ impl Encryptor {
             None => self.choose_algorithms(&plans, &keys),
         };
         let key_len = sym.key_len().ok_or(Error::InvalidArgument("cipher"))?;
-        let Self { passwords, armor, literal, padding, signers, time, threads, .. } = self;
+        let Self { passwords, armor, literal, padding, signers, time, threads, pool, .. } = self;
 
         // The signers first, so that an unusable signing key fails before any output.
         let signatures = if signers.is_empty() {
@@ -819,6 +831,9 @@ impl Encryptor {
         let mut seipd = SeipdWriter::new(framed, &session_key, sym, aead, chunk_size_octet, salt)?;
         if let Some(n) = threads {
             seipd.set_threads(n);
+        }
+        if let Some(pool) = pool {
+            seipd.set_buffer_pool(pool);
         }
         let inner = match signatures {
             None => Inner::Plain(LiteralChunkWriter::new(seipd, &literal)?),

@@ -71,7 +71,7 @@ impl Packet {
     }
 
     /// Octets of the body alone.
-    pub(crate) fn body_len(&self) -> usize {
+    pub(super) fn body_len(&self) -> usize {
         match self {
             Self::PublicKey(k) | Self::PublicSubkey(k) => k.encoded_len(),
             Self::SecretKey(k) | Self::SecretSubkey(k) => k.encoded_len(),

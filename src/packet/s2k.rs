@@ -99,7 +99,7 @@ impl Serialize for S2k {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+pub(super) mod tests {
     use proptest::prelude::*;
 
     use super::*;
