@@ -178,15 +178,20 @@
 //! encrypted and decrypted on several cores by itself ([`Encryptor::threads`]), with the same
 //! output whatever the thread count.
 //!
-//! ## Module map
+//! ## Where to start
 //!
-//! - `packet`: parsing and serializing packets (no cryptography);
-//! - `crypto`: the OpenPGP constructions on RustCrypto primitives (no I/O);
-//! - `armor`: streaming ASCII armor ([`ArmorReader`], [`ArmorWriter`]);
-//! - `signature`: v6 signature hashing, making and checking over any signed content
-//!   ([`SignatureMode`]);
-//! - `key`: [`Cert`], [`Tsk`], [`KeyBuilder`], self-signature evaluation;
-//! - `message`: the streaming encryption, decryption, signing and verification adapters.
+//! - Keys: [`Cert`], [`Tsk`], [`KeyBuilder`] (by [`Profile`]), [`KeyUpdate`], [`KeyInfo`];
+//!   the values they are named by: [`Fingerprint`], [`KeyId`], the algorithm enums.
+//! - Encryption: [`Encryptor`] → [`EncryptWriter`]; [`Recipients`] evaluated once for many
+//!   messages.
+//! - Decryption: [`Decryptor`] → [`DecryptReader`] and [`DecryptSummary`]; [`MessageInfo`]
+//!   to look at a message first; [`KeyStore`] to supply keys on demand; [`BufferPool`].
+//! - Signing: [`Signer`] → [`SignWriter`] (detached), [`InlineSignWriter`],
+//!   [`CleartextSignWriter`].
+//! - Verification: [`Verifier`] → [`DetachedVerifier`], [`InlineVerifyReader`],
+//!   [`CleartextMessage`]; each signature's verdict is a [`Verification`].
+//! - ASCII armor on its own: [`ArmorReader`], [`ArmorWriter`].
+//! - [`Error`] and its reasons, [`Limits`], and [`backend`] (which implementations run).
 //!
 //! ARCHITECTURE.md in the repository describes the layers and their invariants.
 
