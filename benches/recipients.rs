@@ -18,7 +18,7 @@ use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_ma
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use sixpgp::{Cert, Encryptor, KeyBuilder, Profile, Purpose, Recipients};
+use sixpgp::{BufferPool, Cert, Encryptor, KeyBuilder, Profile, Purpose, Recipients};
 
 const SIZE: usize = 256 * 1024;
 
@@ -37,6 +37,9 @@ fn certs(profile: Profile) -> Vec<Vec<u8>> {
 
 fn recipients(c: &mut Criterion) {
     let plain = vec![0x5au8; SIZE];
+    // One pool for the encryptors, as a program that sends many messages keeps: each message
+    // reuses the chunk buffer the one before left.
+    let pool = BufferPool::default();
     let mut group = c.benchmark_group("recipients");
     let _ = group.sample_size(20);
     for (name, profile) in
@@ -49,8 +52,10 @@ fn recipients(c: &mut Criterion) {
                 b.iter_batched(
                     || to.iter().map(|c| Cert::from_bytes(c).unwrap()).collect::<Vec<Cert>>(),
                     |to| {
-                        let mut w =
-                            Encryptor::new(to).writer(Vec::with_capacity(SIZE + 4096 + n * 100)).unwrap();
+                        let mut w = Encryptor::new(to)
+                            .buffer_pool(pool.clone())
+                            .writer(Vec::with_capacity(SIZE + 4096 + n * 100))
+                            .unwrap();
                         w.write_all(plain).unwrap();
                         w.finish().unwrap()
                     },
@@ -66,6 +71,7 @@ fn recipients(c: &mut Criterion) {
                 let _ = group.bench_with_input(id, &plain, |b, plain| {
                     b.iter(|| {
                         let mut w = Encryptor::default()
+                            .buffer_pool(pool.clone())
                             .prepared(Arc::clone(&prepared))
                             .writer(Vec::with_capacity(SIZE + 4096 + n * 100))
                             .unwrap();

@@ -16,13 +16,17 @@
 # The baseline is built from `git archive` of its commit with its own Cargo.lock (`--locked`)
 # and kept, keyed by commit and compiler, in $PERF_GUARD_CACHE (default
 # ~/.cache/sixpgp-perf-guard), so later runs only build this tree. LIMIT (default 1.10) sets
-# the threshold, SIGN_LIMIT (default 1.25) that of signing (see below).
+# the threshold, SIGN_LIMIT (default 1.25) that of signing (see below). PERF_GUARD_REPO names the
+# git repository to take the baseline from when this tree is a copy without one (`.ci/run` runs
+# the guard on a copy resolved to the newest dependency releases).
 set -euo pipefail
 
 size_mib=${1:-512}
 rounds=${2:-7}
 limit=${LIMIT:-1.10}
 root=$(cd "$(dirname "$0")/.." && pwd)
+# The git repository holding the baseline commit: this tree's, unless it is a copy without one.
+repo=${PERF_GUARD_REPO:-$root}
 target=${CARGO_TARGET_DIR:-$root/target}
 baseline_commit=$(sed -n 's/^commit //p' "$root/scripts/perf-baseline")
 cache=${PERF_GUARD_CACHE:-$HOME/.cache/sixpgp-perf-guard}
@@ -33,7 +37,7 @@ echo "building this tree's release sixsop" >&2
 cargo build --release --quiet -p sixpgp-sop --bin sixsop --manifest-path "$root/Cargo.toml"
 current_bin="$target/release/sixsop"
 
-if [[ ! -x "$baseline_bin" ]] && ! git -C "$root" cat-file -e "$baseline_commit^{commit}" 2> /dev/null; then
+if [[ ! -x "$baseline_bin" ]] && ! git -C "$repo" cat-file -e "$baseline_commit^{commit}" 2> /dev/null; then
     # A shallow clone: there is nothing to build the baseline from.
     echo "perf guard: SKIPPED, the baseline commit $baseline_commit is not in this clone" \
         "(fetch the history, or keep a built baseline in $cache)"
@@ -42,7 +46,7 @@ fi
 if [[ ! -x "$baseline_bin" ]]; then
     echo "building the baseline sixsop ($baseline_commit)" >&2
     src=$(mktemp -d)
-    git -C "$root" archive "$baseline_commit" | tar -x -C "$src"
+    git -C "$repo" archive "$baseline_commit" | tar -x -C "$src"
     CARGO_TARGET_DIR="$target/perf-baseline" cargo build --release --quiet --locked \
         -p sixpgp-sop --bin sixsop --manifest-path "$src/Cargo.toml"
     mkdir -p "$(dirname "$baseline_bin")"

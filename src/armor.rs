@@ -9,6 +9,7 @@ mod reader;
 mod writer;
 
 use crate::crypto::secret::SecretVec;
+use crate::pipeline::Shape;
 
 pub use self::reader::ArmorReader;
 pub use self::writer::ArmorWriter;
@@ -33,7 +34,7 @@ impl ArmorKind {
     const ALL: [Self; 4] = [Self::Message, Self::PublicKey, Self::PrivateKey, Self::Signature];
 
     /// The label between `-----BEGIN ` / `-----END ` and `-----`.
-    pub(crate) const fn label(self) -> &'static str {
+    const fn label(self) -> &'static str {
         match self {
             Self::Message => "PGP MESSAGE",
             Self::PublicKey => "PGP PUBLIC KEY BLOCK",
@@ -50,6 +51,20 @@ impl ArmorKind {
 
 /// The dashes around a BEGIN or END label.
 const DASHES: &[u8] = b"-----";
+
+/// Octets of blocks the threaded paths keep in flight at most (two blocks per thread within
+/// this): bounds memory whatever the thread count.
+const IN_FLIGHT_BUDGET: usize = 8 << 20;
+
+/// The pipeline of a threaded path, for blocks of `block_len` octets of text (the first block
+/// on the calling thread).
+fn block_pipeline_shape(block_len: usize) -> Shape {
+    Shape {
+        buf_len: block_len,
+        max_depth: IN_FLIGHT_BUDGET.checked_div(block_len).unwrap_or(1),
+        solo_jobs: 1,
+    }
+}
 
 /// Gives `buf` room for `capacity` octets in one step (armor may hold a secret key; a
 /// `SecretVec` wipes the allocation it leaves).

@@ -48,10 +48,9 @@ use zeroize::Zeroize;
 
 use crate::crypto::secret::{SecretVec, WipedArray};
 use crate::error::{Error, Poison, Result};
-use crate::message::read_via_fill_buf;
-use crate::{
+use crate::message::{
     DecryptReader, DecryptSummary, Decryptor, EncryptWriter, Encryptor, InlineSignWriter, InlineVerifyReader,
-    Signer, Verification, Verifier,
+    Signer, Verification, Verifier, read_via_fill_buf,
 };
 
 /// The largest piece handed across at once: plaintext per `poll_write`, and each channel

@@ -5,7 +5,8 @@
 //! chunk buffers, framing and the key agreement; this measures what `openssl speed -evp`
 //! measures, one in-place AEAD call on a buffer.
 
-use crate::crypto::aead::{AeadCipher, TAG_LEN};
+use crate::crypto::aead::AeadCipher;
+use crate::crypto::chunk_aead::TAG_LEN;
 use crate::{AeadAlgorithm, Result, SymmetricAlgorithm};
 
 /// One keyed AEAD, as a SEIPDv2 message uses it for each chunk.

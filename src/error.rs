@@ -4,8 +4,8 @@
 use std::fmt;
 use std::io;
 
-use crate::key::Fingerprint;
-use crate::message::Recipient;
+use crate::types::Fingerprint;
+use crate::types::Recipient;
 
 /// Everything that can go wrong in this crate.
 ///
@@ -219,7 +219,7 @@ impl fmt::Display for Unsupported {
                 write!(f, "{packet} version {version}")
             }
             Self::PacketType(t) => write!(f, "packet type {t}"),
-            Self::PublicKeyAlgorithm(a) => match crate::crypto::public_key_algorithm_name(*a) {
+            Self::PublicKeyAlgorithm(a) => match crate::types::public_key_algorithm_name(*a) {
                 Some(name) => write!(f, "public-key algorithm {a} ({name})"),
                 None => write!(f, "public-key algorithm {a}"),
             },

@@ -14,13 +14,12 @@ mod merge;
 mod parse;
 mod profile;
 mod revoke;
-pub(crate) mod select;
+mod select;
 mod sig;
 mod tsk;
 mod update;
 
 pub use cert::Cert;
-pub use fingerprint::{Fingerprint, KeyId};
 pub use generate::KeyBuilder;
 pub use inspect::{KeyFlags, KeyInfo, Revocation};
 pub use profile::Profile;

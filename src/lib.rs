@@ -178,15 +178,20 @@
 //! encrypted and decrypted on several cores by itself ([`Encryptor::threads`]), with the same
 //! output whatever the thread count.
 //!
-//! ## Module map
+//! ## Where to start
 //!
-//! - `packet`: parsing and serializing packets (no cryptography);
-//! - `crypto`: the OpenPGP constructions on RustCrypto primitives (no I/O);
-//! - `armor`: streaming ASCII armor ([`ArmorReader`], [`ArmorWriter`]);
-//! - `signature`: v6 signature hashing, making and checking over any signed content
-//!   ([`SignatureMode`]);
-//! - `key`: [`Cert`], [`Tsk`], [`KeyBuilder`], self-signature evaluation;
-//! - `message`: the streaming encryption, decryption, signing and verification adapters.
+//! - Keys: [`Cert`], [`Tsk`], [`KeyBuilder`] (by [`Profile`]), [`KeyUpdate`], [`KeyInfo`];
+//!   the values they are named by: [`Fingerprint`], [`KeyId`], the algorithm enums.
+//! - Encryption: [`Encryptor`] → [`EncryptWriter`]; [`Recipients`] evaluated once for many
+//!   messages.
+//! - Decryption: [`Decryptor`] → [`DecryptReader`] and [`DecryptSummary`]; [`MessageInfo`]
+//!   to look at a message first; [`KeyStore`] to supply keys on demand; [`BufferPool`].
+//! - Signing: [`Signer`] → [`SignWriter`] (detached), [`InlineSignWriter`],
+//!   [`CleartextSignWriter`].
+//! - Verification: [`Verifier`] → [`DetachedVerifier`], [`InlineVerifyReader`],
+//!   [`CleartextMessage`]; each signature's verdict is a [`Verification`].
+//! - ASCII armor on its own: [`ArmorReader`], [`ArmorWriter`].
+//! - [`Error`] and its reasons, [`Limits`], and [`backend`] (which implementations run).
 //!
 //! ARCHITECTURE.md in the repository describes the layers and their invariants.
 
@@ -201,6 +206,7 @@ mod message;
 mod packet;
 mod pipeline;
 mod signature;
+mod types;
 
 pub use crate::armor::{ArmorKind, ArmorReader, ArmorWriter};
 #[cfg(feature = "async")]
@@ -208,23 +214,25 @@ pub use crate::async_io::{
     AsyncDecryptReader, AsyncEncryptWriter, AsyncInlineSignWriter, AsyncInlineVerifyReader,
 };
 pub use crate::crypto::secret::{Password, SessionKey};
-pub use crate::crypto::{AeadAlgorithm, HashAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm, backend};
+pub use crate::crypto::{Backend, Implementation, backend};
 pub use crate::error::{Error, KeyProblem, Limit, Malformed, Result, Unsupported};
 pub use crate::key::{
-    Cert, Fingerprint, KeyBuilder, KeyFlags, KeyId, KeyInfo, KeyUpdate, Profile, ReasonForRevocation,
-    Revocation, Tsk,
+    Cert, KeyBuilder, KeyFlags, KeyInfo, KeyUpdate, Profile, ReasonForRevocation, Revocation, Tsk,
 };
 pub use crate::limits::Limits;
 pub use crate::message::{
     BadReason, CleartextMessage, CleartextSignWriter, DecryptReader, DecryptSummary, DecryptedWith,
     Decryptor, DetachedVerifier, EncryptWriter, Encryptor, InlineSignWriter, InlineVerifyReader, KeyStore,
-    LiteralInfo, MessageInfo, Purpose, Recipient, Recipients, SignWriter, Signer, SkippedPacket,
-    UnverifiableReason, Verification, VerificationStatus, Verifier, is_cleartext_signed,
+    LiteralInfo, MessageInfo, Purpose, Recipients, SignWriter, Signer, SkippedPacket, UnverifiableReason,
+    Verification, VerificationStatus, Verifier, is_cleartext_signed,
 };
 pub use crate::packet::literal::DataFormat;
 pub use crate::packet::signature::SignatureType;
-pub use crate::pipeline::set_buffer_pool_limit;
+pub use crate::pipeline::BufferPool;
 pub use crate::signature::SignatureMode;
+pub use crate::types::{
+    AeadAlgorithm, Fingerprint, HashAlgorithm, KeyId, PublicKeyAlgorithm, Recipient, SymmetricAlgorithm,
+};
 
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]

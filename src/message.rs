@@ -34,7 +34,7 @@ pub use encrypt::{EncryptWriter, Encryptor};
 pub use esk::SkippedPacket;
 pub use inspect::MessageInfo;
 pub use literal_info::LiteralInfo;
-pub use lookup::{KeyStore, Recipient};
+pub use lookup::KeyStore;
 pub use recipients::{Purpose, Recipients};
 pub use session_key::DecryptedWith;
 pub use sign::{InlineSignWriter, SignWriter, Signer};

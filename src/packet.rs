@@ -1,10 +1,11 @@
 //! The OpenPGP packet layer (RFC 9580 §4, §5): parsing and serializing, no cryptography.
 #![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
+mod any;
 pub(crate) mod header;
 pub(crate) mod key;
 pub(crate) mod literal;
-pub(crate) mod marker;
+mod marker;
 pub(crate) mod one_pass;
 pub(crate) mod padding;
 pub(crate) mod partial;
@@ -19,15 +20,12 @@ pub(crate) mod user_id;
 
 use std::io::{self, BufRead, Write};
 
-use crate::Limits;
 use crate::crypto::secret::SecretVec;
 use crate::error::{Error, Limit, Result, Unsupported};
+use crate::limits::Limits;
+
 use crate::packet::header::{BodyLength, Header, Tag};
-use crate::packet::key::{PublicKeyPacket, SecretKeyPacket};
-use crate::packet::marker::Marker;
-use crate::packet::padding::Padding;
-use crate::packet::signature::SignaturePacket;
-use crate::packet::user_id::UserId;
+pub(crate) use any::Packet;
 
 /// The serialization interface of packet bodies and their parts: [`write_to`] writes exactly
 /// [`encoded_len`] octets, and parsing them gives back an equal value.
@@ -142,118 +140,16 @@ pub(crate) fn read_raw_packet(r: &mut impl BufRead, limits: &Limits) -> Result<O
     Ok(Some(RawPacket { tag: header.tag, body }))
 }
 
-/// A parsed non-data packet.
-#[derive(Debug)]
-pub(crate) enum Packet {
-    PublicKey(PublicKeyPacket),
-    PublicSubkey(PublicKeyPacket),
-    SecretKey(SecretKeyPacket),
-    SecretSubkey(SecretKeyPacket),
-    Signature(SignaturePacket),
-    UserId(UserId),
-    Padding(Padding),
-    Marker,
-    /// A packet type this layer does not parse, kept verbatim.
-    Other {
-        tag: u8,
-        body: Vec<u8>,
-    },
-}
-
-impl Packet {
-    /// Parses the body of a raw packet according to its type, within `limits` (the subpacket
-    /// count of a signature).
-    ///
-    /// # Errors
-    /// The errors of the packet type's parser.
-    pub(crate) fn from_raw(raw: &RawPacket, limits: &Limits) -> Result<Self> {
-        let body = raw.body.as_slice();
-        Ok(match raw.tag {
-            Tag::PublicKey => Self::PublicKey(PacketBody::parse(body)?),
-            Tag::PublicSubkey => Self::PublicSubkey(PacketBody::parse(body)?),
-            Tag::SecretKey => Self::SecretKey(PacketBody::parse(body)?),
-            Tag::SecretSubkey => Self::SecretSubkey(PacketBody::parse(body)?),
-            Tag::Signature => Self::Signature(SignaturePacket::parse_with_limits(body, limits)?),
-            Tag::UserId => Self::UserId(PacketBody::parse(body)?),
-            Tag::Padding => Self::Padding(PacketBody::parse(body)?),
-            Tag::Marker => {
-                let Marker = PacketBody::parse(body)?;
-                Self::Marker
-            }
-            other => Self::Other { tag: u8::from(other), body: body.to_vec() },
-        })
-    }
-
-    /// The packet type.
-    pub(crate) fn tag(&self) -> Tag {
-        match self {
-            Self::PublicKey(_) => Tag::PublicKey,
-            Self::PublicSubkey(_) => Tag::PublicSubkey,
-            Self::SecretKey(_) => Tag::SecretKey,
-            Self::SecretSubkey(_) => Tag::SecretSubkey,
-            Self::Signature(_) => Tag::Signature,
-            Self::UserId(_) => Tag::UserId,
-            Self::Padding(_) => Tag::Padding,
-            Self::Marker => Tag::Marker,
-            Self::Other { tag, .. } => Tag::from(*tag),
-        }
-    }
-
-    /// Octets of the body alone.
-    pub(crate) fn body_len(&self) -> usize {
-        match self {
-            Self::PublicKey(k) | Self::PublicSubkey(k) => k.encoded_len(),
-            Self::SecretKey(k) | Self::SecretSubkey(k) => k.encoded_len(),
-            Self::Signature(s) => s.encoded_len(),
-            Self::UserId(u) => u.encoded_len(),
-            Self::Padding(p) => p.encoded_len(),
-            Self::Marker => Marker.encoded_len(),
-            Self::Other { body, .. } => body.len(),
-        }
-    }
-
-    /// Writes the body alone (no header).
-    ///
-    /// # Errors
-    /// The writer's errors, or `InvalidInput` if a field does not fit its length field.
-    pub(crate) fn write_body(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
-        match self {
-            Self::PublicKey(k) | Self::PublicSubkey(k) => k.write_to(w),
-            Self::SecretKey(k) | Self::SecretSubkey(k) => k.write_to(w),
-            Self::Signature(s) => s.write_to(w),
-            Self::UserId(u) => u.write_to(w),
-            Self::Padding(p) => p.write_to(w),
-            Self::Marker => Marker.write_to(w),
-            Self::Other { body, .. } => w.write_all(body),
-        }
-    }
-}
-
-/// A whole packet: a header with the shortest fixed length, then the body.
-impl Serialize for Packet {
-    /// A packet may hold secret key material.
-    type Buf = SecretVec;
-
-    fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
-        Header::fixed(self.tag(), self.body_len())?.write_to(w)?;
-        self.write_body(w)
-    }
-
-    fn encoded_len(&self) -> usize {
-        let body_len = self.body_len();
-        let header_len = Header::fixed(self.tag(), body_len).map_or(0, |h| h.encoded_len());
-        header_len.saturating_add(body_len)
-    }
-}
-
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use base64::Engine as _;
     use proptest::prelude::*;
 
     use super::*;
     use crate::packet::key::tests::{arb_public_key, arb_secret_key};
+    use crate::packet::padding::Padding;
     use crate::packet::signature::tests::arb_signature;
+    use crate::packet::user_id::UserId;
 
     /// Test-only dearmoring: drops the BEGIN/END lines, blank lines and any CRC line, then
     /// decodes the base64 body.
@@ -322,10 +218,10 @@ pub(crate) mod tests {
 
     #[test]
     fn vector_contents() {
-        use crate::crypto::PublicKeyAlgorithm;
         use crate::packet::key::{PublicKeyMaterial, SecretKeyData, SecretKeyMaterial};
         use crate::packet::s2k::S2k;
         use crate::packet::signature::{SignatureMaterial, SignatureType};
+        use crate::types::PublicKeyAlgorithm;
 
         let a03 = parse_all(&dearmor(VECTORS[0].1)).unwrap();
         let kinds: Vec<Tag> = a03.iter().map(|(_, p)| p.tag()).collect();

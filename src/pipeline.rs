@@ -1,35 +1,33 @@
-//! A pipeline of worker threads for independent jobs (SEIPDv2 chunks, armor blocks), results
-//! in order.
+//! A pipeline of worker threads for independent jobs, results in order, and the pool of
+//! buffers the streams that use it share.
 //!
 //! The streaming adapters keep doing the I/O on the calling thread while up to
-//! [`Pipeline::depth`] chunks are being processed, so reading the next chunks, AEAD and
-//! writing the previous ones overlap. With `threads` = n, n − 1 workers run beside the calling
-//! thread, which does the I/O and, whenever it would otherwise wait for a worker's result,
-//! processes a queued job itself: n threads in all for a binary stream, so n cores are not
-//! oversubscribed, and all n do the work when the I/O is cheap. Each worker holds at most
-//! [`PER_WORKER`] jobs (the one it works on and the next); later ones wait in the queue of
-//! slots for the first worker with room or for the calling thread. A calling thread that only
-//! waited would leave a core idle; one that took a job whenever a worker had a backlog would
-//! starve the worker while it had I/O to do, so it helps only when it would otherwise wait.
-//! An armored stream has a second pipeline for base64, with n − 1 workers of its own (see
-//! `ArmorReader::threads`): 2n − 1 threads in all, because base64 costs more than the AEAD.
-//! One more (a worker per core for each pipeline) only adds context switches: the calling
-//! thread already runs either pipeline's queued jobs when it would otherwise wait.
-//! Each worker has its own job and result channel; the order of submission is kept in the
-//! queue of slots (done here, with worker i, or not started), so results come back in order.
-//! Workers are started only when a stream turns out to be long: after its solo jobs (one by
-//! default; the SEIPD adapters run their first 4 MiB on the calling thread, see
-//! [`Pipeline::solo_for`]), and only once a second job would wait in the queue (a single
-//! queued job, such as a stream's last chunk, is done by the calling thread). They live as long as the adapter, and they own nothing but
-//! the jobs they are given and the shared work function (the keyed cipher). Every buffer is
-//! wiped when dropped ([`Job::buf`] is a [`SecretVec`]); while an adapter lives, its buffers
-//! are reused (see [`Pipeline::recycle`]), and whole chunk buffers a finished stream leaves
-//! are wiped and kept for the next streams of the process, up to 2 MiB ([`POOL`]), which take
-//! them when a chunk grows to a whole buffer (never for a short message's small buffers).
+//! [`Pipeline::depth`] jobs are being processed, so reading the next jobs, the work and writing
+//! the previous ones overlap. With `threads` = n, n − 1 workers run beside the calling thread,
+//! which does the I/O and, whenever it would otherwise wait for a worker's result, processes a
+//! queued job itself: n threads in all for one pipeline, so n cores are not oversubscribed, and
+//! all n do the work when the I/O is cheap. Each worker holds at most [`PER_WORKER`] jobs (the
+//! one it works on and the next); later ones wait in the queue of slots for the first worker
+//! with room or for the calling thread. A calling thread that only waited would leave a core
+//! idle; one that took a job whenever a worker had a backlog would starve the worker while it
+//! had I/O to do, so it helps only when it would otherwise wait. Each worker has its own job
+//! and result channel; the order of submission is kept in the queue of slots (done here, with
+//! worker i, or not started), so results come back in order.
 //!
-//! Std only (`std::sync::mpsc`), no pool dependency: a stream has at most a few workers and a
-//! job is a whole chunk (256 KiB by default), so channel costs are negligible.
+//! The pipeline knows none of its callers' numbers: each gives its [`Shape`] (the length of
+//! its buffers, the most jobs in flight, the jobs to run on the calling thread first) when it
+//! makes one. Workers are started only when a stream turns out to be long: after its solo jobs,
+//! and only once a second job would wait in the queue (a single queued job, such as a stream's
+//! last, is done by the calling thread). They live as long as the adapter, and they own
+//! nothing but the jobs they are given and the shared work function. While an adapter lives,
+//! its whole buffers are reused (see [`Pipeline::recycle`]); those it leaves are wiped and
+//! kept in its [`BufferPool`], if it was given one, for the next streams made with that pool.
+//!
+//! Std only (`std::sync::mpsc`), no thread-pool dependency: a stream has at most a few
+//! workers and a job is large (a chunk, a block of text), so channel costs are negligible.
 #![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
+mod pool;
 
 use std::collections::VecDeque;
 use std::num::NonZeroUsize;
@@ -38,20 +36,13 @@ use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 use std::sync::{Arc, OnceLock};
 use std::thread::{self, JoinHandle};
 
+pub use self::pool::BufferPool;
 use crate::crypto::secret::SecretVec;
 use crate::error::{Error, Result};
 
-/// Most threads used by default: beyond four, memory (chunk buffers in flight) grows faster
+/// Most threads used by default: beyond four, memory (buffers in flight) grows faster
 /// than the speed-up on typical machines.
-pub(crate) const MAX_DEFAULT_THREADS: usize = 4;
-
-/// Most jobs [`Pipeline::solo_for`] keeps on the calling thread: with small chunks the
-/// workers still start early.
-const MAX_SOLO_JOBS: usize = 16;
-
-/// Octets of chunk buffers a pipeline keeps in flight at most (unless that is less than one
-/// chunk per worker): bounds memory for large chunk sizes (up to 4 MiB each).
-const IN_FLIGHT_BUDGET: usize = 8 << 20;
+const MAX_DEFAULT_THREADS: usize = 4;
 
 /// The default thread count: the available parallelism, at most [`MAX_DEFAULT_THREADS`], at
 /// least 1.
@@ -62,7 +53,7 @@ pub(crate) fn default_threads() -> usize {
 /// The most threads a caller gets, whatever it asks for: the available parallelism, or
 /// [`MAX_DEFAULT_THREADS`] if that is more (so that a caller may still ask for a few threads on
 /// a small machine). More threads than cores only contend for them.
-pub(crate) fn max_threads() -> usize {
+fn max_threads() -> usize {
     available_cores().max(MAX_DEFAULT_THREADS)
 }
 
@@ -118,40 +109,8 @@ pub(crate) fn map_in_order<T: Sync, R: Send>(
     slots.into_iter().zip(items).map(|(slot, item)| slot.unwrap_or_else(|| job(item))).collect()
 }
 
-/// One chunk on its way through the pipeline.
-#[derive(Debug)]
-pub(crate) struct Job {
-    /// The chunk index (the nonce).
-    pub(crate) index: u64,
-    /// Data ‖ tag (and, for the reader, anything after them, which the work ignores).
-    pub(crate) buf: SecretVec,
-    /// Octets of data at the front of `buf`.
-    pub(crate) len: usize,
-    /// What the work made of it.
-    pub(crate) result: Result<()>,
-    /// A buffer whose first octets held plaintext the caller is done with, for the work to
-    /// wipe on its thread (the octets left to wipe: 0 once done), so that the reading thread
-    /// does not; it comes back with the job, for reuse.
-    pub(crate) spent: Option<(SecretVec, usize)>,
-}
-
-impl Job {
-    /// A job for `len` octets of data at the front of `buf`.
-    pub(crate) fn new(index: u64, buf: SecretVec, len: usize) -> Self {
-        Self { index, buf, len, result: Ok(()), spent: None }
-    }
-
-    /// Wipes the spent buffer, if any.
-    pub(crate) fn wipe_spent(&mut self) {
-        if let Some((buf, len)) = &mut self.spent {
-            buf.wipe_prefix(*len);
-            *len = 0;
-        }
-    }
-}
-
 /// The work done on each job, on whichever thread.
-pub(crate) type Work<J = Job> = Arc<dyn Fn(&mut J) + Send + Sync>;
+pub(crate) type Work<J> = Arc<dyn Fn(&mut J) + Send + Sync>;
 
 #[derive(Debug)]
 struct Worker<J> {
@@ -177,10 +136,22 @@ enum Slot<J> {
 /// collected: a worker that has finished both waits for the calling thread to collect one.)
 const PER_WORKER: usize = 2;
 
+/// How a caller sizes its pipeline.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Shape {
+    /// Octets of a whole job buffer: the buffers [`Pipeline::recycle`] keeps and a
+    /// [`BufferPool`] lends have this length.
+    pub(crate) buf_len: usize,
+    /// Jobs in flight at most, whatever the thread count (but at least two once workers
+    /// run): the caller's memory bound.
+    pub(crate) max_depth: usize,
+    /// Jobs run on the calling thread, one at a time, before any worker starts (at least one).
+    pub(crate) solo_jobs: u64,
+}
+
 /// Jobs in, results out in submission order, on `threads` − 1 workers beside the calling
-/// thread (none for 1). The jobs are
-/// SEIPD chunks ([`Job`]) or, for the armor, blocks of base64 text and octets.
-pub(crate) struct Pipeline<J = Job> {
+/// thread (none for 1).
+pub(crate) struct Pipeline<J> {
     /// Names the worker threads.
     name: &'static str,
     work: Work<J>,
@@ -190,15 +161,19 @@ pub(crate) struct Pipeline<J = Job> {
     pending: Vec<usize>,
     in_flight: VecDeque<Slot<J>>,
     submitted: u64,
-    /// Jobs done on the calling thread before workers may start (see [`Pipeline::solo_for`]).
+    /// Jobs done on the calling thread before workers may start ([`Shape::solo_jobs`]).
     solo: u64,
+    /// Jobs in flight at most ([`Shape::max_depth`]).
+    max_depth: usize,
     /// Whether starting the workers has been tried (once per pipeline).
     started: bool,
-    /// Buffers of finished jobs, for reuse (zeroizing: wiped when dropped). Those of the
-    /// encrypting writer hold ciphertext; the decrypting reader wipes the plaintext out of its
-    /// buffers before they come here ([`Pipeline::recycle_wiped`]).
+    /// Whole buffers of finished jobs, for reuse (zeroizing: wiped when dropped). A caller
+    /// whose buffers held secrets wipes them before they come here
+    /// ([`Pipeline::recycle_wiped`]).
     free: Vec<SecretVec>,
     buf_len: usize,
+    /// Where whole buffers go when the pipeline ends, and come from for the next streams.
+    pool: Option<BufferPool>,
 }
 
 impl<J> std::fmt::Debug for Pipeline<J> {
@@ -212,9 +187,9 @@ impl<J> std::fmt::Debug for Pipeline<J> {
 }
 
 impl<J: Send + 'static> Pipeline<J> {
-    /// A pipeline running `work` on jobs whose buffers are `buf_len` octets, with
-    /// [`default_threads`] threads; its worker threads are called `name`.
-    pub(crate) fn new(name: &'static str, work: Work<J>, buf_len: usize) -> Self {
+    /// A pipeline running `work` on jobs of the given `shape`, with [`default_threads`]
+    /// threads; its worker threads are called `name`.
+    pub(crate) fn new(name: &'static str, work: Work<J>, shape: Shape) -> Self {
         Self {
             name,
             work,
@@ -223,45 +198,45 @@ impl<J: Send + 'static> Pipeline<J> {
             pending: Vec::new(),
             in_flight: VecDeque::new(),
             submitted: 0,
-            solo: 1,
+            solo: shape.solo_jobs.max(1),
+            max_depth: shape.max_depth,
             started: false,
             free: Vec::new(),
-            buf_len,
+            buf_len: shape.buf_len,
+            pool: None,
         }
     }
 
-    /// Runs the first jobs, up to `octets` of buffers (at least one job, at most
-    /// [`MAX_SOLO_JOBS`]), on the calling thread before any worker starts (by default only the
-    /// first). A stream shorter than that starts no thread and keeps one buffer in flight,
-    /// reused from chunk to chunk: for a short message, starting threads (and the page faults
-    /// and zeroing for the buffers in flight) costs more than they save, while a long stream
-    /// loses little by starting a few chunks later.
-    pub(crate) fn solo_for(&mut self, octets: usize) {
-        // Rounded up: 4 MiB of 256 KiB chunks is 16 jobs, although each buffer also holds a tag.
-        let jobs = octets.div_ceil(self.buf_len.max(1)).clamp(1, MAX_SOLO_JOBS);
-        self.solo = u64::try_from(jobs).unwrap_or(1);
+    /// Takes whole buffers from `pool` ([`Pipeline::pooled`]) and leaves them there when the
+    /// pipeline ends.
+    pub(crate) fn set_pool(&mut self, pool: BufferPool) {
+        self.pool = Some(pool);
+    }
+
+    /// Sets [`Shape::solo_jobs`] (at least one), so that tests start the workers early.
+    #[cfg(test)]
+    pub(crate) fn set_solo_jobs(&mut self, jobs: u64) {
+        self.solo = jobs.max(1);
     }
 
     /// Sets the number of threads, the calling thread included (1 = no worker, jobs run on the
     /// calling thread; 0 counts as 1; at most [`max_threads`]). Takes effect only before workers
-    /// started (after the solo jobs, see [`Pipeline::solo_for`]).
+    /// started (after the solo jobs, see [`Shape::solo_jobs`]).
     pub(crate) fn set_threads(&mut self, threads: usize) {
         if self.workers.is_empty() {
             self.threads = threads.clamp(1, max_threads());
         }
     }
 
-    /// How many jobs may be in flight: two per thread, within [`IN_FLIGHT_BUDGET`] (but at
+    /// How many jobs may be in flight: two per thread, within [`Shape::max_depth`] (but at
     /// least two); 1 without workers, and during the solo jobs. Memory per stream is thus
-    /// bounded whatever the thread count a caller asks for and the chunk size a message
-    /// declares.
+    /// bounded whatever the thread count a caller asks for.
     pub(crate) fn depth(&self) -> usize {
         // Workers start only after the solo jobs, so during them there are none.
         if self.threads <= 1 || self.submitted < self.solo {
             return 1;
         }
-        let budget = IN_FLIGHT_BUDGET.checked_div(self.buf_len).unwrap_or(1);
-        self.threads.saturating_mul(2).min(budget).max(2)
+        self.threads.saturating_mul(2).min(self.max_depth).max(2)
     }
 
     /// Workers started.
@@ -281,24 +256,23 @@ impl<J: Send + 'static> Pipeline<J> {
     }
 
     /// A recycled buffer of `buf_len` octets of this stream, if there is one. Callers start a
-    /// new buffer
-    /// small and grow it as data comes: a stream's last chunk is often short, and a new
-    /// 256 KiB buffer costs page faults and zeroing whatever it will hold.
+    /// new buffer small and grow it as data comes: a stream's last job is often short, and a
+    /// new whole buffer costs page faults and zeroing whatever it will hold.
     pub(crate) fn recycled(&mut self) -> Option<SecretVec> {
         self.free.pop()
     }
 
-    /// A wiped buffer of `buf_len` octets that an earlier stream left in the process's
-    /// [`POOL`], if there is one. (Not this stream's own recycled buffers: a chunk that grows
-    /// into one would take it from the chunk after, which would then start small and do the
-    /// same, chunk after chunk.)
+    /// A wiped buffer of `buf_len` octets that an earlier stream left in the pipeline's
+    /// [`BufferPool`], if it has one and there is one. (Not this stream's own recycled
+    /// buffers: a job that grows into one would take it from the job after, which would then
+    /// start small and do the same, job after job.)
     pub(crate) fn pooled(&self) -> Option<SecretVec> {
-        pool_take(self.buf_len)
+        self.pool.as_ref()?.take(self.buf_len)
     }
 
     /// A buffer of `buf_len` octets: a recycled one or a new one.
     #[cfg(test)]
-    pub(crate) fn buffer(&mut self) -> SecretVec {
+    fn buffer(&mut self) -> SecretVec {
         self.recycled().unwrap_or_else(|| SecretVec::zeroed(self.buf_len))
     }
 
@@ -321,8 +295,8 @@ impl<J: Send + 'static> Pipeline<J> {
 
     /// Starts `threads` − 1 workers; on failure runs with those that started (maybe none).
     fn start(&mut self) {
-        // No more workers than jobs may be in flight: with large chunks the budget, not the
-        // thread count, bounds memory.
+        // No more workers than jobs may be in flight: with large buffers the caller's bound,
+        // not the thread count, bounds memory.
         for _ in 1..self.threads.min(self.depth()) {
             let (job_tx, job_rx) = channel::<J>();
             let (result_tx, result_rx) = channel::<J>();
@@ -349,8 +323,8 @@ impl<J: Send + 'static> Pipeline<J> {
         }
     }
 
-    /// Submits a job. The first job of a stream (the solo ones, see [`Pipeline::solo_for`]),
-    /// and any with `inline`, run on the calling thread (a stream of one chunk starts no
+    /// Submits a job. The first jobs of a stream (the solo ones, see [`Shape::solo_jobs`]),
+    /// and any with `inline`, run on the calling thread (a stream of one job starts no
     /// thread); the others go to a worker with room, or wait in the queue (see
     /// [`Pipeline::collect`]). The workers start when a second job would wait in the queue.
     pub(crate) fn submit(&mut self, mut job: J, inline: bool) {
@@ -362,7 +336,7 @@ impl<J: Send + 'static> Pipeline<J> {
             return;
         }
         if !self.started && self.has_queued() {
-            // A second job would wait: worth starting the workers (a last chunk alone, done
+            // A second job would wait: worth starting the workers (a last job alone, done
             // by the calling thread when collected, is not).
             self.started = true;
             self.start();
@@ -522,81 +496,47 @@ impl<J> Drop for Pipeline<J> {
                 let _ = handle.join();
             }
         }
-        for buf in self.free.drain(..) {
-            pool_give(buf);
+        if let Some(pool) = &self.pool {
+            for buf in self.free.drain(..) {
+                pool.give(buf);
+            }
         }
     }
-}
-
-/// Whole chunk buffers that finished streams left behind, wiped, for the next streams of the
-/// process (at most [`POOL_OCTETS`] in all). Freeing and allocating a whole chunk buffer per
-/// message lets the allocator hand the memory back to the kernel and fault it in again,
-/// zeroed, which is a large part of the cost of a short message.
-static POOL: std::sync::Mutex<Vec<SecretVec>> = std::sync::Mutex::new(Vec::new());
-
-/// Octets of buffers [`POOL`] keeps at most by default: a few chunks of the default size.
-const POOL_OCTETS: usize = 2 << 20;
-
-/// Octets of buffers [`POOL`] keeps at most, as set by [`set_buffer_pool_limit`].
-static POOL_LIMIT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(POOL_OCTETS);
-
-/// Sets how many octets of chunk buffers the library keeps between messages, for the next
-/// messages of the process to reuse (default 2 MiB: a few buffers of the default chunk size).
-/// `0` turns the pool off and frees the buffers it holds.
-///
-/// The pool saves a short message the cost of having a large buffer mapped and zeroed anew;
-/// the buffers it keeps are wiped before they are kept. Whatever the setting, the output of
-/// every operation is the same.
-pub fn set_buffer_pool_limit(octets: usize) {
-    POOL_LIMIT.store(octets, std::sync::atomic::Ordering::Relaxed);
-    let mut pool = POOL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let mut held = pool.iter().map(|b| b.len()).fold(0usize, usize::saturating_add);
-    while !pool.is_empty() && held > octets {
-        held = held.saturating_sub(pool.remove(0).len());
-    }
-}
-
-/// A pooled buffer of exactly `len` octets, if there is one.
-fn pool_take(len: usize) -> Option<SecretVec> {
-    let mut pool = POOL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let i = pool.iter().position(|b| b.len() == len)?;
-    Some(pool.swap_remove(i))
-}
-
-/// Octets the pool holds now (for tests).
-#[cfg(test)]
-pub(crate) fn pool_held() -> usize {
-    POOL.lock().unwrap_or_else(std::sync::PoisonError::into_inner).iter().map(|b| b.len()).sum()
-}
-
-/// Keeps `buf`, wiped in bulk (its length stays), in [`POOL`]; the oldest buffers make room if
-/// needed. A buffer with spare capacity is not kept (it is dropped, and so wiped).
-fn pool_give(mut buf: SecretVec) {
-    let limit = POOL_LIMIT.load(std::sync::atomic::Ordering::Relaxed);
-    if buf.capacity() != buf.len() || buf.len() > limit {
-        return;
-    }
-    zeroize::Zeroize::zeroize(buf.as_mut_slice());
-    let mut pool = POOL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let mut held = pool.iter().map(|b| b.len()).fold(0usize, usize::saturating_add);
-    while !pool.is_empty() && held.saturating_add(buf.len()) > limit {
-        held = held.saturating_sub(pool.remove(0).len());
-    }
-    pool.push(buf);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn pipeline(threads: usize) -> Pipeline {
+    /// The tests' job: an index, a buffer the work changes, and a result.
+    #[derive(Debug)]
+    struct Job {
+        index: u64,
+        buf: SecretVec,
+        result: Result<()>,
+    }
+
+    impl Job {
+        fn new(index: u64, buf: SecretVec) -> Self {
+            Self { index, buf, result: Ok(()) }
+        }
+    }
+
+    type Work = super::Work<Job>;
+
+    /// Buffers of `buf_len` octets, no depth bound of the caller's, one solo job.
+    fn shape(buf_len: usize) -> Shape {
+        Shape { buf_len, max_depth: usize::MAX, solo_jobs: 1 }
+    }
+
+    fn pipeline(threads: usize) -> Pipeline<Job> {
         let work: Work = Arc::new(|job: &mut Job| {
             job.result = if job.index == 3 { Err(Error::Decrypt) } else { Ok(()) };
             for b in job.buf.iter_mut() {
                 *b = b.wrapping_add(u8::try_from(job.index % 251).unwrap());
             }
         });
-        let mut p = Pipeline::new("test", work, 4);
+        let mut p = Pipeline::new("test", work, shape(4));
         p.set_threads(threads);
         p
     }
@@ -609,7 +549,7 @@ mod tests {
             for index in 0..40u64 {
                 let mut buf = p.buffer();
                 buf.fill(1);
-                p.submit(Job::new(index, buf, 4), index == 39);
+                p.submit(Job::new(index, buf), index == 39);
                 while p.in_flight() >= p.depth() {
                     out.push(p.collect().unwrap().unwrap());
                 }
@@ -649,12 +589,12 @@ mod tests {
             }
             job.buf[0] = if on_worker { 2 } else { 1 };
         });
-        let mut p = Pipeline::new("test-worker", work, 4);
+        let mut p = Pipeline::new("test-worker", work, shape(4));
         p.set_threads(2);
         let mut out = Vec::new();
         for index in 0..40u64 {
             let buf = p.buffer();
-            p.submit(Job::new(index, buf, 4), false);
+            p.submit(Job::new(index, buf), false);
             let sent = p.in_flight.iter().filter(|s| matches!(s, Slot::Worker(_))).count();
             assert!(sent <= PER_WORKER, "{sent} jobs with the one worker");
             while p.in_flight() >= p.depth() {
@@ -682,12 +622,12 @@ mod tests {
             assert!(!(job.index >= 3 && thread::current().name() == Some("test-dying")), "worker dies");
             job.buf[0] = 7;
         });
-        let mut p = Pipeline::new("test-dying", work, 4);
+        let mut p = Pipeline::new("test-dying", work, shape(4));
         p.set_threads(2);
         let (mut ok, mut failed) = (Vec::new(), 0);
         for index in 0..40u64 {
             let buf = p.buffer();
-            p.submit(Job::new(index, buf, 4), false);
+            p.submit(Job::new(index, buf), false);
             while p.in_flight() >= p.depth() {
                 match p.collect().unwrap() {
                     Ok(job) => ok.push(job.index),
@@ -717,7 +657,7 @@ mod tests {
         let mut p = pipeline(10_000);
         for index in 0..3 {
             let buf = p.buffer();
-            p.submit(Job::new(index, buf, 4), false);
+            p.submit(Job::new(index, buf), false);
         }
         assert_eq!(p.workers.len(), max_threads() - 1);
         let seen = std::sync::Mutex::new(std::collections::HashSet::new());
@@ -742,34 +682,22 @@ mod tests {
     }
 
     #[test]
-    fn one_job_starts_no_thread_and_depth_respects_the_budget() {
+    fn one_job_starts_no_thread_and_depth_respects_the_bound() {
         let mut p = pipeline(4);
         assert_eq!(p.depth(), 1, "the first job runs alone");
         let buf = p.buffer();
-        p.submit(Job::new(0, buf, 4), false);
+        p.submit(Job::new(0, buf), false);
         assert!(p.workers.is_empty());
         assert_eq!(p.depth(), 8);
         let work: Work = Arc::new(|_: &mut Job| {});
-        let mut big = Pipeline::new("test", work, 4 << 20);
+        let mut big = Pipeline::new("test", work, Shape { buf_len: 4 << 20, max_depth: 2, solo_jobs: 1 });
         big.set_threads(4);
-        big.submit(Job::new(0, SecretVec::zeroed(4), 4), false);
-        assert_eq!(big.depth(), 2, "within the budget, whatever the thread count");
+        big.submit(Job::new(0, SecretVec::zeroed(4)), false);
+        assert_eq!(big.depth(), 2, "within the caller's bound, whatever the thread count");
         big.set_threads(64);
         assert_eq!(big.depth(), 2);
         big.set_threads(1);
         assert_eq!(big.depth(), 1);
-    }
-
-    /// With the default chunk size, `SOLO_OCTETS`-like 4 MiB is 16 chunks (each buffer also
-    /// holds a tag, and the reader's a look-ahead: rounded up, not down).
-    #[test]
-    fn four_mib_of_default_chunks_is_sixteen_solo_jobs() {
-        for buf_len in [(256 << 10) + 16, (256 << 10) + 16 + 32] {
-            let work: Work = Arc::new(|_: &mut Job| {});
-            let mut p = Pipeline::new("test", work, buf_len);
-            p.solo_for(4 << 20);
-            assert_eq!(p.solo, 16);
-        }
     }
 
     /// If no worker could be started, queued jobs are all done by the calling thread, in order.
@@ -781,7 +709,7 @@ mod tests {
         for index in 0..10 {
             let mut buf = p.buffer();
             buf.fill(1);
-            p.submit(Job::new(index, buf, 4), false);
+            p.submit(Job::new(index, buf), false);
             while p.in_flight() >= p.depth() {
                 out.push(p.collect().unwrap().unwrap());
             }
@@ -794,58 +722,75 @@ mod tests {
         assert!(out.iter().enumerate().all(|(i, j)| usize::from(j.buf[0]) == 1 + i));
     }
 
-    /// `solo_for`: the first jobs run on the calling thread one at a time; after them, a job
+    /// `solo_jobs`: the first jobs run on the calling thread one at a time; after them, a job
     /// that would wait alone (a stream's last) is queued and done by the calling thread when
     /// collected, and only a second one starts the workers.
     #[test]
     fn workers_start_after_the_solo_jobs_and_only_for_a_second_waiting_job() {
         let mut p = pipeline(2);
-        p.solo_for(4 * 3);
+        p.set_solo_jobs(3);
         for index in 0..3 {
             assert_eq!(p.depth(), 1);
             let buf = p.buffer();
-            p.submit(Job::new(index, buf, 4), false);
+            p.submit(Job::new(index, buf), false);
             assert!(matches!(p.in_flight.back(), Some(Slot::Done(_))));
             let job = p.collect().unwrap().unwrap();
             p.recycle(job.buf);
         }
         assert_eq!(p.depth(), 4);
         let buf = p.buffer();
-        p.submit(Job::new(3, buf, 4), false);
+        p.submit(Job::new(3, buf), false);
         assert!(p.workers.is_empty(), "one job alone starts no thread");
         assert!(matches!(p.in_flight.back(), Some(Slot::Queued(_))));
         let buf = p.buffer();
-        p.submit(Job::new(4, buf, 4), false);
+        p.submit(Job::new(4, buf), false);
         assert_eq!(p.workers.len(), 1, "a second job starts the worker");
         let done: Vec<u64> = std::iter::from_fn(|| p.collect()).map(|j| j.unwrap().index).collect();
         assert_eq!(done, [3, 4]);
         // A stream that ends after its solo jobs and one more never starts a thread.
         let mut q = pipeline(2);
-        q.solo_for(4 * 3);
+        q.set_solo_jobs(3);
         for index in 0..4 {
             let buf = q.buffer();
-            q.submit(Job::new(index, buf, 4), false);
+            q.submit(Job::new(index, buf), false);
             while q.in_flight() >= q.depth() {
                 let _ = q.collect().unwrap().unwrap();
             }
         }
         let buf = q.buffer();
-        q.submit(Job::new(4, buf, 4), true);
+        q.submit(Job::new(4, buf), true);
         while let Some(job) = q.collect() {
             let _ = job.unwrap();
         }
         assert!(q.workers.is_empty());
     }
 
+    /// The whole buffers a pipeline leaves go to its pool, wiped, and the next pipeline with
+    /// that pool takes them; without a pool, or with an empty one, nothing is kept.
     #[test]
-    fn the_buffer_pool_can_be_turned_off() {
-        set_buffer_pool_limit(0);
-        pool_give(SecretVec::zeroed(1 << 12));
-        assert_eq!(pool_held(), 0);
-        assert!(pool_take(1 << 12).is_none());
-        set_buffer_pool_limit(POOL_OCTETS);
-        pool_give(SecretVec::zeroed(1 << 12));
-        // Kept (other tests may have taken it again since, so only what can be asserted).
-        assert!(pool_held() <= POOL_OCTETS);
+    fn whole_buffers_go_to_the_pipelines_pool() {
+        let run = |pool: Option<&BufferPool>| {
+            let mut p = pipeline(1);
+            if let Some(pool) = pool {
+                p.set_pool(pool.clone());
+            }
+            let reused = p.pooled().is_some();
+            let mut buf = p.buffer();
+            buf.fill(9);
+            p.submit(Job::new(0, buf), false);
+            let job = p.collect().unwrap().unwrap();
+            p.recycle(job.buf);
+            reused
+        };
+        let pool = BufferPool::default();
+        assert!(!run(Some(&pool)), "a new pool is empty");
+        assert!(run(Some(&pool)), "the first pipeline's buffer is reused");
+        let mut p = pipeline(1);
+        p.set_pool(pool.clone());
+        assert!(p.pooled().unwrap().iter().all(|&b| b == 0), "wiped");
+        assert!(!run(None));
+        let off = BufferPool::new(0);
+        let _ = run(Some(&off));
+        assert!(!run(Some(&off)));
     }
 }

@@ -10,12 +10,13 @@
 
 use crate::crypto::hash::Hasher;
 use crate::crypto::rng::Rng;
-use crate::crypto::{HashAlgorithm, PublicKeyAlgorithm, ed25519, mldsa_ed25519};
+use crate::crypto::{ed25519, mldsa_ed25519};
 use crate::error::{Error, Result, Unsupported};
 use crate::packet::key::{PublicKeyMaterial, PublicKeyPacket, SecretKeyMaterial};
 use crate::packet::literal::DataFormat;
 use crate::packet::signature::{SignatureMaterial, SignaturePacket, SignatureType};
 use crate::packet::subpacket::{Subpacket, SubpacketData};
+use crate::types::{HashAlgorithm, PublicKeyAlgorithm};
 
 /// How a document signature hashes its data.
 ///

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::thread;
 
 use sixpgp::{
-    Cert, DecryptReader, Decryptor, EncryptWriter, Encryptor, KeyBuilder, Password, Profile, SignWriter,
-    Signer, Tsk, Verifier,
+    BufferPool, Cert, DecryptReader, Decryptor, EncryptWriter, Encryptor, KeyBuilder, Password, Profile,
+    SignWriter, Signer, Tsk, Verifier,
 };
 
 fn is_static_send<T: Send + 'static>() {}
@@ -20,6 +20,7 @@ fn handles_are_static() {
     is_static_send_sync::<Verifier>();
     is_static_send_sync::<Tsk>();
     is_static_send_sync::<Cert>();
+    is_static_send_sync::<BufferPool>();
     is_static_send::<Encryptor>();
     is_static_send::<Signer>();
     is_static_send::<EncryptWriter<Vec<u8>>>();
@@ -89,14 +90,24 @@ fn arcs_owned_and_borrowed() {
     }
 }
 
-/// The process-wide buffer pool can be turned off; messages are the same either way.
+/// A pool belongs to the handles given it: one shared by encryptors and a decryptor, a
+/// decryptor's own, or none kept; the messages are the same either way.
 #[test]
-fn buffer_pool_off_switch() {
+fn buffer_pools_are_the_handles_own() {
     let key = KeyBuilder::new(Profile::Rfc9580).user_id("P <p@example.org>").generate().unwrap();
     let data = vec![0x42u8; 3 << 20];
-    for limit in [0, 2 << 20] {
-        sixpgp::set_buffer_pool_limit(limit);
-        let msg = Encryptor::new([key.to_cert()]).encrypt_bytes(&data).unwrap();
-        assert_eq!(Decryptor::new([&key]).decrypt_bytes(&msg).unwrap().0, data);
+    let shared = BufferPool::default();
+    for pool in [Some(BufferPool::new(0)), Some(shared.clone()), Some(shared), None] {
+        let (e, d) = match pool {
+            Some(pool) => (
+                Encryptor::new([key.to_cert()]).buffer_pool(pool.clone()),
+                Decryptor::new([&key]).buffer_pool(pool),
+            ),
+            None => (Encryptor::new([key.to_cert()]), Decryptor::new([&key])),
+        };
+        let msg = e.encrypt_bytes(&data).unwrap();
+        for _ in 0..2 {
+            assert_eq!(d.decrypt_bytes(&msg).unwrap().0, data);
+        }
     }
 }

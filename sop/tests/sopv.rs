@@ -36,7 +36,7 @@ fn version_names_sixsopv() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.starts_with("sixsopv "), "{text}");
     assert!(text.contains(&format!("sixpgp {}", sixpgp::VERSION)), "{text}");
-    assert!(text.contains(sixpgp::backend()), "{text}");
+    assert!(text.contains(&sixpgp::backend().to_string()), "{text}");
     let out = run_bin(SIXSOPV, &["version", "--backend"], b"", &d);
     assert_eq!(String::from_utf8(out.stdout).unwrap(), format!("sixpgp {}\n", sixpgp::VERSION));
 }

@@ -5,9 +5,9 @@ use std::fmt;
 use std::io::{self, BufRead, Read};
 use std::sync::Arc;
 
-use super::{ArmorKind, DASHES, reserve_wiped};
+use super::{ArmorKind, DASHES, block_pipeline_shape, reserve_wiped};
 use crate::crypto::secret::{SecretVec, WipedArray};
-use crate::error::{Error, Limit, Result, Unsupported};
+use crate::error::{Error, Limit, Poison, Result, Unsupported};
 use crate::limits::Limits;
 use crate::pipeline::{Pipeline, Work};
 
@@ -122,6 +122,8 @@ fn decode_into(engine: &base64_simd::Base64, src: &[u8], dst: &mut [u8]) -> Opti
 pub struct ArmorReader<R: BufRead> {
     inner: R,
     state: State,
+    /// The first error, reported again by every later call.
+    poison: Poison,
     header_len_limit: usize,
     kind: Option<ArmorKind>,
     /// Base64 characters not yet decoded: the last incomplete quad, then newly scanned ones;
@@ -267,7 +269,7 @@ impl Blocks {
             let text = job.text.get(..job.text_len).unwrap_or_default();
             (job.used, job.out_len) = decode_plain_lines(text, &mut job.out);
         });
-        let mut pipeline = Pipeline::new("sixpgp-armor", work, block_len);
+        let mut pipeline = Pipeline::new("sixpgp-armor", work, block_pipeline_shape(block_len));
         pipeline.set_threads(threads);
         Self {
             pipeline,
@@ -388,8 +390,6 @@ enum State {
     Body,
     /// The END line has been read.
     Done,
-    /// An error happened; this copy of it is returned from then on.
-    Failed(Error),
 }
 
 /// How [`read_line`] stopped.
@@ -421,6 +421,7 @@ impl<R: BufRead> ArmorReader<R> {
         Self {
             inner,
             state: State::Start,
+            poison: Poison::default(),
             header_len_limit: limits.max_armor_header_len(),
             kind: None,
             b64: SecretVec::default(),
@@ -483,14 +484,10 @@ impl<R: BufRead> ArmorReader<R> {
     /// As for reading (see [the type's documentation](Self#errors)), for errors found before the
     /// base64 body; [`Error::Io`] if the source fails.
     pub fn detect(&mut self) -> Result<Option<ArmorKind>> {
-        match &self.state {
-            State::Failed(e) => return Err(e.replay()),
-            State::Start => {
-                if let Err(e) = self.detect_inner() {
-                    return Err(self.poison(e));
-                }
-            }
-            State::Binary | State::Body | State::Done => {}
+        self.poison.check()?;
+        if matches!(self.state, State::Start) {
+            let detected = self.detect_inner();
+            self.poison.guard(detected)?;
         }
         Ok(self.kind)
     }
@@ -512,12 +509,6 @@ impl<R: BufRead> ArmorReader<R> {
     /// the thread count.
     pub fn into_inner(self) -> R {
         self.inner
-    }
-
-    /// Remembers `err` so that later calls fail the same way, and returns it.
-    fn poison(&mut self, err: Error) -> Error {
-        self.state = State::Failed(err.replay());
-        err
     }
 
     fn detect_inner(&mut self) -> Result<()> {
@@ -830,7 +821,6 @@ impl<R: BufRead> ArmorReader<R> {
     fn fill_buf_inner(&mut self) -> Result<()> {
         loop {
             match &self.state {
-                State::Failed(e) => return Err(e.replay()),
                 State::Start => self.detect_inner()?,
                 State::Binary | State::Done => return Ok(()),
                 State::Body if self.out_pos < self.out_len => return Ok(()),
@@ -841,13 +831,26 @@ impl<R: BufRead> ArmorReader<R> {
     }
 }
 
+impl<R: BufRead> ArmorReader<R> {
+    /// [`fill_buf_inner`](Self::fill_buf_inner) for the `io` methods, after an earlier error
+    /// that error again.
+    fn ready(&mut self) -> io::Result<()> {
+        self.poison.check_io()?;
+        let ready = self.fill_buf_inner();
+        Ok(self.poison.guard(ready)?)
+    }
+
+    /// The source's error in binary pass-through, kept unless it asks for a retry.
+    fn pass_error(poison: &mut Poison, err: io::Error) -> io::Error {
+        if err.kind() == io::ErrorKind::Interrupted { err } else { poison.set_io(err) }
+    }
+}
+
 impl<R: BufRead> BufRead for ArmorReader<R> {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        if let Err(e) = self.fill_buf_inner() {
-            return Err(io::Error::from(self.poison(e)));
-        }
+        self.ready()?;
         if matches!(self.state, State::Binary) {
-            return self.inner.fill_buf();
+            return self.inner.fill_buf().map_err(|e| Self::pass_error(&mut self.poison, e));
         }
         Ok(self.out.get(self.out_pos..self.out_len).unwrap_or_default())
     }
@@ -863,12 +866,10 @@ impl<R: BufRead> BufRead for ArmorReader<R> {
 
 impl<R: BufRead> Read for ArmorReader<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if let Err(e) = self.fill_buf_inner() {
-            return Err(io::Error::from(self.poison(e)));
-        }
+        self.ready()?;
         if matches!(self.state, State::Binary) {
             // Large reads go straight to the source.
-            return self.inner.read(buf);
+            return self.inner.read(buf).map_err(|e| Self::pass_error(&mut self.poison, e));
         }
         let available = self.out.get(self.out_pos..self.out_len).unwrap_or_default();
         let n = available.len().min(buf.len());
@@ -887,12 +888,12 @@ impl<R: BufRead> fmt::Debug for ArmorReader<R> {
             State::Binary => "binary",
             State::Body => "body",
             State::Done => "done",
-            State::Failed(_) => "failed",
         };
         f.debug_struct("ArmorReader")
             .field("state", &state)
             .field("kind", &self.kind)
             .field("threads", &self.threads)
+            .field("poison", &self.poison)
             .finish_non_exhaustive()
     }
 }
@@ -1527,17 +1528,54 @@ mod tests {
         assert_eq!(out, b"\xc2\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a");
     }
 
+    /// `err` has the kind and the message of `(kind, text)`.
+    fn assert_same(err: &io::Error, (kind, text): (io::ErrorKind, &str)) {
+        assert_eq!((err.kind(), err.to_string().as_str()), (kind, text));
+    }
+
+    /// After the first error, every later call (`read`, `fill_buf`, `detect`) returns it again:
+    /// for an error of the source before detection, in binary pass-through (where a retry is
+    /// still a retry), in the body, and for bad input.
     #[test]
-    fn source_errors_poison() {
-        struct Broken;
-        impl Read for Broken {
-            fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
-                Err(io::ErrorKind::BrokenPipe.into())
+    fn errors_poison() {
+        struct Broken<'a>(&'a [u8], io::ErrorKind);
+        impl Read for Broken<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                if self.0.is_empty() {
+                    return Err(io::Error::new(self.1, "broken"));
+                }
+                self.0.read(buf)
             }
         }
-        let mut r = ArmorReader::new(io::BufReader::new(Broken));
-        assert_eq!(r.read(&mut [0; 4]).unwrap_err().kind(), io::ErrorKind::BrokenPipe);
-        assert_eq!(r.read(&mut [0; 4]).unwrap_err().kind(), io::ErrorKind::BrokenPipe);
-        assert!(matches!(r.detect(), Err(Error::Io(_))));
+        let broken = (io::ErrorKind::BrokenPipe, "broken");
+        let armored = b"-----BEGIN PGP MESSAGE-----\n\nwgABAgME";
+        for (input, first) in [(&b""[..], broken), (b"\xc2\x00\x01", broken), (&armored[..], broken)] {
+            for threads in [1, 2] {
+                let mut r = ArmorReader::new(io::BufReader::new(Broken(input, io::ErrorKind::BrokenPipe)))
+                    .threads(threads);
+                let err = io::copy(&mut r, &mut io::sink()).unwrap_err();
+                assert_same(&err, first);
+                assert_same(&r.read(&mut [0; 4]).unwrap_err(), first);
+                assert_same(&r.fill_buf().unwrap_err(), first);
+                assert_same(&r.detect().unwrap_err().into(), first);
+            }
+        }
+        // Interrupted in pass-through is returned as it is, and not kept.
+        let mut r = ArmorReader::new(io::BufReader::new(Broken(b"\xc2\x00", io::ErrorKind::Interrupted)));
+        assert_eq!(r.read(&mut [0; 8]).unwrap(), 2);
+        assert_eq!(r.read(&mut [0; 8]).unwrap_err().kind(), io::ErrorKind::Interrupted);
+        assert_eq!(r.read(&mut [0; 8]).unwrap_err().kind(), io::ErrorKind::Interrupted);
+        // Bad input: the kind and the message of the first error, whatever is called next.
+        let mut r =
+            ArmorReader::new(&b"-----BEGIN PGP MESSAGE-----\n\nwg!A\n-----END PGP MESSAGE-----\n"[..]);
+        let err = r.read(&mut [0; 4]).unwrap_err();
+        let first = (err.kind(), err.to_string());
+        assert!(matches!(Error::from_io(err), Error::Malformed(_)));
+        let first = (first.0, first.1.as_str());
+        assert_same(&r.read(&mut [0; 4]).unwrap_err(), first);
+        assert_same(&r.fill_buf().unwrap_err(), first);
+        let again = r.detect().unwrap_err();
+        assert!(matches!(again, Error::Malformed(_)));
+        assert_same(&again.into(), first);
     }
 }

@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use zeroize::Zeroizing;
 
-use super::{ArmorKind, DASHES, reserve_wiped};
+use super::{ArmorKind, DASHES, block_pipeline_shape, reserve_wiped};
 use crate::crypto::secret::{SecretVec, WipedArray};
-use crate::error::{Error, Result};
+use crate::error::{Error, Poison, Result};
 use crate::pipeline::{Pipeline, Work};
 
 /// Input octets per armored line: 48 octets encode to 64 characters.
@@ -36,8 +36,8 @@ const FIRST_BLOCK_INPUT_LEN: usize = 341 * LINE_INPUT_LEN;
 /// ([RFC 9580 §6.1](https://www.rfc-editor.org/rfc/rfc9580#section-6.1)).
 ///
 /// [`finish`](Self::finish) must be called to write the last line and the END line. Dropping the
-/// writer without it does no I/O and leaves an incomplete block. Any error poisons the writer:
-/// later calls fail.
+/// writer without it does no I/O and leaves an incomplete block. After an error (of the sink)
+/// every later call returns that error again.
 ///
 /// With [`threads`](Self::threads) above 1, the input is collected in blocks whose
 /// base64 is computed on worker threads while the calling thread goes on; the output is the
@@ -63,7 +63,8 @@ pub struct ArmorWriter<W: Write> {
     partial_len: usize,
     /// Encoded lines not yet written to `inner`; never longer than `OUT_CAP`.
     out: SecretVec,
-    poisoned: bool,
+    /// The first error, reported again by every later call.
+    poison: Poison,
     /// With more than one thread: the blocks being encoded (`partial` and `out` are then unused).
     blocks: Option<Box<Blocks>>,
 }
@@ -93,7 +94,7 @@ impl Blocks {
         let work: Work<EncodeJob> = Arc::new(|job: &mut EncodeJob| {
             job.text_len = encode_lines_into(&job.input, &mut job.text);
         });
-        let mut pipeline = Pipeline::new("sixpgp-armor", work, BLOCK_TEXT_LEN);
+        let mut pipeline = Pipeline::new("sixpgp-armor", work, block_pipeline_shape(BLOCK_TEXT_LEN));
         pipeline.set_threads(threads);
         Self {
             pipeline,
@@ -190,7 +191,7 @@ impl<W: Write> ArmorWriter<W> {
             partial: Zeroizing::new([0; LINE_INPUT_LEN]),
             partial_len: 0,
             out: SecretVec::with_capacity(OUT_CAP),
-            poisoned: false,
+            poison: Poison::default(),
             blocks: None,
         })
     }
@@ -215,9 +216,10 @@ impl<W: Write> ArmorWriter<W> {
     ///
     /// # Errors
     ///
-    /// [`Error::Io`] if the sink fails, or if the writer was poisoned by an earlier error.
+    /// [`Error::Io`] if the sink fails; the first error again if an earlier call failed.
     pub fn finish(mut self) -> Result<W> {
-        self.check_poisoned().map_err(Error::from_io)?;
+        self.poison.check()?;
+        // No call follows `finish`: its own error needs no keeping.
         self.finish_inner().map_err(Error::from_io)?;
         Ok(self.inner)
     }
@@ -241,14 +243,6 @@ impl<W: Write> ArmorWriter<W> {
         self.inner.write_all(&self.out)?;
         self.out.clear();
         self.inner.flush()
-    }
-
-    fn check_poisoned(&self) -> io::Result<()> {
-        if self.poisoned {
-            Err(io::Error::from(Error::InvalidArgument("armor writer used after an error")))
-        } else {
-            Ok(())
-        }
     }
 
     /// Encodes one complete line of input into `out`, writing `out` to the sink first if full.
@@ -390,18 +384,17 @@ fn write_marker(out: &mut SecretVec, which: &str, kind: ArmorKind) {
 impl<W: Write> Write for ArmorWriter<W> {
     /// Accepts all of `buf`; complete lines are written to the sink in blocks.
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.check_poisoned()?;
-        let result = self.write_inner(buf);
-        if result.is_err() {
-            self.poisoned = true;
+        self.poison.check_io()?;
+        match self.write_inner(buf) {
+            Ok(()) => Ok(buf.len()),
+            Err(e) => Err(self.poison.set_io(e)),
         }
-        result.map(|()| buf.len())
     }
 
     /// Writes every complete line to the sink and flushes it. The last, incomplete line stays
     /// buffered until [`finish`](ArmorWriter::finish).
     fn flush(&mut self) -> io::Result<()> {
-        self.check_poisoned()?;
+        self.poison.check_io()?;
         let blocks = match &mut self.blocks {
             Some(blocks) => blocks.flush(&mut self.inner),
             None => Ok(()),
@@ -412,10 +405,7 @@ impl<W: Write> Write for ArmorWriter<W> {
                 self.out.clear();
                 Ok(())
             }
-            Err(e) => {
-                self.poisoned = true;
-                Err(e)
-            }
+            Err(e) => Err(self.poison.set_io(e)),
         }
     }
 }
@@ -426,7 +416,7 @@ impl<W: Write> fmt::Debug for ArmorWriter<W> {
             .field("kind", &self.kind)
             .field("buffered", &self.out.len().saturating_add(self.partial_len))
             .field("threaded", &self.blocks.is_some())
-            .field("poisoned", &self.poisoned)
+            .field("poison", &self.poison)
             .finish_non_exhaustive()
     }
 }
@@ -553,24 +543,29 @@ mod tests {
         }
     }
 
-    /// A sink failing while blocks are in flight poisons the threaded writer too.
+    /// A sink failing while blocks are in flight poisons the threaded writer too: every later
+    /// call returns the sink's error again.
     #[test]
     fn threaded_errors_poison() {
         let mut w = ArmorWriter::new(After(2), ArmorKind::Message).unwrap().threads(2);
         let block = vec![7u8; BLOCK_INPUT_LEN];
-        let mut failed = false;
-        for _ in 0..20 {
-            if w.write_all(&block).is_err() {
-                failed = true;
-                break;
-            }
-        }
-        assert!(failed, "the sink's error reaches the caller");
-        assert!(w.write(&[0]).is_err());
-        assert!(matches!(w.finish(), Err(Error::InvalidArgument(_))));
+        let first =
+            (0..20).find_map(|_| w.write_all(&block).err()).expect("the sink's error reaches the caller");
+        assert_same(&first, BROKEN);
+        assert_same(&w.write(&[0]).unwrap_err(), BROKEN);
+        assert_same(&w.flush().unwrap_err(), BROKEN);
+        assert_same(&w.finish().unwrap_err().into(), BROKEN);
+    }
+
+    const BROKEN: (io::ErrorKind, &str) = (io::ErrorKind::BrokenPipe, "no");
+
+    /// `err` has the kind and the message of `(kind, text)`.
+    fn assert_same(err: &io::Error, (kind, text): (io::ErrorKind, &str)) {
+        assert_eq!((err.kind(), err.to_string().as_str()), (kind, text));
     }
 
     /// A sink that accepts this many writes, then fails.
+    #[derive(Debug)]
     struct After(usize);
     impl Write for After {
         fn write(&mut self, b: &[u8]) -> io::Result<usize> {
@@ -598,11 +593,17 @@ mod tests {
     #[test]
     fn errors_poison() {
         assert!(ArmorWriter::new(Failing, ArmorKind::Message).is_err());
-        // Fails after the BEGIN line.
+        // Fails after the BEGIN line: the first error, then the same on every later call.
         let mut w = ArmorWriter::new(After(1), ArmorKind::Message).unwrap();
         w.write_all(&[0; 100]).unwrap();
-        assert_eq!(w.flush().unwrap_err().kind(), io::ErrorKind::BrokenPipe);
-        assert!(w.write(&[0]).is_err());
-        assert!(matches!(w.finish(), Err(Error::InvalidArgument(_))));
+        assert_same(&w.flush().unwrap_err(), BROKEN);
+        assert_same(&w.write(&[0]).unwrap_err(), BROKEN);
+        assert_same(&w.write(&[]).unwrap_err(), BROKEN);
+        assert_same(&w.flush().unwrap_err(), BROKEN);
+        assert_same(&w.finish().unwrap_err().into(), BROKEN);
+        // An error met by `finish` itself.
+        let mut w = ArmorWriter::new(After(1), ArmorKind::Message).unwrap();
+        w.write_all(&[0; 100]).unwrap();
+        assert_same(&w.finish().unwrap_err().into(), BROKEN);
     }
 }

@@ -37,7 +37,7 @@ pub(crate) use imp::*;
     not(sixpgp_portable)
 )))]
 mod imp {
-    use crate::crypto::aead::{ChunkAead, TAG_LEN};
+    use crate::crypto::chunk_aead::{ChunkAead, TAG_LEN};
     use crate::crypto::secret::{Curve25519Secret, Secret32};
     use crate::error::Result;
 
@@ -91,7 +91,7 @@ mod imp {
     use graviola::signing::eddsa::Ed25519VerifyingKey;
     use zeroize::Zeroize;
 
-    use crate::crypto::aead::{ChunkAead, TAG_LEN};
+    use crate::crypto::chunk_aead::{ChunkAead, TAG_LEN};
     use crate::crypto::secret::{Curve25519Secret, Secret32};
     use crate::error::{Error, Result};
 

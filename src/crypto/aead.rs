@@ -27,35 +27,16 @@ use eax::aead::{AeadCore, AeadInOut, KeyInit};
 use zeroize::Zeroize;
 
 use crate::crypto::accel;
+use crate::crypto::chunk_aead::{ChunkAead, TAG_LEN};
 use crate::crypto::ocb::Ocb;
-use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm};
 use crate::error::{Error, Result, Unsupported};
-
-/// The authentication tag length of every AEAD mode OpenPGP defines.
-pub(crate) const TAG_LEN: usize = 16;
+use crate::types::{AeadAlgorithm, SymmetricAlgorithm};
 
 /// OCB's nonce length in OpenPGP.
 const OCB_NONCE_LEN: usize = 15;
 
-/// One keyed AEAD with 16-octet tags, encrypting and decrypting in place with detached tags.
-pub(crate) trait ChunkAead: Send + Sync {
-    /// Encrypts `buf` in place and returns the tag.
-    ///
-    /// # Errors
-    /// `InvalidArgument` if `nonce` does not have the mode's nonce length or the input is longer
-    /// than the mode allows.
-    fn seal(&self, nonce: &[u8], ad: &[u8], buf: &mut [u8]) -> Result<[u8; TAG_LEN]>;
-
-    /// Decrypts `buf` in place after checking `tag`, in constant time.
-    ///
-    /// # Errors
-    /// `Decrypt` on any failure (bad tag, wrong nonce length, too long); `buf` is then zeroed,
-    /// so that no unauthenticated plaintext escapes.
-    fn open(&self, nonce: &[u8], ad: &[u8], buf: &mut [u8], tag: &[u8; TAG_LEN]) -> Result<()>;
-}
-
 /// Any RustCrypto AEAD with 16-octet tags (`eax`, `aes-gcm`).
-pub(crate) struct RustCrypto<A>(pub(crate) A);
+pub(super) struct RustCrypto<A>(pub(crate) A);
 
 impl<A: AeadInOut + AeadCore<TagSize = U16> + Send + Sync> ChunkAead for RustCrypto<A> {
     fn seal(&self, nonce: &[u8], ad: &[u8], buf: &mut [u8]) -> Result<[u8; TAG_LEN]> {

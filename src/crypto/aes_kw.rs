@@ -17,7 +17,7 @@ const SEMIBLOCK: usize = 8;
 /// # Errors
 /// `InvalidArgument` for a KEK of another length or a key whose length is not a multiple of 8
 /// octets or shorter than 16.
-pub(crate) fn wrap(kek: &[u8], key: &[u8]) -> Result<Vec<u8>> {
+pub(super) fn wrap(kek: &[u8], key: &[u8]) -> Result<Vec<u8>> {
     // RFC 3394 §2.2.1: the plaintext is n ≥ 2 64-bit blocks; the output is n + 1 blocks.
     if !key.len().is_multiple_of(SEMIBLOCK) || key.len() < 2 * SEMIBLOCK {
         return Err(Error::InvalidArgument("AES key wrap: key length"));
@@ -47,7 +47,7 @@ pub(crate) fn wrap(kek: &[u8], key: &[u8]) -> Result<Vec<u8>> {
 /// - `Malformed` if `wrapped` is not a multiple of 8 octets or shorter than 24 octets;
 /// - `InvalidArgument` for a KEK of another length;
 /// - `Decrypt` if the integrity check fails (wrong KEK or modified ciphertext).
-pub(crate) fn unwrap(kek: &[u8], wrapped: &[u8]) -> Result<SecretVec> {
+pub(super) fn unwrap(kek: &[u8], wrapped: &[u8]) -> Result<SecretVec> {
     // RFC 3394 §2.2.2: the ciphertext is n + 1 ≥ 3 64-bit blocks.
     if !wrapped.len().is_multiple_of(SEMIBLOCK) || wrapped.len() < 3 * SEMIBLOCK {
         return Err(Error::malformed("AES key wrap: wrapped key length"));

@@ -7,8 +7,8 @@ use std::io;
 
 use sha2::Digest;
 
-use crate::crypto::HashAlgorithm;
 use crate::error::{Error, Result, Unsupported};
+use crate::types::HashAlgorithm;
 
 /// An incremental hash over one of the algorithms this crate implements.
 #[derive(Clone)]

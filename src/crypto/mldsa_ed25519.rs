@@ -16,9 +16,9 @@ use crate::crypto::secret::{Curve25519Secret, MlDsaSeed};
 use crate::error::{Error, Result};
 
 /// Length of an ML-DSA-65 public key.
-pub(crate) const MLDSA_PUBLIC_LEN: usize = 1952;
+const MLDSA_PUBLIC_LEN: usize = 1952;
 /// Length of an ML-DSA-65 signature.
-pub(crate) const MLDSA_SIGNATURE_LEN: usize = 3309;
+const MLDSA_SIGNATURE_LEN: usize = 3309;
 
 /// The ML-DSA context string: empty (§5.1.2, §9.1.1).
 const CONTEXT: &[u8] = &[];

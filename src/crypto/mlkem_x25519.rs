@@ -13,24 +13,24 @@ use ml_kem::{Decapsulate, KeyExport};
 use sha3::Digest;
 use zeroize::Zeroizing;
 
-use crate::crypto::PublicKeyAlgorithm;
 use crate::crypto::aes_kw;
 use crate::crypto::rng::Rng;
 use crate::crypto::secret::{Curve25519Secret, MlKemSeed, Secret32, SessionKey};
 use crate::crypto::x25519;
 use crate::error::{Error, Result};
+use crate::types::PublicKeyAlgorithm;
 
 /// Length of an ML-KEM-768 encapsulation key.
-pub(crate) const MLKEM_PUBLIC_LEN: usize = 1184;
+const MLKEM_PUBLIC_LEN: usize = 1184;
 /// Length of an ML-KEM-768 ciphertext.
-pub(crate) const MLKEM_CIPHERTEXT_LEN: usize = 1088;
+const MLKEM_CIPHERTEXT_LEN: usize = 1088;
 
 /// Domain separator of the key combiner (§4.2.1): UTF-8 "OpenPGPCompositeKDFv1".
 const DOM_SEP: &[u8; 21] = b"OpenPGPCompositeKDFv1";
 
 /// What [`pkesk_encrypt`] returns: ECDH ciphertext, ML-KEM ciphertext, wrapped session key.
 #[cfg(test)]
-pub(crate) type PkeskFields = ([u8; 32], Box<[u8; MLKEM_CIPHERTEXT_LEN]>, Vec<u8>);
+type PkeskFields = ([u8; 32], Box<[u8; MLKEM_CIPHERTEXT_LEN]>, Vec<u8>);
 
 /// What [`encapsulate`] returns: the two ciphertexts of the PKESK and the KEK.
 #[derive(Debug)]
@@ -78,7 +78,7 @@ pub(crate) fn public_key(x: &Curve25519Secret, seed: &MlKemSeed) -> ([u8; 32], B
 /// KEK = SHA3-256(mlkemKeyShare ‖ ecdhKeyShare ‖ ecdhCipherText ‖ ecdhPublicKey ‖ algId
 ///                ‖ domSep ‖ len(domSep))
 /// ```
-pub(crate) fn combine(
+fn combine(
     mlkem_share: &[u8; 32],
     ecdh_share: &[u8; 32],
     ecdh_ct: &[u8; 32],
@@ -158,7 +158,7 @@ pub(crate) fn wrap(kek: &Secret32, session_key: &[u8]) -> Result<Vec<u8>> {
 /// # Errors
 /// As [`encapsulate`] and [`wrap`]; `Io` if the RNG fails.
 #[cfg(test)]
-pub(crate) fn pkesk_encrypt(
+fn pkesk_encrypt(
     x_pub: &[u8; 32],
     mlkem_pub: &[u8; 1184],
     session_key: &[u8],
@@ -215,7 +215,7 @@ pub(crate) fn pkesk_decrypt_expanded(
 /// Helpers that dig key material and packets out of the armored sample files.
 #[cfg(test)]
 #[allow(clippy::arithmetic_side_effects, reason = "test helper over trusted test vectors")]
-pub(crate) mod test_util {
+pub(super) mod test_util {
     /// Base64 body of an ASCII-armored block (no CRC line in the samples).
     pub(crate) fn dearmor(text: &str) -> Vec<u8> {
         let body: String = text
@@ -228,7 +228,7 @@ pub(crate) mod test_util {
 
     /// `(tag, body)` of each packet with a fixed (OpenPGP format) length; stops at a partial
     /// length.
-    pub(crate) fn packets(data: &[u8]) -> Vec<(u8, &[u8])> {
+    fn packets(data: &[u8]) -> Vec<(u8, &[u8])> {
         let mut out = Vec::new();
         let mut i = 0;
         while i < data.len() {

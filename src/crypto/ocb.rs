@@ -38,7 +38,7 @@ use crate::crypto::xor_block as xor;
 use crate::error::{Error, Result};
 
 /// The tag length: OpenPGP always uses 128-bit OCB tags.
-pub(crate) const TAG_LEN: usize = 16;
+pub(super) const TAG_LEN: usize = 16;
 /// L_i is needed for i = ntz(block index) ≤ 63.
 const L_TABLE_LEN: usize = 64;
 /// Blocks per window of the offset table (see [`Tables::prefix`]).
@@ -68,7 +68,7 @@ fn ne_from_be(v: u128) -> u128 {
 }
 
 /// OCB3 with a 128-bit tag over block cipher `C`, keyed once.
-pub(crate) struct Ocb<C> {
+pub(super) struct Ocb<C> {
     cipher: C,
     /// The key-derived values, computed in place on the heap so that moving an `Ocb` (into a
     /// `Box`, say) leaves no copy of them behind.
@@ -89,7 +89,7 @@ where
     ///
     /// # Errors
     /// `InvalidArgument` if `key` does not have the cipher's key length.
-    pub(crate) fn new(key: &[u8]) -> Result<Self> {
+    pub(super) fn new(key: &[u8]) -> Result<Self> {
         let cipher = C::new_from_slice(key).map_err(|_| Error::InvalidArgument("AEAD key length"))?;
         // L_* = ENCIPHER(K, zeros(128)); L_$ = double(L_*); L_0 = double(L_$);
         // L_i = double(L_{i-1}) for every integer i > 0.
@@ -186,7 +186,7 @@ where
     ///
     /// # Errors
     /// `InvalidArgument` for a nonce that is empty or longer than 15 octets.
-    pub(crate) fn encrypt_in_place(&self, nonce: &[u8], ad: &[u8], buf: &mut [u8]) -> Result<[u8; TAG_LEN]> {
+    pub(super) fn encrypt_in_place(&self, nonce: &[u8], ad: &[u8], buf: &mut [u8]) -> Result<[u8; TAG_LEN]> {
         let mut offset = self.initial_offset(nonce)?.to_ne_bytes();
         let mut checksum = [0u8; 16];
         let (blocks, tail) = buf.as_chunks_mut::<16>();
@@ -222,7 +222,7 @@ where
     ///
     /// # Errors
     /// `Decrypt` if the tag does not verify or the nonce length is invalid.
-    pub(crate) fn decrypt_in_place(
+    pub(super) fn decrypt_in_place(
         &self,
         nonce: &[u8],
         ad: &[u8],

@@ -89,7 +89,7 @@ impl Rng {
     ///
     /// # Errors
     /// `Error::Io` if the OS RNG has failed.
-    pub(crate) fn check(&self) -> Result<()> {
+    pub(super) fn check(&self) -> Result<()> {
         if self.failed { Err(rng_error()) } else { Ok(()) }
     }
 }
@@ -120,12 +120,12 @@ impl TryCryptoRng for Rng {}
 
 /// Test-only generators.
 #[cfg(test)]
-pub(crate) mod test_util {
+pub(super) mod test_util {
     use super::{Infallible, Rng, TryCryptoRng, TryRng};
 
     /// A deterministic, NOT cryptographically secure generator (a SplitMix64 stream) for tests.
     #[derive(Debug)]
-    pub(crate) struct CountingRng(pub(crate) u64);
+    struct CountingRng(pub(crate) u64);
 
     impl TryRng for CountingRng {
         type Error = Infallible;

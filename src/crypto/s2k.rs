@@ -8,11 +8,11 @@
 
 use zeroize::Zeroizing;
 
-use crate::crypto::HashAlgorithm;
 use crate::crypto::hash::Hasher;
 use crate::crypto::secret::SecretVec;
 use crate::error::{Error, Limit, Result, Unsupported};
 use crate::limits::Limits;
+use crate::types::HashAlgorithm;
 
 /// An S2K specifier: which derivation, with which parameters (RFC 9580 §3.7.1). The packet
 /// layer reads and writes its wire form.
@@ -226,7 +226,7 @@ fn argon2id(password: &[u8], salt: &[u8], params: &Argon2Params, key_len: usize)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::crypto::HashAlgorithm;
+    use crate::types::HashAlgorithm;
 
     fn json(text: &str) -> serde_json::Value {
         serde_json::from_str(text).unwrap()

@@ -216,7 +216,7 @@ impl SecretVec {
 
     /// Makes room for `additional` more octets. A reallocation goes through
     /// [`SecretVec::grow`]: the old allocation is wiped, never left behind in freed memory.
-    pub(crate) fn reserve(&mut self, additional: usize) {
+    fn reserve(&mut self, additional: usize) {
         let needed = self.0.len().saturating_add(additional);
         if needed > self.0.capacity() {
             self.grow(needed.max(self.0.capacity().saturating_mul(2)));

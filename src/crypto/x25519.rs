@@ -45,7 +45,7 @@ pub(super) fn portable_public_key(secret: &Curve25519Secret) -> [u8; 32] {
 
 /// `X25519(secret, public)`; `None` if the result is all zero (a low-order `public`). On
 /// `graviola` where the CPU allows (see `accel`).
-pub(crate) fn shared_point(secret: &Curve25519Secret, public: &[u8; 32]) -> Option<Secret32> {
+pub(super) fn shared_point(secret: &Curve25519Secret, public: &[u8; 32]) -> Option<Secret32> {
     accel::x25519_shared_point(secret, public).unwrap_or_else(|| portable_shared_point(secret, public))
 }
 
@@ -110,7 +110,7 @@ pub(crate) fn wrap(kek: &[u8; KEK_LEN], session_key: &[u8]) -> Result<Vec<u8>> {
 /// # Errors
 /// As [`agree`] and [`wrap`].
 #[cfg(test)]
-pub(crate) fn pkesk_encrypt_with_ephemeral(
+fn pkesk_encrypt_with_ephemeral(
     recipient: &[u8; 32],
     session_key: &[u8],
     ephemeral_secret: &Curve25519Secret,

@@ -1,22 +1,20 @@
 //! Certificates (transferable public keys, RFC 9580 §10.1).
 
 use std::fmt;
-use std::io::{self, BufRead, Write};
+use std::io::{self, Write};
 use std::sync::Arc;
 use std::time::SystemTime;
 
 use crate::armor::{ArmorKind, ArmorWriter};
-use crate::crypto::PublicKeyAlgorithm;
-use crate::error::{Error, Result};
-use crate::key::fingerprint::{Fingerprint, KeyId};
-use crate::key::parse;
+use crate::error::Result;
 use crate::key::sig::VerifyCache;
-use crate::limits::Limits;
 use crate::packet::header::{Header, Tag};
 use crate::packet::key::PublicKeyPacket;
 use crate::packet::signature::SignaturePacket;
 use crate::packet::user_id::UserId;
 use crate::packet::{PacketBody, Serialize};
+use crate::types::PublicKeyAlgorithm;
+use crate::types::{Fingerprint, KeyId};
 
 /// An OpenPGP certificate: a v6 primary key with its self-signatures, user IDs and subkeys.
 ///
@@ -39,26 +37,26 @@ pub struct Cert {
     pub(crate) fingerprint: Fingerprint,
     /// Direct-key signatures and key revocations, as found.
     pub(crate) primary_sigs: Vec<SignaturePacket>,
-    pub(crate) user_ids: Vec<UserIdBinding>,
-    pub(crate) subkeys: Vec<SubkeyBinding>,
+    pub(super) user_ids: Vec<UserIdBinding>,
+    pub(super) subkeys: Vec<SubkeyBinding>,
     /// Outcomes of the signature checks done so far (content-addressed, so it survives any
     /// edit of the fields above; not part of the value: see [`VerifyCache`]).
-    pub(crate) verified: VerifyCache,
+    pub(super) verified: VerifyCache,
 }
 
 /// A user ID and the signatures on it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct UserIdBinding {
-    pub(crate) user_id: UserId,
-    pub(crate) sigs: Vec<SignaturePacket>,
+pub(super) struct UserIdBinding {
+    pub(super) user_id: UserId,
+    pub(super) sigs: Vec<SignaturePacket>,
 }
 
 /// A subkey and the signatures on it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct SubkeyBinding {
+pub(super) struct SubkeyBinding {
     pub(crate) key: PublicKeyPacket,
     pub(crate) fingerprint: Fingerprint,
-    pub(crate) sigs: Vec<SignaturePacket>,
+    pub(super) sigs: Vec<SignaturePacket>,
 }
 
 impl fmt::Debug for Cert {
@@ -81,46 +79,6 @@ impl From<&Cert> for Arc<Cert> {
 }
 
 impl Cert {
-    /// Parses exactly one certificate, armored or binary.
-    ///
-    /// A transferable secret key is accepted too; its secret parts are dropped.
-    ///
-    /// # Errors
-    /// `Malformed`/`Truncated` for broken input, `Unsupported` for a non-v6 primary key, and
-    /// `InvalidArgument` if the input holds no certificate or more than one.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        Self::from_reader(bytes)
-    }
-
-    /// Parses exactly one certificate, armored or binary, from a stream.
-    ///
-    /// # Errors
-    /// As [`Cert::from_bytes`].
-    pub fn from_reader(reader: impl BufRead) -> Result<Self> {
-        let mut all = Self::read_all(reader)?;
-        match all.len() {
-            1 => all.pop().ok_or(Error::InvalidArgument("no certificate found")),
-            0 => Err(Error::InvalidArgument("no certificate found")),
-            _ => Err(Error::InvalidArgument("more than one certificate found")),
-        }
-    }
-
-    /// Parses every certificate in a stream (a keyring), armored or binary.
-    ///
-    /// # Errors
-    /// As [`Cert::from_bytes`], except that any number of certificates is fine.
-    pub fn read_all(reader: impl BufRead) -> Result<Vec<Self>> {
-        Self::read_all_with_limits(reader, &Limits::default())
-    }
-
-    /// [`Cert::read_all`] with explicit resource limits.
-    ///
-    /// # Errors
-    /// As [`Cert::from_bytes`], and `LimitExceeded` when the input goes past `limits`.
-    pub fn read_all_with_limits(reader: impl BufRead, limits: &Limits) -> Result<Vec<Self>> {
-        Ok(parse::parse_keyring(reader, limits)?.into_iter().map(|k| k.cert).collect())
-    }
-
     /// The primary key's fingerprint.
     #[must_use]
     pub fn fingerprint(&self) -> Fingerprint {
@@ -165,7 +123,7 @@ impl Cert {
 
     /// Writes the primary signatures, user IDs and subkeys in canonical order; each subkey
     /// packet is written by `subkey_packet` (public or secret), given its index.
-    pub(crate) fn write_components<W: Write + ?Sized>(
+    pub(super) fn write_components<W: Write + ?Sized>(
         &self,
         w: &mut W,
         mut subkey_packet: impl FnMut(usize, &SubkeyBinding, &mut W) -> io::Result<()>,
@@ -211,7 +169,7 @@ impl Cert {
 }
 
 /// Writes one packet: a header for `len` octets, then the body `body` writes.
-pub(crate) fn write_packet<W: Write + ?Sized>(
+pub(super) fn write_packet<W: Write + ?Sized>(
     tag: Tag,
     len: usize,
     w: &mut W,
@@ -230,7 +188,7 @@ fn write_sigs(sigs: &[SignaturePacket], w: &mut (impl Write + ?Sized)) -> io::Re
 
 /// Armors `bytes` as `kind`, into a buffer allocated once at its full length (a reallocation
 /// would leave a copy of an armored secret key unwiped).
-pub(crate) fn armored(kind: ArmorKind, bytes: &[u8]) -> String {
+pub(super) fn armored(kind: ArmorKind, bytes: &[u8]) -> String {
     // Base64 with a line break per 64 characters, and the BEGIN, blank and END lines.
     let len = bytes.len().div_ceil(3).saturating_mul(4).saturating_add(bytes.len() / 48).saturating_add(128);
     let mut w = match ArmorWriter::new(Vec::with_capacity(len), kind) {

@@ -11,24 +11,24 @@ use std::time::SystemTime;
 
 use crate::crypto::rng::Rng;
 use crate::error::{Error, KeyProblem, Result};
-use crate::key::fingerprint::Fingerprint;
 use crate::key::sig::{self, Signed};
 use crate::key::tsk::Tsk;
 use crate::key::{flags, to_timestamp};
 use crate::packet::signature::{SignaturePacket, SignatureType};
 use crate::packet::subpacket::{Subpacket, SubpacketData};
 use crate::signature::{base_subpackets, critical, sub};
+use crate::types::Fingerprint;
 
 /// The creation time for a signature that must supersede `prev`: `t`, or one second after
 /// `prev` if that is later (two self-signatures made in the same second would tie).
-pub(crate) fn superseding_time(prev: &SignaturePacket, t: u32) -> u32 {
+fn superseding_time(prev: &SignaturePacket, t: u32) -> u32 {
     let after_prev = prev.creation_time().unwrap_or(0).saturating_add(1);
     t.max(after_prev)
 }
 
 /// The hashed subpackets of `prev` that a re-issued signature keeps: all but the creation
 /// time, the issuer fingerprint and the embedded back-signature, which are made anew.
-pub(crate) fn kept_subpackets(prev: &SignaturePacket) -> Vec<Subpacket> {
+fn kept_subpackets(prev: &SignaturePacket) -> Vec<Subpacket> {
     prev.hashed
         .iter()
         .filter(|s| {
@@ -59,7 +59,7 @@ impl Tsk {
     /// # Errors
     /// `KeyLocked` if a needed secret is locked; `KeyUnusable` if the subkey's secret is
     /// missing for a signing subkey; `InvalidArgument` for a bad index.
-    pub(crate) fn subkey_binding(
+    pub(super) fn subkey_binding(
         &self,
         index: usize,
         created: u32,
@@ -92,7 +92,7 @@ impl Tsk {
     ///
     /// # Errors
     /// `KeyUnusable` if there is no valid direct-key signature; `KeyLocked`.
-    pub(crate) fn reissue_primary(
+    pub(super) fn reissue_primary(
         &mut self,
         t: u32,
         rng: &mut Rng,
@@ -140,7 +140,7 @@ impl Tsk {
     ///
     /// # Errors
     /// `KeyUnusable` if the subkey has no valid binding at `t`; `KeyLocked`.
-    pub(crate) fn reissue_subkey(
+    fn reissue_subkey(
         &mut self,
         index: usize,
         t: u32,
@@ -231,10 +231,10 @@ mod tests {
     use std::time::{Duration, UNIX_EPOCH};
 
     use super::*;
-    use crate::crypto::PublicKeyAlgorithm;
     use crate::key::cert::SubkeyBinding;
     use crate::key::generate::new_key;
     use crate::key::{KeyBuilder, Profile};
+    use crate::types::PublicKeyAlgorithm;
 
     #[test]
     fn a_signing_subkey_keeps_a_valid_back_signature_when_rebound() {

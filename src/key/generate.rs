@@ -4,12 +4,9 @@ use std::time::{Duration, SystemTime};
 
 use crate::crypto::rng::Rng;
 use crate::crypto::secret::Password;
-use crate::crypto::{
-    HashAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm, ed25519, mldsa_ed25519, mlkem_x25519, x25519,
-};
+use crate::crypto::{ed25519, mldsa_ed25519, mlkem_x25519, x25519};
 use crate::error::{Error, Result, Unsupported};
 use crate::key::cert::{Cert, SubkeyBinding, UserIdBinding};
-use crate::key::fingerprint::Fingerprint;
 use crate::key::parse::Secrets;
 use crate::key::profile::Profile;
 use crate::key::sig::{self, Signed, VerifyCache};
@@ -20,9 +17,11 @@ use crate::packet::signature::SignatureType;
 use crate::packet::subpacket::{Subpacket, SubpacketData};
 use crate::packet::user_id::UserId;
 use crate::signature::{base_subpackets, critical, sub};
+use crate::types::Fingerprint;
+use crate::types::{HashAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm};
 
 /// Features subpacket value: SEIPDv2 only (RFC 9580 §5.2.3.32). We never read SEIPDv1.
-pub(crate) const FEATURES: u8 = 0x08;
+pub(super) const FEATURES: u8 = 0x08;
 
 /// Builds a new v6 key.
 ///
@@ -202,7 +201,7 @@ impl KeyBuilder {
 
 /// The preference subpackets a key of `profile` advertises (symmetric ciphers, AEAD
 /// ciphersuites, hashes, features); `pqc` if its encryption subkey is post-quantum.
-pub(crate) fn preferences(profile: Profile, pqc: bool) -> Vec<Subpacket> {
+pub(super) fn preferences(profile: Profile, pqc: bool) -> Vec<Subpacket> {
     vec![
         sub(SubpacketData::PreferredSymmetric(symmetric_prefs(pqc))),
         sub(SubpacketData::PreferredAead(
@@ -231,7 +230,7 @@ fn symmetric_prefs(pqc: bool) -> Vec<u8> {
 ///
 /// # Errors
 /// `Unsupported` for an algorithm this crate cannot generate; RNG failures.
-pub(crate) fn new_key(
+pub(super) fn new_key(
     algorithm: PublicKeyAlgorithm,
     created: u32,
     rng: &mut Rng,
@@ -264,29 +263,4 @@ pub(crate) fn new_key(
         other => return Err(Error::Unsupported(Unsupported::PublicKeyAlgorithm(u8::from(other)))),
     };
     Ok((PublicKeyPacket { creation_time: created, algorithm, material }, secret))
-}
-
-/// Checks that secret material belongs to the public key (catches a corrupted or substituted
-/// secret before it is used).
-pub(crate) fn check_secret_matches(public: &PublicKeyPacket, secret: &SecretKeyMaterial) -> Result<()> {
-    let ok = match (&public.material, secret) {
-        (PublicKeyMaterial::Ed25519(p), SecretKeyMaterial::Ed25519(s)) => ed25519::public_key(s) == *p,
-        (PublicKeyMaterial::X25519(p), SecretKeyMaterial::X25519(s)) => x25519::public_key(s) == *p,
-        (
-            PublicKeyMaterial::MlDsa65Ed25519 { ed25519: ep, mldsa: mp },
-            SecretKeyMaterial::MlDsa65Ed25519 { ed25519: es, mldsa_seed },
-        ) => {
-            let (e, m) = mldsa_ed25519::public_key(es, mldsa_seed);
-            e == *ep && m == *mp
-        }
-        (
-            PublicKeyMaterial::MlKem768X25519 { x25519: xp, mlkem: mp },
-            SecretKeyMaterial::MlKem768X25519 { x25519: xs, mlkem_seed },
-        ) => {
-            let (x, m) = mlkem_x25519::public_key(xs, mlkem_seed);
-            x == *xp && m == *mp
-        }
-        _ => false,
-    };
-    if ok { Ok(()) } else { Err(Error::malformed("secret key material does not match the public key")) }
 }

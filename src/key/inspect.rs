@@ -7,16 +7,16 @@ use std::borrow::Cow;
 use std::fmt;
 use std::time::SystemTime;
 
-use crate::crypto::PublicKeyAlgorithm;
 use crate::error::KeyProblem;
 use crate::key::cert::Cert;
-use crate::key::fingerprint::{Fingerprint, KeyId};
 use crate::key::revoke::ReasonForRevocation;
 use crate::key::select::{is_hard_revocation, revocation};
 use crate::key::sig::Signed;
 use crate::key::{flags, from_timestamp, to_timestamp};
 use crate::packet::key::PublicKeyPacket;
 use crate::packet::signature::{SignaturePacket, SignatureType};
+use crate::types::PublicKeyAlgorithm;
+use crate::types::{Fingerprint, KeyId};
 
 /// The key flags of a key (RFC 9580 §5.2.3.29): what its binding allows it to do.
 #[derive(Clone, Copy, PartialEq, Eq, Default)]

@@ -70,7 +70,7 @@ impl Cert {
     }
 
     /// Brings the certificate into the canonical form [`Cert::merge`] produces.
-    pub(crate) fn canonicalize(&mut self) {
+    fn canonicalize(&mut self) {
         let primary = &self.primary;
         let verified = &self.verified;
         let own = *self.fingerprint.as_bytes();

@@ -9,16 +9,16 @@ use std::io::BufRead;
 use crate::armor::ArmorReader;
 use crate::error::{Error, Limit, Result};
 use crate::key::cert::{Cert, SubkeyBinding, UserIdBinding};
-use crate::key::fingerprint::Fingerprint;
 use crate::key::sig::VerifyCache;
 use crate::limits::Limits;
 use crate::packet::header::Tag;
 use crate::packet::key::{PublicKeyPacket, SecretKeyData, SecretKeyPacket};
 use crate::packet::{Packet, RawPacket, read_raw_packet};
+use crate::types::Fingerprint;
 
 /// One parsed key: the certificate, plus the secret parts if the input had them.
 #[derive(Debug)]
-pub(crate) struct ParsedKey {
+pub(super) struct ParsedKey {
     pub(crate) cert: Cert,
     /// `Some` when the primary key was a Secret-Key packet.
     pub(crate) secrets: Option<Secrets>,
@@ -29,7 +29,7 @@ pub(crate) struct ParsedKey {
 pub(crate) struct Secrets {
     pub(crate) primary: SecretKeyData,
     /// One entry per `cert.subkeys`, `None` where only the public subkey was present.
-    pub(crate) subkeys: Vec<Option<SecretKeyData>>,
+    pub(super) subkeys: Vec<Option<SecretKeyData>>,
 }
 
 /// Which component signatures currently attach to.
@@ -78,8 +78,51 @@ impl Builder {
     }
 }
 
+/// Reading certificates: the parser below, for the public API.
+impl Cert {
+    /// Parses exactly one certificate, armored or binary.
+    ///
+    /// A transferable secret key is accepted too; its secret parts are dropped.
+    ///
+    /// # Errors
+    /// `Malformed`/`Truncated` for broken input, `Unsupported` for a non-v6 primary key, and
+    /// `InvalidArgument` if the input holds no certificate or more than one.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        Self::from_reader(bytes)
+    }
+
+    /// Parses exactly one certificate, armored or binary, from a stream.
+    ///
+    /// # Errors
+    /// As [`Cert::from_bytes`].
+    pub fn from_reader(reader: impl BufRead) -> Result<Self> {
+        let mut all = Self::read_all(reader)?;
+        match all.len() {
+            1 => all.pop().ok_or(Error::InvalidArgument("no certificate found")),
+            0 => Err(Error::InvalidArgument("no certificate found")),
+            _ => Err(Error::InvalidArgument("more than one certificate found")),
+        }
+    }
+
+    /// Parses every certificate in a stream (a keyring), armored or binary.
+    ///
+    /// # Errors
+    /// As [`Cert::from_bytes`], except that any number of certificates is fine.
+    pub fn read_all(reader: impl BufRead) -> Result<Vec<Self>> {
+        Self::read_all_with_limits(reader, &Limits::default())
+    }
+
+    /// [`Cert::read_all`] with explicit resource limits.
+    ///
+    /// # Errors
+    /// As [`Cert::from_bytes`], and `LimitExceeded` when the input goes past `limits`.
+    pub fn read_all_with_limits(reader: impl BufRead, limits: &Limits) -> Result<Vec<Self>> {
+        Ok(parse_keyring(reader, limits)?.into_iter().map(|k| k.cert).collect())
+    }
+}
+
 /// Reads every key in `reader`, armored or binary.
-pub(crate) fn parse_keyring(reader: impl BufRead, limits: &Limits) -> Result<Vec<ParsedKey>> {
+pub(super) fn parse_keyring(reader: impl BufRead, limits: &Limits) -> Result<Vec<ParsedKey>> {
     // The armor reader is read from directly: its buffers are wiped, where a `BufReader`'s
     // would leave the secret key packets it held in freed memory.
     let mut input = ArmorReader::with_limits(reader, limits);
@@ -87,7 +130,7 @@ pub(crate) fn parse_keyring(reader: impl BufRead, limits: &Limits) -> Result<Vec
 }
 
 /// Reads every key from a binary packet stream.
-pub(crate) fn parse_packets(input: &mut impl BufRead, limits: &Limits) -> Result<Vec<ParsedKey>> {
+fn parse_packets(input: &mut impl BufRead, limits: &Limits) -> Result<Vec<ParsedKey>> {
     let mut keys = Vec::new();
     let mut current: Option<Builder> = None;
     let mut count = 0usize;

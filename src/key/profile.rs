@@ -1,6 +1,6 @@
 //! Key generation and encryption profiles, named as SOP tools name them.
 
-use crate::crypto::{AeadAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm};
+use crate::types::{AeadAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm};
 
 /// Which algorithms a new key uses.
 ///
@@ -61,14 +61,14 @@ impl Profile {
         Self::ALL.into_iter().find(|p| p.name() == name || p.aliases().contains(&name))
     }
 
-    pub(crate) const fn primary_algorithm(self) -> PublicKeyAlgorithm {
+    pub(super) const fn primary_algorithm(self) -> PublicKeyAlgorithm {
         match self {
             Self::Rfc9580 | Self::PqcEncryption => PublicKeyAlgorithm::Ed25519,
             Self::Pqc => PublicKeyAlgorithm::MlDsa65Ed25519,
         }
     }
 
-    pub(crate) const fn encryption_algorithm(self) -> PublicKeyAlgorithm {
+    pub(super) const fn encryption_algorithm(self) -> PublicKeyAlgorithm {
         match self {
             Self::Rfc9580 => PublicKeyAlgorithm::X25519,
             Self::Pqc | Self::PqcEncryption => PublicKeyAlgorithm::MlKem768X25519,
@@ -77,7 +77,7 @@ impl Profile {
 
     /// Preferred AEAD ciphersuites to advertise: OCB and GCM, each with AES-256 and AES-128,
     /// AES-256 first where the encryption subkey is post-quantum.
-    pub(crate) fn aead_preferences(self, pqc_subkey: bool) -> Vec<(SymmetricAlgorithm, AeadAlgorithm)> {
+    pub(super) fn aead_preferences(self, pqc_subkey: bool) -> Vec<(SymmetricAlgorithm, AeadAlgorithm)> {
         use AeadAlgorithm::{Gcm, Ocb};
         use SymmetricAlgorithm::{Aes128, Aes256};
         if pqc_subkey {

@@ -8,13 +8,13 @@ use std::time::SystemTime;
 use crate::crypto::rng::Rng;
 use crate::error::{Error, Result};
 use crate::key::cert::Cert;
-use crate::key::fingerprint::Fingerprint;
 use crate::key::sig::{self, Signed, VerifyCache};
 use crate::key::to_timestamp;
 use crate::key::tsk::Tsk;
 use crate::packet::signature::{SignaturePacket, SignatureType};
 use crate::packet::subpacket::{Subpacket, SubpacketData};
 use crate::signature::{base_subpackets, sub};
+use crate::types::Fingerprint;
 
 /// Why a key, subkey or user ID is revoked (RFC 9580 §5.2.3.31).
 ///
@@ -51,7 +51,7 @@ impl ReasonForRevocation {
     }
 
     /// The reason a code octet stands for, if this crate knows it.
-    pub(crate) const fn from_code(code: u8) -> Option<Self> {
+    pub(super) const fn from_code(code: u8) -> Option<Self> {
         match code {
             0 => Some(Self::NoReason),
             1 => Some(Self::Superseded),
@@ -73,7 +73,7 @@ impl Tsk {
     ///
     /// # Errors
     /// `KeyLocked` if the primary secret is locked; `KeyUnusable` if it cannot sign.
-    pub(crate) fn primary_signature(
+    pub(super) fn primary_signature(
         &self,
         sig_type: SignatureType,
         created: u32,

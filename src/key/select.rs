@@ -11,14 +11,14 @@
 
 use std::time::SystemTime;
 
-use crate::crypto::PublicKeyAlgorithm;
 use crate::error::{Error, KeyProblem, Result};
 use crate::key::cert::Cert;
-use crate::key::fingerprint::Fingerprint;
 use crate::key::sig::{self, Signed};
 use crate::key::{flags, to_timestamp};
 use crate::packet::key::PublicKeyPacket;
 use crate::packet::signature::{SignaturePacket, SignatureType};
+use crate::types::Fingerprint;
+use crate::types::PublicKeyAlgorithm;
 
 /// A key of a certificate that is valid at the evaluation time, with its properties.
 #[derive(Debug, Clone, Copy)]
@@ -29,7 +29,7 @@ pub(crate) struct ValidKey<'a> {
 }
 
 /// Is `sig` alive at `t` (creation time ≤ t < expiration), made no earlier than `key_created`?
-pub(crate) fn alive_at(sig: &SignaturePacket, key_created: u32, t: u32) -> bool {
+pub(super) fn alive_at(sig: &SignaturePacket, key_created: u32, t: u32) -> bool {
     let Some(created) = sig.creation_time() else {
         return false;
     };
@@ -43,7 +43,7 @@ pub(crate) fn alive_at(sig: &SignaturePacket, key_created: u32, t: u32) -> bool 
 }
 
 /// Is a revocation signature hard (applies retroactively)?
-pub(crate) fn is_hard_revocation(sig: &SignaturePacket) -> bool {
+pub(super) fn is_hard_revocation(sig: &SignaturePacket) -> bool {
     // 1 = superseded, 3 = retired, 32 = user ID no longer valid are soft.
     !matches!(sig.reason_for_revocation(), Some((1 | 3 | 32, _)))
 }
@@ -61,7 +61,7 @@ fn first_flags(sig: &SignaturePacket) -> u8 {
 }
 
 /// Is any of `sigs` a valid revocation of `signed` (a component of `cert`) at `t`?
-pub(crate) fn revoked(
+pub(super) fn revoked(
     cert: &Cert,
     sigs: &[SignaturePacket],
     sig_type: SignatureType,
@@ -73,7 +73,7 @@ pub(crate) fn revoked(
 
 /// The valid revocation of `signed` (a component of `cert`) among `sigs` that applies at `t`:
 /// a hard one if there is one (it outweighs any soft one), else the first soft one.
-pub(crate) fn revocation<'a>(
+pub(super) fn revocation<'a>(
     cert: &Cert,
     sigs: &'a [SignaturePacket],
     sig_type: SignatureType,
@@ -109,7 +109,7 @@ fn newest_valid<'a>(
     candidates.into_iter().find(|s| verify(s))
 }
 
-pub(crate) const CERTIFICATIONS: [SignatureType; 4] = [
+pub(super) const CERTIFICATIONS: [SignatureType; 4] = [
     SignatureType::PositiveCertification,
     SignatureType::CasualCertification,
     SignatureType::PersonaCertification,
@@ -119,12 +119,7 @@ pub(crate) const CERTIFICATIONS: [SignatureType; 4] = [
 impl Cert {
     /// Does `sig` by `signer` verify over `signed`? Each distinct check is done once per
     /// certificate value (see [`VerifyCache`](crate::key::sig::VerifyCache)).
-    pub(crate) fn verifies(
-        &self,
-        signer: &PublicKeyPacket,
-        sig: &SignaturePacket,
-        signed: Signed<'_>,
-    ) -> bool {
+    fn verifies(&self, signer: &PublicKeyPacket, sig: &SignaturePacket, signed: Signed<'_>) -> bool {
         sig::verifies_cached(&self.verified, signer, sig, signed)
     }
 
@@ -142,7 +137,7 @@ impl Cert {
     }
 
     /// The newest valid direct-key self-signature at `t`, ignoring key expiration.
-    pub(crate) fn direct_key_binding_at(&self, t: u32) -> Option<&SignaturePacket> {
+    pub(super) fn direct_key_binding_at(&self, t: u32) -> Option<&SignaturePacket> {
         let primary = &self.primary;
         newest_valid(&self.primary_sigs, &[SignatureType::DirectKey], primary.creation_time, t, |s| {
             self.verifies(primary, s, Signed::Key(primary))
@@ -151,7 +146,7 @@ impl Cert {
 
     /// The newest valid self-certification of user ID number `index` at `t`, if the user ID is
     /// not revoked.
-    pub(crate) fn user_id_binding_at(&self, index: usize, t: u32) -> Option<&SignaturePacket> {
+    pub(super) fn user_id_binding_at(&self, index: usize, t: u32) -> Option<&SignaturePacket> {
         let primary = &self.primary;
         let u = self.user_ids.get(index)?;
         let signed = Signed::UserId(primary, u.user_id.as_bytes());
@@ -165,7 +160,7 @@ impl Cert {
 
     /// The newest valid binding of subkey number `index` at `t` (back-signature included),
     /// ignoring key expiration and revocation.
-    pub(crate) fn subkey_binding_at(&self, index: usize, t: u32) -> Option<&SignaturePacket> {
+    pub(super) fn subkey_binding_at(&self, index: usize, t: u32) -> Option<&SignaturePacket> {
         let primary = &self.primary;
         let sub = self.subkeys.get(index)?;
         let signed = Signed::Subkey(primary, &sub.key);
@@ -183,7 +178,7 @@ impl Cert {
     }
 
     /// The primary key as a [`ValidKey`] at `t`.
-    pub(crate) fn primary_at(&self, t: u32) -> Result<ValidKey<'_>> {
+    pub(super) fn primary_at(&self, t: u32) -> Result<ValidKey<'_>> {
         let primary = &self.primary;
         let unusable = |problem| Error::key_unusable(self.fingerprint, problem);
         if primary.creation_time > t {
@@ -304,7 +299,7 @@ impl Cert {
     }
 
     /// Every key (primary first) valid at `t`. Empty if the primary key itself is not.
-    pub(crate) fn valid_keys_at(&self, t: u32) -> Vec<ValidKey<'_>> {
+    fn valid_keys_at(&self, t: u32) -> Vec<ValidKey<'_>> {
         let Ok(primary) = self.primary_at(t) else {
             return Vec::new();
         };

@@ -7,7 +7,6 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Mutex;
 
-use crate::crypto::HashAlgorithm;
 use crate::crypto::hash::Hasher;
 use crate::crypto::rng::Rng;
 use crate::error::{Error, Result};
@@ -16,6 +15,7 @@ use crate::packet::key::{PublicKeyPacket, SecretKeyMaterial};
 use crate::packet::signature::{SignatureMaterial, SignaturePacket, SignatureType};
 use crate::packet::subpacket::Subpacket;
 use crate::signature::{default_hash, finish_hash, make, start_hash, verify_digest};
+use crate::types::HashAlgorithm;
 
 /// What a self- or third-party signature over keys and user IDs covers.
 #[derive(Debug, Clone, Copy)]
@@ -49,14 +49,14 @@ impl Signed<'_> {
 }
 
 /// The digest a signature over keys or user IDs signs.
-pub(crate) fn digest_for(sig: &SignaturePacket, signed: Signed<'_>) -> Result<Vec<u8>> {
+fn digest_for(sig: &SignaturePacket, signed: Signed<'_>) -> Result<Vec<u8>> {
     let mut h = start_hash(sig.hash_algorithm, &sig.salt)?;
     signed.hash_into(&mut h);
     Ok(finish_hash(h, sig))
 }
 
 /// Verifies a signature over keys or user IDs.
-pub(crate) fn verify(key: &PublicKeyPacket, sig: &SignaturePacket, signed: Signed<'_>) -> Result<()> {
+pub(super) fn verify(key: &PublicKeyPacket, sig: &SignaturePacket, signed: Signed<'_>) -> Result<()> {
     if sig.has_unknown_critical() {
         return Err(Error::BadSignature("unknown critical subpacket"));
     }
@@ -84,7 +84,7 @@ const VERIFY_CACHE_ENTRIES: usize = 4096;
 /// It is not part of the certificate's value: every cache compares equal, and a clone starts
 /// with a copy of the entries.
 #[derive(Default)]
-pub(crate) struct VerifyCache(Mutex<HashMap<[u8; 32], bool>>);
+pub(super) struct VerifyCache(Mutex<HashMap<[u8; 32], bool>>);
 
 impl VerifyCache {
     fn get(&self, id: &[u8; 32]) -> Option<bool> {
@@ -105,7 +105,7 @@ impl VerifyCache {
     }
 
     /// Adds the entries of `other` (sound because entries are content-addressed).
-    pub(crate) fn absorb(&self, other: &Self) {
+    pub(super) fn absorb(&self, other: &Self) {
         let theirs = other.entries();
         if let Ok(mut m) = self.0.lock() {
             for (id, ok) in theirs {
@@ -119,7 +119,7 @@ impl VerifyCache {
 
     /// The number of remembered outcomes.
     #[cfg(test)]
-    pub(crate) fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.0.lock().map(|m| m.len()).unwrap_or(0)
     }
 }
@@ -175,7 +175,7 @@ fn outcome_id(key: &PublicKeyPacket, sig: &SignaturePacket, digest: &[u8]) -> Re
 
 /// Does `sig` verify over `signed` with `key`? As [`verify`], but remembering the outcome of
 /// the public-key operation in `cache` (see [`VerifyCache`] for why that is sound).
-pub(crate) fn verifies_cached(
+pub(super) fn verifies_cached(
     cache: &VerifyCache,
     key: &PublicKeyPacket,
     sig: &SignaturePacket,

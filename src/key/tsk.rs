@@ -11,18 +11,20 @@ use crate::armor::ArmorKind;
 use crate::crypto::aead::AeadCipher;
 use crate::crypto::rng::Rng;
 use crate::crypto::secret::{Password, SecretVec};
-use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm, hkdf, s2k};
+use crate::crypto::{ed25519, hkdf, mldsa_ed25519, mlkem_x25519, s2k, x25519};
 use crate::error::{Error, KeyProblem, Limit, Result, Unsupported};
 use crate::key::cert::{Cert, armored, write_packet};
-use crate::key::fingerprint::Fingerprint;
 use crate::key::parse::{self, Secrets};
 use crate::limits::Limits;
 use crate::packet::Serialize;
 use crate::packet::header::Tag;
 use crate::packet::key::{
-    EncryptedSecret, PublicKeyPacket, SecretKeyData, SecretKeyMaterial, secret_key_len, write_secret_key,
+    EncryptedSecret, PublicKeyMaterial, PublicKeyPacket, SecretKeyData, SecretKeyMaterial, secret_key_len,
+    write_secret_key,
 };
 use crate::packet::s2k::S2k;
+use crate::types::Fingerprint;
+use crate::types::{AeadAlgorithm, SymmetricAlgorithm};
 
 /// S2K usage octet for AEAD protection (RFC 9580 §3.7.2.1).
 const USAGE_AEAD: u8 = 253;
@@ -122,7 +124,7 @@ impl Tsk {
             if let Some(SecretKeyData::Plain(material)) = data
                 && !matches!(material, SecretKeyMaterial::Unknown(_))
             {
-                crate::key::generate::check_secret_matches(public, material)?;
+                check_secret_matches(public, material)?;
             }
         }
         Ok(())
@@ -235,7 +237,7 @@ impl Tsk {
         self.lock_with_rng(password, &mut Rng::os())
     }
 
-    pub(crate) fn lock_with_rng(&mut self, password: &Password, rng: &mut Rng) -> Result<()> {
+    pub(super) fn lock_with_rng(&mut self, password: &Password, rng: &mut Rng) -> Result<()> {
         if let Some(fingerprint) = self.locked_key() {
             return Err(Error::key_locked(fingerprint));
         }
@@ -415,7 +417,7 @@ fn try_unlock(
         return Ok(None);
     }
     let material = SecretKeyMaterial::parse(public.algorithm, &buf)?;
-    crate::key::generate::check_secret_matches(public, &material)?;
+    check_secret_matches(public, &material)?;
     Ok(Some(material))
 }
 
@@ -459,4 +461,29 @@ impl Write for Length {
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
     }
+}
+
+/// Checks that secret material belongs to the public key (catches a corrupted or substituted
+/// secret before it is used).
+fn check_secret_matches(public: &PublicKeyPacket, secret: &SecretKeyMaterial) -> Result<()> {
+    let ok = match (&public.material, secret) {
+        (PublicKeyMaterial::Ed25519(p), SecretKeyMaterial::Ed25519(s)) => ed25519::public_key(s) == *p,
+        (PublicKeyMaterial::X25519(p), SecretKeyMaterial::X25519(s)) => x25519::public_key(s) == *p,
+        (
+            PublicKeyMaterial::MlDsa65Ed25519 { ed25519: ep, mldsa: mp },
+            SecretKeyMaterial::MlDsa65Ed25519 { ed25519: es, mldsa_seed },
+        ) => {
+            let (e, m) = mldsa_ed25519::public_key(es, mldsa_seed);
+            e == *ep && m == *mp
+        }
+        (
+            PublicKeyMaterial::MlKem768X25519 { x25519: xp, mlkem: mp },
+            SecretKeyMaterial::MlKem768X25519 { x25519: xs, mlkem_seed },
+        ) => {
+            let (x, m) = mlkem_x25519::public_key(xs, mlkem_seed);
+            x == *xp && m == *mp
+        }
+        _ => false,
+    };
+    if ok { Ok(()) } else { Err(Error::malformed("secret key material does not match the public key")) }
 }

@@ -7,7 +7,6 @@ use std::time::SystemTime;
 use crate::crypto::rng::Rng;
 use crate::error::Result;
 use crate::key::cert::{Cert, SubkeyBinding};
-use crate::key::fingerprint::Fingerprint;
 use crate::key::generate::{FEATURES, new_key, preferences};
 use crate::key::profile::Profile;
 use crate::key::revoke::ReasonForRevocation;
@@ -17,6 +16,7 @@ use crate::packet::key::{PublicKeyMaterial, SecretKeyData};
 use crate::packet::signature::SignaturePacket;
 use crate::packet::subpacket::{Subpacket, SubpacketData};
 use crate::signature::sub;
+use crate::types::Fingerprint;
 
 const ENCRYPT: u8 = flags::ENCRYPT_COMMUNICATIONS | flags::ENCRYPT_STORAGE;
 

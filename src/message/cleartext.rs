@@ -13,12 +13,12 @@ use std::fmt;
 use std::io::{self, BufRead, Read, Write};
 
 use crate::armor::{ArmorKind, ArmorReader, ArmorWriter};
-use crate::crypto::HashAlgorithm;
 use crate::error::{Error, Limit, Result};
 use crate::limits::Limits;
 use crate::message::sign::{SignWriter, Signer};
 use crate::message::verdict::{Verification, Verifier};
 use crate::signature::SignatureMode;
+use crate::types::HashAlgorithm;
 
 /// The first line of a cleartext-signed message.
 const CLEARTEXT_BEGIN: &[u8] = b"-----BEGIN PGP SIGNED MESSAGE-----";
@@ -335,10 +335,10 @@ impl<W: Write> Write for CleartextSignWriter<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::crypto::HashAlgorithm;
     use crate::crypto::hash::Hasher;
     use crate::packet::PacketBody;
     use crate::packet::signature::SignaturePacket;
+    use crate::types::HashAlgorithm;
 
     /// RFC 9580 A.6: the hashed data and the SHA2-512 digest are reproduced exactly.
     #[test]

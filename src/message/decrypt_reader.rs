@@ -6,7 +6,6 @@ use std::io::{self, BufRead, Read};
 
 use crate::armor::ArmorReader;
 use crate::crypto::secret::SessionKey;
-use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm};
 use crate::error::{Error, Result};
 use crate::key::Cert;
 use crate::message::literal_info::LiteralInfo;
@@ -16,6 +15,7 @@ use crate::message::signed::{Container, MessageReader};
 use crate::message::verdict::Verification;
 use crate::packet::header::peek_tag;
 use crate::packet::partial::PartialBodyReader;
+use crate::types::{AeadAlgorithm, SymmetricAlgorithm};
 
 pub(super) type Body<R> = SeipdReader<PartialBodyReader<ArmorReader<R>>>;
 

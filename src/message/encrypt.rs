@@ -15,8 +15,8 @@ use std::time::SystemTime;
 
 use crate::armor::{ArmorKind, ArmorWriter};
 use crate::crypto::rng::Rng;
+use crate::crypto::s2k;
 use crate::crypto::secret::{Password, SecretVec, SessionKey};
-use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm, s2k};
 use crate::error::{Error, Poison, Result, Unsupported};
 use crate::key::{Cert, Profile, Tsk, to_timestamp};
 use crate::limits::Limits;
@@ -32,8 +32,9 @@ use crate::packet::padding::Padding;
 use crate::packet::partial::PartialBodyWriter;
 use crate::packet::s2k::S2k;
 use crate::packet::{PacketBody, Serialize};
-use crate::pipeline;
+use crate::pipeline::{self, BufferPool};
 use crate::signature::SignatureMode;
+use crate::types::{AeadAlgorithm, SymmetricAlgorithm};
 
 /// The default chunk size: 256 KiB (chunk size octet 12).
 const DEFAULT_CHUNK_SIZE: usize = 1 << 18;
@@ -94,6 +95,7 @@ pub struct Encryptor {
     profile: Option<Profile>,
     suite: Option<(SymmetricAlgorithm, AeadAlgorithm)>,
     threads: Option<usize>,
+    pool: Option<BufferPool>,
 }
 
 impl fmt::Debug for Encryptor {
@@ -139,6 +141,7 @@ impl Encryptor {
             profile: None,
             suite: None,
             threads: None,
+            pool: None,
         }
     }
 
@@ -152,6 +155,16 @@ impl Encryptor {
     #[must_use]
     pub fn threads(mut self, threads: usize) -> Self {
         self.threads = Some(threads);
+        self
+    }
+
+    /// Takes the writer's whole chunk buffers from `pool`, and leaves them there when it ends,
+    /// for the next messages made with the same pool (see [`BufferPool`]). An encryptor serves
+    /// one message, so by default it has no pool (its buffers are freed, wiped, at the end):
+    /// give the encryptors of a loop one pool. The output is the same whatever the pool.
+    #[must_use]
+    pub fn buffer_pool(mut self, pool: BufferPool) -> Self {
+        self.pool = Some(pool);
         self
     }
 
@@ -374,7 +387,7 @@ impl Encryptor {
             None => self.choose_algorithms(&plans, &keys),
         };
         let key_len = sym.key_len().ok_or(Error::InvalidArgument("cipher"))?;
-        let Self { passwords, armor, literal, padding, signers, time, threads, .. } = self;
+        let Self { passwords, armor, literal, padding, signers, time, threads, pool, .. } = self;
 
         // The signers first, so that an unusable signing key fails before any output.
         let signatures = if signers.is_empty() {
@@ -438,6 +451,9 @@ impl Encryptor {
         let mut seipd = SeipdWriter::new(framed, &session_key, sym, aead, chunk_size_octet, salt)?;
         if let Some(n) = threads {
             seipd.set_threads(n);
+        }
+        if let Some(pool) = pool {
+            seipd.set_buffer_pool(pool);
         }
         let inner = match signatures {
             None => Inner::Plain(LiteralChunkWriter::new(seipd, &literal)?),

@@ -13,15 +13,14 @@
 
 use std::io::BufRead;
 
-use crate::crypto::PublicKeyAlgorithm;
 use crate::error::{Error, Limit, Result, Unsupported};
 use crate::limits::Limits;
-use crate::message::lookup::Recipient;
 use crate::message::skesk::skesk_s2k;
 use crate::packet::header::{Tag, peek_tag};
 use crate::packet::pkesk::{self, Pkesk, PkeskFields};
 use crate::packet::skesk::Skesk;
 use crate::packet::{PacketBody, read_raw_packet};
+use crate::types::{PublicKeyAlgorithm, Recipient};
 
 /// A session-key packet that decryption does not try, and why ([`MessageInfo::skipped`]).
 ///

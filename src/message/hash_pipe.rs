@@ -6,7 +6,7 @@ use std::sync::mpsc::{Receiver, SyncSender, channel, sync_channel};
 use std::thread::{self, JoinHandle};
 
 use crate::crypto::secret::SecretVec;
-use crate::error::{Error, Result};
+use crate::error::{Error, Poison, Result};
 use crate::pipeline::available_cores;
 use crate::signature::DataHasher;
 
@@ -29,6 +29,8 @@ const PIPE_BUFS: usize = 2;
 #[derive(Debug)]
 pub(crate) struct HashPipe {
     state: PipeState,
+    /// The first error (the hashing thread was lost), reported again by every later call.
+    poison: Poison,
 }
 
 #[derive(Debug)]
@@ -37,8 +39,6 @@ enum PipeState {
     Inline { hashers: Vec<DataHasher>, seen: u64 },
     /// Hashing on a thread.
     Threaded(Box<Threaded>),
-    /// After the hashing thread was lost (reported by `update` or `finish`).
-    Failed,
 }
 
 #[derive(Debug)]
@@ -55,14 +55,15 @@ struct Threaded {
 
 impl HashPipe {
     pub(crate) fn new(hashers: Vec<DataHasher>) -> Self {
-        Self { state: PipeState::Inline { hashers, seen: 0 } }
+        Self { state: PipeState::Inline { hashers, seen: 0 }, poison: Poison::default() }
     }
 
     /// Hashes more document data (in order).
     ///
     /// # Errors
-    /// An I/O error if the hashing thread has stopped.
+    /// An I/O error if the hashing thread has stopped (and from then on).
     pub(crate) fn update(&mut self, data: &[u8]) -> io::Result<()> {
+        self.poison.check_io()?;
         if let PipeState::Inline { hashers, seen } = &mut self.state {
             if *seen < PIPE_THREAD_AFTER || hashers.is_empty() || available_cores() < 2 {
                 for h in hashers.iter_mut() {
@@ -81,14 +82,7 @@ impl HashPipe {
                 }
                 Ok(())
             }
-            PipeState::Threaded(t) => {
-                let result = t.push(data);
-                if result.is_err() {
-                    self.state = PipeState::Failed;
-                }
-                result
-            }
-            PipeState::Failed => Err(lost()),
+            PipeState::Threaded(t) => t.push(data).map_err(|e| self.poison.set_io(e)),
         }
     }
 
@@ -126,8 +120,9 @@ impl HashPipe {
     /// The hashers, once every octet given to `update` is hashed.
     ///
     /// # Errors
-    /// `InvalidArgument` if the hashing thread was lost.
+    /// `Io` if the hashing thread was lost (the error `update` returned, if it did).
     pub(crate) fn finish(self) -> Result<Vec<DataHasher>> {
+        self.poison.check()?;
         match self.state {
             PipeState::Inline { hashers, .. } => Ok(hashers),
             PipeState::Threaded(t) => {
@@ -141,7 +136,6 @@ impl HashPipe {
                 drop(free);
                 Ok(hashers)
             }
-            PipeState::Failed => Err(Error::from_io(lost())),
         }
     }
 }
@@ -177,8 +171,8 @@ fn lost() -> io::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::crypto::HashAlgorithm;
     use crate::signature::SignatureMode;
+    use crate::types::HashAlgorithm;
 
     /// Past the threshold the pipe hashes on its own thread; the digests are the inline ones,
     /// for several hashes at once, any write sizes, and text mode's state across buffers.
@@ -215,5 +209,25 @@ mod tests {
         pipe.update(&data[..1000]).unwrap();
         assert!(matches!(pipe.state, PipeState::Inline { .. }));
         assert_eq!(pipe.finish().unwrap().len(), 2);
+    }
+
+    /// Once the hashing thread is lost, `update` and `finish` return the same error.
+    #[test]
+    fn a_lost_thread_poisons_the_pipe() {
+        let (jobs, jobs_rx) = sync_channel::<SecretVec>(PIPE_BUFS);
+        let (_free_tx, free) = channel::<SecretVec>();
+        drop(jobs_rx);
+        let handle = thread::spawn(Vec::new);
+        let threaded =
+            Threaded { current: SecretVec::with_capacity(PIPE_BUF_LEN), jobs, free, made: 1, handle };
+        let mut pipe = HashPipe { state: PipeState::Threaded(Box::new(threaded)), poison: Poison::default() };
+        let same = |e: &io::Error| (e.kind(), e.to_string());
+        let first = pipe.update(&vec![0; PIPE_BUF_LEN]).unwrap_err();
+        assert_eq!(same(&first), (io::ErrorKind::Other, "hashing thread stopped".to_owned()));
+        assert_eq!(same(&pipe.update(b"more").unwrap_err()), same(&first));
+        assert_eq!(same(&pipe.update(b"").unwrap_err()), same(&first));
+        let last = pipe.finish().unwrap_err();
+        assert!(matches!(&last, Error::Io(_)));
+        assert_eq!(same(&last.into()), same(&first));
     }
 }

@@ -5,13 +5,12 @@ use std::io::BufRead;
 
 use crate::armor::ArmorReader;
 use crate::error::{Error, Result};
-use crate::key::Fingerprint;
 use crate::limits::Limits;
 use crate::message::esk::{EskSequence, SkippedPacket};
-use crate::message::lookup::Recipient;
 use crate::message::signed::named_signers;
 use crate::packet::header::{Tag, peek_tag};
 use crate::packet::read_raw_packet;
+use crate::types::{Fingerprint, Recipient};
 
 /// What the packets at the start of a message say about it ([`MessageInfo::from_bytes`]).
 ///

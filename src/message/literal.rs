@@ -300,7 +300,7 @@ mod tests {
         feed: impl FnOnce(SeipdWriter<Vec<u8>>) -> SeipdWriter<Vec<u8>>,
     ) -> Vec<u8> {
         use crate::crypto::secret::SessionKey;
-        use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm};
+        use crate::types::{AeadAlgorithm, SymmetricAlgorithm};
         let key = SessionKey::from_bytes(&[0x42; 16]);
         let mut w =
             SeipdWriter::new(Vec::new(), &key, SymmetricAlgorithm::Aes128, AeadAlgorithm::Ocb, c, [7; 32])

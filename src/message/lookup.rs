@@ -1,27 +1,13 @@
-//! Keys and certificates supplied on demand: what a message names, looked up in the caller's
-//! keyring when the library reaches it ([`KeyStore`]), and the names themselves
-//! ([`Recipient`]).
+//! Keys and certificates supplied on demand: what a message names ([`Recipient`]), looked up
+//! in the caller's keyring when the library reaches it ([`KeyStore`]).
 
 use std::sync::Arc;
 
 use crate::crypto::secret::Password;
 use crate::error::{Error, Result};
-use crate::key::{Cert, Fingerprint, Tsk};
+use crate::key::{Cert, Tsk};
 use crate::packet::pkesk;
-
-/// Whom a message's session key is encrypted to, as its PKESK packet says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Recipient {
-    /// A version 6 key, by fingerprint.
-    Fingerprint(Fingerprint),
-    /// A version 4 key, by its 20-octet fingerprint (this crate has no v4 keys; listed so
-    /// that the count of recipients is right).
-    V4Fingerprint([u8; 20]),
-    /// An anonymous recipient ("hidden recipient"): any key of the packet's algorithm may be
-    /// the one.
-    Anonymous,
-}
+use crate::types::{Fingerprint, Recipient};
 
 impl From<&pkesk::Recipient> for Recipient {
     fn from(r: &pkesk::Recipient) -> Self {

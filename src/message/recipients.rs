@@ -10,12 +10,13 @@ use zeroize::Zeroizing;
 
 use crate::crypto::rng::Rng;
 use crate::crypto::secret::{Curve25519Secret, Secret32, SecretVec, SessionKey};
-use crate::crypto::{AeadAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm, mlkem_x25519, x25519};
+use crate::crypto::{mlkem_x25519, x25519};
 use crate::error::{Error, KeyProblem, Result, Unsupported};
-use crate::key::{Cert, Fingerprint, flags, from_timestamp, to_timestamp};
+use crate::key::{Cert, flags, from_timestamp, to_timestamp};
 use crate::packet::key::{PublicKeyMaterial, PublicKeyPacket};
 use crate::packet::pkesk::{Pkesk, PkeskFields, Recipient};
 use crate::pipeline;
+use crate::types::{AeadAlgorithm, Fingerprint, PublicKeyAlgorithm, SymmetricAlgorithm};
 
 /// Which encryption-capable keys of a certificate to encrypt to, by key flag
 /// (RFC 9580 §5.2.3.29).

@@ -10,7 +10,8 @@ use std::collections::VecDeque;
 use std::io::{self, BufRead, Read, Write};
 use std::sync::Arc;
 
-use crate::crypto::aead::{AeadCipher, TAG_LEN};
+use crate::crypto::aead::AeadCipher;
+use crate::crypto::chunk_aead::TAG_LEN;
 
 /// What the reader must see after a batch of chunks before it releases them: more than a final
 /// tag alone, so that the last chunk is only ever decrypted together with the final tag
@@ -19,19 +20,28 @@ const LOOKAHEAD: usize = 2 * TAG_LEN;
 use crate::crypto::hkdf;
 use crate::crypto::secret::SecretVec;
 use crate::crypto::secret::SessionKey;
-use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm};
 use crate::error::{Error, Poison, Result, Unsupported};
 use crate::packet::Serialize;
 use crate::packet::seipd::SeipdHeader;
-use crate::pipeline::{Job, Pipeline, Work};
+use crate::pipeline::{BufferPool, Pipeline, Shape, Work};
+use crate::types::{AeadAlgorithm, SymmetricAlgorithm};
 
 /// Largest HKDF output: a 32-octet key and an 8-octet IV (EAX).
 const MAX_OKM_LEN: usize = 40;
 /// Octets of the chunk index at the end of each nonce.
 const INDEX_LEN: usize = 8;
 /// Octets of chunks the writer and the reader process on the calling thread before they start
-/// workers (at most 16 chunks; see `Pipeline::solo_for`): 16 chunks of the default size.
+/// workers (at most [`MAX_SOLO_CHUNKS`]): 16 chunks of the default size. A stream shorter than
+/// that starts no thread and keeps one buffer in flight, reused from chunk to chunk: for a
+/// short message, starting threads (and the page faults and zeroing for the buffers in flight)
+/// costs more than they save, while a long stream loses little by starting a few chunks later.
 const SOLO_OCTETS: usize = 4 << 20;
+/// Most chunks run on the calling thread before workers start: with small chunks the workers
+/// still start early.
+const MAX_SOLO_CHUNKS: usize = 16;
+/// Octets of chunk buffers a pipeline keeps in flight at most (unless that is less than two
+/// chunks): bounds memory whatever the thread count, for chunk sizes up to 4 MiB.
+const IN_FLIGHT_BUDGET: usize = 8 << 20;
 /// Where a new chunk buffer (of the reader or the writer) starts, before it knows the data is
 /// longer: a small message, or the short last chunk of a longer one, then allocates and wipes
 /// 4 KiB instead of a whole 256 KiB slot.
@@ -192,22 +202,65 @@ fn slot_len(cipher: &ChunkCipher) -> Result<usize> {
     cipher.chunk_size().checked_add(TAG_LEN).ok_or(Error::InvalidArgument("chunk size"))
 }
 
-/// A buffer of `len` octets holding a copy of `old[..keep]`: a whole slot from the process's
-/// pool of wiped buffers if `len` is one and the pool has one (see `Pipeline::pooled`), else a
-/// new one; `old` is wiped when the caller drops it, so no stale plaintext copy stays behind.
-fn grown(pipeline: &Pipeline, old: &[u8], keep: usize, len: usize) -> Result<SecretVec> {
+/// A buffer of `len` octets holding a copy of `old[..keep]`: a whole slot from the stream's
+/// [`BufferPool`] of wiped buffers if `len` is one and the pool has one (see
+/// `Pipeline::pooled`), else a new one; `old` is wiped when the caller drops it, so no stale plaintext copy stays behind.
+fn grown(pipeline: &Pipeline<Job>, old: &[u8], keep: usize, len: usize) -> Result<SecretVec> {
     let reused = if len == pipeline.buffer_len() { pipeline.pooled() } else { None };
     let mut new = reused.unwrap_or_else(|| SecretVec::zeroed(len));
     new.get_mut(..keep).ok_or_else(bounds)?.copy_from_slice(old.get(..keep).ok_or_else(bounds)?);
     Ok(new)
 }
 
-/// The pipeline of the writer or the reader: chunk buffers of `buf_len` octets, the first
-/// `SOLO_OCTETS` on the calling thread.
-fn chunk_pipeline(work: Work, buf_len: usize) -> Pipeline {
-    let mut pipeline = Pipeline::new("sixpgp-seipd", work, buf_len);
-    pipeline.solo_for(SOLO_OCTETS);
-    pipeline
+/// One chunk on its way through the pipeline.
+#[derive(Debug)]
+struct Job {
+    /// The chunk index (the nonce).
+    index: u64,
+    /// Data ‖ tag (and, for the reader, anything after them, which the work ignores).
+    buf: SecretVec,
+    /// Octets of data at the front of `buf`.
+    len: usize,
+    /// What the work made of it.
+    result: Result<()>,
+    /// A buffer whose first octets held plaintext the caller is done with, for the work to
+    /// wipe on its thread (the octets left to wipe: 0 once done), so that the reading thread
+    /// does not; it comes back with the job, for reuse.
+    spent: Option<(SecretVec, usize)>,
+}
+
+impl Job {
+    /// A job for `len` octets of data at the front of `buf`.
+    fn new(index: u64, buf: SecretVec, len: usize) -> Self {
+        Self { index, buf, len, result: Ok(()), spent: None }
+    }
+
+    /// Wipes the spent buffer, if any.
+    fn wipe_spent(&mut self) {
+        if let Some((buf, len)) = &mut self.spent {
+            buf.wipe_prefix(*len);
+            *len = 0;
+        }
+    }
+}
+
+/// The chunk pipeline of the writer or the reader: buffers of `buf_len` octets,
+/// [`IN_FLIGHT_BUDGET`] of them in flight at most, the first [`SOLO_OCTETS`] on the calling
+/// thread.
+fn chunk_pipeline(work: Work<Job>, buf_len: usize) -> Pipeline<Job> {
+    let shape = Shape {
+        buf_len,
+        max_depth: IN_FLIGHT_BUDGET.checked_div(buf_len).unwrap_or(1),
+        solo_jobs: solo_chunks(buf_len),
+    };
+    Pipeline::new("sixpgp-seipd", work, shape)
+}
+
+/// The chunks in [`SOLO_OCTETS`] of buffers of `buf_len` octets, rounded up (4 MiB of 256 KiB
+/// chunks is 16, although each buffer also holds a tag), from 1 to [`MAX_SOLO_CHUNKS`].
+fn solo_chunks(buf_len: usize) -> u64 {
+    let chunks = SOLO_OCTETS.div_ceil(buf_len.max(1)).clamp(1, MAX_SOLO_CHUNKS);
+    u64::try_from(chunks).unwrap_or(1)
 }
 
 /// Octets counted as a u64.
@@ -261,7 +314,7 @@ fn decrypt_job(cipher: &ChunkCipher, job: &mut Job) -> Result<()> {
 pub(crate) struct SeipdWriter<W: Write> {
     inner: W,
     cipher: Arc<ChunkCipher>,
-    pipeline: Pipeline,
+    pipeline: Pipeline<Job>,
     /// Full chunks not handed to the pipeline yet: fewer than `lookback` octets follow them.
     held: VecDeque<SecretVec>,
     /// The chunk being filled: data ‖ room for the tag.
@@ -304,7 +357,7 @@ impl<W: Write> SeipdWriter<W> {
         let slot_len = slot_len(&cipher)?;
         header.write_to(&mut inner)?;
         let work_cipher = Arc::clone(&cipher);
-        let work: Work = Arc::new(move |job: &mut Job| job.result = encrypt_job(&work_cipher, job));
+        let work: Work<Job> = Arc::new(move |job: &mut Job| job.result = encrypt_job(&work_cipher, job));
         let pipeline = chunk_pipeline(work, slot_len);
         Ok(Self {
             inner,
@@ -326,6 +379,12 @@ impl<W: Write> SeipdWriter<W> {
     /// `Encryptor::threads` sets it.
     pub(crate) fn set_threads(&mut self, threads: usize) {
         self.pipeline.set_threads(threads);
+    }
+
+    /// Takes whole chunk buffers from `pool` and leaves them there at the end.
+    /// `Encryptor::buffer_pool` sets it.
+    pub(crate) fn set_buffer_pool(&mut self, pool: BufferPool) {
+        self.pipeline.set_pool(pool);
     }
 
     /// Keeps the last `octets` written unencrypted for [`take_back`](Self::take_back).
@@ -554,7 +613,7 @@ enum State {
 pub(crate) struct SeipdReader<R: Read> {
     inner: R,
     cipher: Arc<ChunkCipher>,
-    pipeline: Pipeline,
+    pipeline: Pipeline<Job>,
     /// The look-ahead read after the last submitted chunk (ciphertext, not secret).
     carry: [u8; LOOKAHEAD],
     carry_len: usize,
@@ -594,7 +653,7 @@ impl<R: Read> SeipdReader<R> {
         let buf_len =
             slot_len(&cipher)?.checked_add(LOOKAHEAD).ok_or(Error::InvalidArgument("chunk size"))?;
         let work_cipher = Arc::clone(&cipher);
-        let work: Work = Arc::new(move |job: &mut Job| job.result = decrypt_job(&work_cipher, job));
+        let work: Work<Job> = Arc::new(move |job: &mut Job| job.result = decrypt_job(&work_cipher, job));
         let pipeline = chunk_pipeline(work, buf_len);
         Ok(Self {
             inner,
@@ -621,6 +680,12 @@ impl<R: Read> SeipdReader<R> {
     /// Takes effect until the workers start. `Decryptor::threads` sets it.
     pub(crate) fn set_threads(&mut self, threads: usize) {
         self.pipeline.set_threads(threads);
+    }
+
+    /// Takes whole chunk buffers from `pool` and leaves them there at the end. The
+    /// `Decryptor`'s pool (`Decryptor::buffer_pool`).
+    pub(crate) fn set_buffer_pool(&mut self, pool: BufferPool) {
+        self.pipeline.set_pool(pool);
     }
 
     /// The inner reader (positioned after the packet body once `read` returned `Ok(0)`).
@@ -847,7 +912,7 @@ mod tests {
         let mut w = SeipdWriter::new(Vec::new(), &key(sym), sym, aead, c, SALT).unwrap();
         w.set_threads(threads);
         // Workers from the second chunk, so that short test messages exercise them.
-        w.pipeline.solo_for(0);
+        w.pipeline.set_solo_jobs(1);
         for piece in data.chunks(split.max(1)) {
             w.write_all(piece).unwrap();
         }
@@ -869,7 +934,7 @@ mod tests {
         let header = SeipdHeader::read_from(&mut src)?;
         let mut r = SeipdReader::new(src, session_key, &header)?;
         r.set_threads(threads);
-        r.pipeline.solo_for(0);
+        r.pipeline.set_solo_jobs(1);
         Ok(r)
     }
 
@@ -1168,6 +1233,23 @@ mod tests {
     /// With the production setting, the first chunks (16 of 64 octets here) run on the calling
     /// thread: messages of 17 or 18 chunks start no thread, a longer one does, and the
     /// ciphertext and plaintext are the same as with one thread.
+    /// With the default chunk size, `SOLO_OCTETS` is 16 chunks (each buffer also holds a tag,
+    /// and the reader's a look-ahead: rounded up, not down); the pipeline's depth stays within
+    /// `IN_FLIGHT_BUDGET` for the largest chunks.
+    #[test]
+    fn four_mib_of_default_chunks_is_sixteen_solo_chunks() {
+        for buf_len in [(256 << 10) + TAG_LEN, (256 << 10) + TAG_LEN + LOOKAHEAD] {
+            assert_eq!(solo_chunks(buf_len), 16);
+        }
+        assert_eq!(solo_chunks(1 << 10), 16);
+        assert_eq!(solo_chunks((4 << 20) + TAG_LEN), 1);
+        let work: Work<Job> = Arc::new(|_: &mut Job| {});
+        let mut p = chunk_pipeline(work, (4 << 20) + TAG_LEN);
+        p.set_threads(4);
+        p.submit(Job::new(0, SecretVec::zeroed(4), 4), false);
+        assert_eq!(p.depth(), 2);
+    }
+
     #[test]
     fn solo_chunks_start_no_thread_and_agree() {
         let sym = SymmetricAlgorithm::Aes128;
@@ -1206,7 +1288,7 @@ mod tests {
         for threads in [1, 2] {
             let mut w = SeipdWriter::new(Vec::new(), &key(sym), sym, AeadAlgorithm::Ocb, 10, SALT).unwrap();
             w.set_threads(threads);
-            w.pipeline.solo_for(0);
+            w.pipeline.set_solo_jobs(1);
             w.write_all(&plain).unwrap();
             let expected = if threads == 1 { chunk + 16 } else { FIRST_READ_LEN };
             assert_eq!(w.cur.len(), expected, "{threads} threads");
@@ -1293,7 +1375,7 @@ mod tests {
             }
             let mut w = SeipdWriter::new(Vec::new(), &key(sym), sym, AeadAlgorithm::Ocb, 0, SALT).unwrap();
             w.set_threads(threads);
-            w.pipeline.solo_for(0);
+            w.pipeline.set_solo_jobs(1);
             w.write_all(&data(64 * 5 + 1)).unwrap();
             drop(w);
 

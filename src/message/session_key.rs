@@ -7,9 +7,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use crate::crypto::secret::{Password, SessionKey};
-use crate::crypto::{PublicKeyAlgorithm, SymmetricAlgorithm, mlkem_x25519, s2k, x25519};
+use crate::crypto::{mlkem_x25519, s2k, x25519};
 use crate::error::{Error, Limit, Result, Unsupported};
-use crate::key::{Fingerprint, Tsk};
+use crate::key::Tsk;
 use crate::limits::Limits;
 use crate::message::esk::EskSequence;
 use crate::message::lookup::SharedStore;
@@ -17,6 +17,7 @@ use crate::message::skesk::{decrypt_session_key, skesk_s2k};
 use crate::packet::key::{PublicKeyMaterial, PublicKeyPacket, SecretKeyMaterial};
 use crate::packet::pkesk::{Pkesk, PkeskFields, Recipient};
 use crate::packet::seipd::SeipdHeader;
+use crate::types::{Fingerprint, PublicKeyAlgorithm, SymmetricAlgorithm};
 
 /// What opened a message.
 #[derive(Debug, Clone, PartialEq, Eq)]

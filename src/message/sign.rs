@@ -9,10 +9,8 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use crate::armor::{ArmorKind, ArmorWriter};
-use crate::crypto::HashAlgorithm;
 use crate::crypto::rng::Rng;
 use crate::error::{Error, Result};
-use crate::key::Fingerprint;
 use crate::key::{Tsk, flags, to_timestamp};
 use crate::message::hash_pipe::HashPipe;
 use crate::message::io::Sink;
@@ -22,6 +20,8 @@ use crate::packet::literal::LiteralHeader;
 use crate::packet::one_pass::OnePassSignature;
 use crate::packet::signature::SignaturePacket;
 use crate::signature::{DataHasher, SignatureMode, base_subpackets, default_hash, sign_hashed, unsigned};
+use crate::types::Fingerprint;
+use crate::types::HashAlgorithm;
 
 /// Builds signing streams: which keys sign, in which mode, at what time.
 ///

@@ -12,9 +12,7 @@
 use std::fmt;
 use std::io::{self, BufRead, Read};
 
-use crate::crypto::HashAlgorithm;
 use crate::error::{Error, Limit, Poison, Result, Unsupported};
-use crate::key::Fingerprint;
 use crate::limits::Limits;
 use crate::message::hash_pipe::HashPipe;
 use crate::message::io::{copy_wiped, read_via_fill_buf};
@@ -28,6 +26,7 @@ use crate::packet::one_pass::{OnePass, OnePassSignature, OnePassSignatureV3};
 use crate::packet::signature::{SignaturePacket, SignatureV4};
 use crate::packet::{PacketBody, RawPacket, read_raw_packet};
 use crate::signature::{DataHasher, SignatureMode};
+use crate::types::{Fingerprint, HashAlgorithm};
 
 /// What holds a signed message: how its end is checked once the trailing signatures were read.
 pub(super) trait Container: BufRead {

@@ -8,10 +8,10 @@ use crate::crypto::aead::AeadCipher;
 use crate::crypto::hkdf;
 use crate::crypto::secret::SecretVec;
 use crate::crypto::secret::SessionKey;
-use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm};
 use crate::error::{Error, Result, Unsupported};
 use crate::packet::s2k::S2k;
 use crate::packet::skesk::Skesk;
+use crate::types::{AeadAlgorithm, SymmetricAlgorithm};
 
 /// The HKDF info, which is also the AEAD associated data: 0xC3 (packet type 3 in OpenPGP
 /// form), version 6, cipher, AEAD mode.

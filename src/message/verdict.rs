@@ -19,11 +19,12 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use crate::error::{Error, KeyProblem, Result, Unsupported};
-use crate::key::{Cert, Fingerprint, flags, from_timestamp, to_timestamp};
+use crate::key::{Cert, flags, from_timestamp, to_timestamp};
 use crate::limits::Limits;
 use crate::message::lookup::{KeyStore, SharedStore};
 use crate::packet::signature::{SignaturePacket, SignatureV4};
 use crate::signature::{DataHasher, SignatureMode, finish_hash, verify_digest};
+use crate::types::Fingerprint;
 
 /// The verdict on one signature.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -433,7 +434,6 @@ mod tests {
 
     use super::*;
     use crate::crypto::rng::Rng;
-    use crate::key::Fingerprint;
     use crate::key::{KeyBuilder, Profile, Signed, Tsk, make_over};
     use crate::message::sign::Signer;
     use crate::packet::key::{SecretKeyData, SecretKeyMaterial};
@@ -441,6 +441,7 @@ mod tests {
     use crate::packet::subpacket::SubpacketData;
     use crate::packet::{Packet, Serialize};
     use crate::signature::{base_subpackets, critical, make, sub};
+    use crate::types::Fingerprint;
 
     const T0: u32 = 1_750_000_000;
 
@@ -594,7 +595,7 @@ mod tests {
                 key,
                 secret,
                 SignatureType::Binary,
-                crate::crypto::HashAlgorithm::Sha512,
+                crate::types::HashAlgorithm::Sha512,
                 hashed,
                 &mut Rng::os(),
                 |h| {
@@ -644,7 +645,7 @@ mod tests {
                 &cert.primary,
                 primary_secret(&tsk),
                 SignatureType::Binary,
-                crate::crypto::HashAlgorithm::Sha512,
+                crate::types::HashAlgorithm::Sha512,
                 hashed,
                 &mut Rng::os(),
                 |h| {

@@ -6,14 +6,13 @@ use std::fmt;
 use std::io::{self, BufRead, Read, Write};
 
 use crate::armor::ArmorReader;
-use crate::crypto::HashAlgorithm;
 use crate::error::{Error, Limit, Result};
-use crate::key::Fingerprint;
 use crate::message::hash_pipe::HashPipe;
 use crate::message::signed::{Container, MessageReader, Pending, hash_slots, into_pipe};
 use crate::message::verdict::{BadReason, UnverifiableReason, Verification, Verifier, issuer_of};
 use crate::packet::header::Tag;
 use crate::packet::read_raw_packet;
+use crate::types::{Fingerprint, HashAlgorithm};
 
 impl Verifier {
     /// A sink that verifies detached `signatures` (binary or armored Signature packets) over

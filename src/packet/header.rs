@@ -132,7 +132,7 @@ pub(crate) enum BodyLength {
 }
 
 /// The smallest first partial body length allowed (RFC 9580 §4.2.1.4).
-pub(crate) const MIN_FIRST_PARTIAL: u32 = 512;
+const MIN_FIRST_PARTIAL: u32 = 512;
 
 /// A parsed OpenPGP-format packet header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -164,7 +164,7 @@ fn need_octet(r: &mut impl BufRead) -> Result<u8> {
 
 /// Reads an OpenPGP-format length (RFC 9580 §4.2.1). `partial_ok` says whether the partial
 /// form may appear here.
-pub(crate) fn read_length(r: &mut impl BufRead, partial_ok: bool) -> Result<BodyLength> {
+pub(super) fn read_length(r: &mut impl BufRead, partial_ok: bool) -> Result<BodyLength> {
     let first = need_octet(r)?;
     match first {
         0..=191 => Ok(BodyLength::Fixed(u32::from(first))),
@@ -276,7 +276,7 @@ impl Header {
     }
 
     /// Octets [`Header::write_to`] writes.
-    pub(crate) fn encoded_len(&self) -> usize {
+    pub(super) fn encoded_len(&self) -> usize {
         match self.length {
             BodyLength::Fixed(len) => fixed_length_len(len).saturating_add(1),
             BodyLength::Partial(_) => 2,
@@ -299,7 +299,7 @@ pub(crate) fn write_fixed_length(len: u32, w: &mut (impl Write + ?Sized)) -> io:
 }
 
 /// Octets [`write_fixed_length`] writes.
-pub(crate) fn fixed_length_len(len: u32) -> usize {
+fn fixed_length_len(len: u32) -> usize {
     match len {
         0..=191 => 1,
         192..=8383 => 2,

@@ -8,26 +8,26 @@ use std::io::{self, Write};
 
 use crate::crypto::secret::SecretVec;
 use crate::crypto::secret::{Curve25519Secret, MlDsaSeed, MlKemSeed};
-use crate::crypto::{AeadAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm};
 use crate::error::{Error, Result, Unsupported};
 use crate::packet::header::Tag;
 use crate::packet::reader::Reader;
 use crate::packet::s2k::S2k;
 use crate::packet::{PacketBody, Serialize};
+use crate::types::{AeadAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm};
 
 /// ML-KEM-768 encapsulation key size.
-pub(crate) const MLKEM768_PUBLIC_LEN: usize = 1184;
+const MLKEM768_PUBLIC_LEN: usize = 1184;
 /// ML-DSA-65 verifying key size.
-pub(crate) const MLDSA65_PUBLIC_LEN: usize = 1952;
+const MLDSA65_PUBLIC_LEN: usize = 1952;
 
 /// The only key packet version this crate implements.
 const KEY_VERSION: u8 = 6;
 /// S2K usage octet: the secret material is in the clear.
 const USAGE_PLAIN: u8 = 0;
 /// S2K usage octet: AEAD protection (RFC 9580 §3.7.2.1).
-pub(crate) const USAGE_AEAD: u8 = 253;
+const USAGE_AEAD: u8 = 253;
 /// S2K usage octet: CFB protection with a SHA-1 check (RFC 9580 §3.7.2.1).
-pub(crate) const USAGE_CFB: u8 = 254;
+const USAGE_CFB: u8 = 254;
 
 /// The body of a v6 public key or public subkey packet.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,7 +136,7 @@ impl fmt::Debug for SecretKeyMaterial {
 ///
 /// # Errors
 /// `InvalidInput` if the length does not fit in 32 bits; the writer's errors.
-pub(crate) fn write_u32_len(len: usize, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
+pub(super) fn write_u32_len(len: usize, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
     let len = u32::try_from(len)
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "field longer than 2^32 octets"))?;
     w.write_all(&len.to_be_bytes())
@@ -265,7 +265,7 @@ impl PublicKeyPacket {
     ///
     /// # Errors
     /// As [`PublicKeyPacket::parse`], except for trailing octets, which are left in `r`.
-    pub(crate) fn parse_from(r: &mut Reader<'_>) -> Result<Self> {
+    fn parse_from(r: &mut Reader<'_>) -> Result<Self> {
         // RFC 9580 §5.5.2.3 (version 6):
         // - a one-octet version number (6);
         // - a four-octet number denoting the time that the key was created;
@@ -501,7 +501,7 @@ impl Serialize for SecretKeyPacket {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+pub(super) mod tests {
     use proptest::prelude::*;
 
     use super::*;

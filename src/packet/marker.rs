@@ -9,11 +9,11 @@ use crate::packet::header::Tag;
 use crate::packet::{PacketBody, Serialize};
 
 /// The body of every Marker packet: "PGP".
-pub(crate) const MARKER_BODY: &[u8; 3] = b"PGP";
+const MARKER_BODY: &[u8; 3] = b"PGP";
 
 /// A Marker packet. Readers ignore it; its body is fixed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Marker;
+pub(super) struct Marker;
 
 impl PacketBody for Marker {
     const TAG: Tag = Tag::Marker;

@@ -5,12 +5,12 @@
 
 use std::io::{self, Write};
 
-use crate::crypto::{HashAlgorithm, PublicKeyAlgorithm};
 use crate::error::{Error, Result, Unsupported};
 use crate::packet::header::Tag;
 use crate::packet::reader::Reader;
 use crate::packet::signature::SignatureType;
 use crate::packet::{PacketBody, Serialize};
+use crate::types::{HashAlgorithm, PublicKeyAlgorithm};
 
 /// The One-Pass Signature version of v6 signatures.
 const OPS_VERSION: u8 = 6;

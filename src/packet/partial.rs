@@ -166,7 +166,7 @@ impl<W: Write> PartialBodyWriter<W> {
 
     /// A writer with parts of `2^exp` octets; `exp` is clamped to 9..=30 (512 octets is the
     /// smallest first part the RFC allows, 2^30 the largest encodable).
-    pub(crate) fn with_part_exp(inner: W, tag: Tag, exp: u8) -> Self {
+    fn with_part_exp(inner: W, tag: Tag, exp: u8) -> Self {
         let exp = exp.clamp(9, 30);
         Self {
             inner,

@@ -7,16 +7,16 @@
 
 use std::io::{self, Write};
 
-use crate::crypto::PublicKeyAlgorithm;
 use crate::error::{Error, Result, Unsupported};
 use crate::packet::header::Tag;
 use crate::packet::reader::Reader;
 use crate::packet::{PacketBody, Serialize};
+use crate::types::PublicKeyAlgorithm;
 
 /// Size of an X25519 ephemeral public key (RFC 9580 §5.1.6).
-pub(crate) const X25519_EPHEMERAL_LEN: usize = 32;
+const X25519_EPHEMERAL_LEN: usize = 32;
 /// Size of an ML-KEM-768 ciphertext (FIPS 203).
-pub(crate) const MLKEM768_CIPHERTEXT_LEN: usize = 1088;
+const MLKEM768_CIPHERTEXT_LEN: usize = 1088;
 
 /// Whom the session key is encrypted to.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -19,7 +19,7 @@ impl<'a> Reader<'a> {
     }
 
     /// True when every octet has been consumed.
-    pub(crate) fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.buf.is_empty()
     }
 
@@ -28,38 +28,38 @@ impl<'a> Reader<'a> {
     }
 
     /// One octet.
-    pub(crate) fn u8(&mut self) -> Result<u8> {
+    pub(super) fn u8(&mut self) -> Result<u8> {
         let (&first, rest) = self.buf.split_first().ok_or_else(|| self.truncated())?;
         self.buf = rest;
         Ok(first)
     }
 
     /// A big-endian 32-bit number.
-    pub(crate) fn be_u32(&mut self) -> Result<u32> {
+    pub(super) fn be_u32(&mut self) -> Result<u32> {
         Ok(u32::from_be_bytes(self.array::<4>()?))
     }
 
     /// A fixed-size array.
-    pub(crate) fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
+    pub(super) fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
         let (head, rest) = self.buf.split_first_chunk::<N>().ok_or_else(|| self.truncated())?;
         self.buf = rest;
         Ok(*head)
     }
 
     /// The next `n` octets.
-    pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+    pub(super) fn take(&mut self, n: usize) -> Result<&'a [u8]> {
         let (head, rest) = self.buf.split_at_checked(n).ok_or_else(|| self.truncated())?;
         self.buf = rest;
         Ok(head)
     }
 
     /// A sub-reader over the next `n` octets, with its own context.
-    pub(crate) fn sub(&mut self, n: usize, context: &'static str) -> Result<Reader<'a>> {
+    pub(super) fn sub(&mut self, n: usize, context: &'static str) -> Result<Reader<'a>> {
         Ok(Reader::new(self.take(n)?, context))
     }
 
     /// Everything not yet consumed.
-    pub(crate) fn rest(&mut self) -> &'a [u8] {
+    pub(super) fn rest(&mut self) -> &'a [u8] {
         std::mem::take(&mut self.buf)
     }
 

@@ -5,11 +5,11 @@
 
 use std::io::{self, Write};
 
-use crate::crypto::HashAlgorithm;
 pub(crate) use crate::crypto::s2k::S2k;
 use crate::error::{Error, Result};
 use crate::packet::Serialize;
 use crate::packet::reader::Reader;
+use crate::types::HashAlgorithm;
 
 /// S2K type 3, iterated and salted (RFC 9580 §3.7.1.3).
 const TYPE_ITERATED_SALTED: u8 = 3;
@@ -99,7 +99,7 @@ impl Serialize for S2k {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+pub(super) mod tests {
     use proptest::prelude::*;
 
     use super::*;

@@ -6,17 +6,17 @@
 
 use std::io::{self, Read, Write};
 
-use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm};
 use crate::error::{Error, Result, Unsupported};
 use crate::packet::Serialize;
 use crate::packet::header::Tag;
 use crate::packet::reader::Reader;
+use crate::types::{AeadAlgorithm, SymmetricAlgorithm};
 
 /// The largest chunk size octet accepted (RFC 9580 §5.13.2: "MUST be ... at most 16").
 pub(crate) const MAX_CHUNK_SIZE_OCTET: u8 = 16;
 
 /// Octets of the SEIPDv2 fields before the first chunk.
-pub(crate) const SEIPD_HEADER_LEN: usize = 36;
+const SEIPD_HEADER_LEN: usize = 36;
 
 /// The SEIPDv2 fields: version, cipher, AEAD mode, chunk size octet, salt.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,7 +89,7 @@ impl Serialize for SeipdHeader {
 }
 
 /// 2^(c + 6) for a chunk size octet `c` (capped at 16).
-pub(crate) fn chunk_size(chunk_size_octet: u8) -> usize {
+fn chunk_size(chunk_size_octet: u8) -> usize {
     let exp = u32::from(chunk_size_octet.min(MAX_CHUNK_SIZE_OCTET)).saturating_add(6);
     1usize.checked_shl(exp).unwrap_or(1 << 22)
 }

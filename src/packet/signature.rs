@@ -4,7 +4,6 @@
 
 use std::io::{self, Write};
 
-use crate::crypto::{HashAlgorithm, PublicKeyAlgorithm};
 use crate::error::{Error, Result, Unsupported};
 use crate::limits::Limits;
 use crate::packet::header::Tag;
@@ -12,9 +11,10 @@ use crate::packet::key::write_u32_len;
 use crate::packet::reader::Reader;
 use crate::packet::subpacket::{Subpacket, SubpacketData, area_len, parse_area, write_area};
 use crate::packet::{PacketBody, Serialize};
+use crate::types::{HashAlgorithm, PublicKeyAlgorithm};
 
 /// ML-DSA-65 signature size.
-pub(crate) const MLDSA65_SIGNATURE_LEN: usize = 3309;
+const MLDSA65_SIGNATURE_LEN: usize = 3309;
 /// Ed25519 signature size.
 const ED25519_SIGNATURE_LEN: usize = 64;
 /// The only signature packet version this crate implements.
@@ -235,7 +235,7 @@ impl SignaturePacket {
     ///
     /// # Errors
     /// As [`SignaturePacket::parse`]; `Malformed` for an embedded signature below depth 1.
-    pub(crate) fn parse_at_depth(body: &[u8], depth: u8, max_subpackets: usize) -> Result<Self> {
+    pub(super) fn parse_at_depth(body: &[u8], depth: u8, max_subpackets: usize) -> Result<Self> {
         // RFC 9580 §5.2.3 (version 6):
         // - one-octet version number (6);
         // - one-octet signature type;
@@ -479,7 +479,7 @@ impl SignatureV4 {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+pub(super) mod tests {
     use proptest::prelude::*;
 
     use super::*;

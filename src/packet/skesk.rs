@@ -7,12 +7,12 @@
 
 use std::io::{self, Write};
 
-use crate::crypto::aead::TAG_LEN;
-use crate::crypto::{AeadAlgorithm, SymmetricAlgorithm};
+use crate::crypto::chunk_aead::TAG_LEN;
 use crate::error::{Error, Result, Unsupported};
 use crate::packet::header::Tag;
 use crate::packet::reader::Reader;
 use crate::packet::{PacketBody, Serialize};
+use crate::types::{AeadAlgorithm, SymmetricAlgorithm};
 
 /// A v6 SKESK packet body.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -39,7 +39,7 @@ const MAX_TWO_OCTET_LEN: usize = 16319;
 /// octets. Other encoders may use the five-octet form for small lengths, or the two-octet form
 /// up to 16319; the signature covers those octets, so a parsed subpacket keeps its form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) enum LengthForm {
+enum LengthForm {
     /// The default encoding for the length.
     #[default]
     Default,
@@ -98,10 +98,10 @@ impl WireForm {
 /// One signature subpacket.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Subpacket {
-    pub(crate) critical: bool,
+    pub(super) critical: bool,
     /// The length encoding, kept so that a parsed signature serializes to the octets that
     /// were signed.
-    pub(crate) len_form: LengthForm,
+    len_form: LengthForm,
     pub(crate) data: SubpacketData,
 }
 
@@ -288,7 +288,7 @@ impl Subpacket {
     /// # Errors
     /// `Truncated` if the length runs past the area, `Malformed` for a zero length or a known
     /// subpacket with an invalid body.
-    pub(crate) fn parse(r: &mut Reader<'_>, depth: u8, max_subpackets: usize) -> Result<Self> {
+    pub(super) fn parse(r: &mut Reader<'_>, depth: u8, max_subpackets: usize) -> Result<Self> {
         // RFC 9580 §5.2.3.7: the length (1, 2 or 5 octets) covers the type octet and the body.
         // - if the 1st octet < 192, then length = 1st octet;
         // - if 192 <= 1st octet < 255, then length = ((1st octet - 192) << 8) + (2nd octet) + 192;
@@ -325,7 +325,7 @@ impl Subpacket {
     ///
     /// # Errors
     /// The writer's errors, or `InvalidInput` if the body exceeds 2^32 octets.
-    pub(crate) fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
+    pub(super) fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
         let length = self.length();
         let len = u32::try_from(length)
             .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "subpacket longer than 2^32 octets"))?;
@@ -350,7 +350,7 @@ impl Subpacket {
     }
 
     /// Octets [`Subpacket::write_to`] writes.
-    pub(crate) fn encoded_len(&self) -> usize {
+    pub(super) fn encoded_len(&self) -> usize {
         let len = self.length();
         WireForm::for_len(len, self.len_form).octets().saturating_add(len)
     }
@@ -361,7 +361,7 @@ impl Subpacket {
 ///
 /// # Errors
 /// As [`Subpacket::parse`]; `LimitExceeded(Subpackets)` beyond `max_subpackets` subpackets.
-pub(crate) fn parse_area(area: &[u8], depth: u8, max_subpackets: usize) -> Result<Vec<Subpacket>> {
+pub(super) fn parse_area(area: &[u8], depth: u8, max_subpackets: usize) -> Result<Vec<Subpacket>> {
     let limit = max_subpackets;
     let mut r = Reader::new(area, "signature subpacket area");
     let mut out = Vec::new();
@@ -378,17 +378,17 @@ pub(crate) fn parse_area(area: &[u8], depth: u8, max_subpackets: usize) -> Resul
 ///
 /// # Errors
 /// The writer's errors.
-pub(crate) fn write_area(area: &[Subpacket], w: &mut (impl Write + ?Sized)) -> io::Result<()> {
+pub(super) fn write_area(area: &[Subpacket], w: &mut (impl Write + ?Sized)) -> io::Result<()> {
     area.iter().try_for_each(|s| s.write_to(w))
 }
 
 /// Octets [`write_area`] writes.
-pub(crate) fn area_len(area: &[Subpacket]) -> usize {
+pub(super) fn area_len(area: &[Subpacket]) -> usize {
     area.iter().fold(0usize, |acc, s| acc.saturating_add(s.encoded_len()))
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+pub(super) mod tests {
     use proptest::prelude::*;
 
     use super::*;
