@@ -66,6 +66,8 @@ fn message_json(info: &MessageInfo) -> Value {
         "encrypted": info.encrypted,
         "recipients": recipients,
         "passwords": info.passwords,
+        // Session-key packets decryption will not try, and what this crate lacks for each.
+        "skipped": info.skipped.iter().map(|p| format!("{p:?}")).collect::<Vec<_>>(),
         "signers": info.signers.iter().map(ToString::to_string).collect::<Vec<_>>(),
     })
 }

@@ -196,6 +196,8 @@
 //! ARCHITECTURE.md in the repository describes the layers and their invariants.
 
 mod armor;
+#[cfg(feature = "async")]
+mod async_io;
 mod crypto;
 mod error;
 mod key;
@@ -207,6 +209,10 @@ mod signature;
 mod types;
 
 pub use crate::armor::{ArmorKind, ArmorReader, ArmorWriter};
+#[cfg(feature = "async")]
+pub use crate::async_io::{
+    AsyncDecryptReader, AsyncEncryptWriter, AsyncInlineSignWriter, AsyncInlineVerifyReader,
+};
 pub use crate::crypto::secret::{Password, SessionKey};
 pub use crate::crypto::{Backend, Implementation, backend};
 pub use crate::error::{Error, KeyProblem, Limit, Malformed, Result, Unsupported};
@@ -214,20 +220,13 @@ pub use crate::key::{
     Cert, KeyBuilder, KeyFlags, KeyInfo, KeyUpdate, Profile, ReasonForRevocation, Revocation, Tsk,
 };
 pub use crate::limits::Limits;
-pub use crate::message::cleartext::{CleartextMessage, CleartextSignWriter, is_cleartext_signed};
-pub use crate::message::sign::{InlineSignWriter, SignWriter, Signer};
-pub use crate::message::verify::{
-    BadReason, DetachedVerifier, InlineVerifyReader, UnverifiableReason, Verification, VerificationStatus,
-    Verifier,
-};
-#[cfg(feature = "async")]
 pub use crate::message::{
-    AsyncDecryptReader, AsyncEncryptWriter, AsyncInlineSignWriter, AsyncInlineVerifyReader,
+    BadReason, CleartextMessage, CleartextSignWriter, DecryptReader, DecryptSummary, DecryptedWith,
+    Decryptor, DetachedVerifier, EncryptWriter, Encryptor, InlineSignWriter, InlineVerifyReader, KeyStore,
+    LiteralInfo, MessageInfo, Purpose, Recipients, SignWriter, Signer, SkippedPacket, UnverifiableReason,
+    Verification, VerificationStatus, Verifier, is_cleartext_signed,
 };
-pub use crate::message::{
-    DataFormat, DecryptReader, DecryptSummary, DecryptedWith, Decryptor, EncryptWriter, Encryptor, KeyStore,
-    LiteralInfo, MessageInfo, Purpose, Recipients,
-};
+pub use crate::packet::literal::DataFormat;
 pub use crate::packet::signature::SignatureType;
 pub use crate::pipeline::BufferPool;
 pub use crate::signature::SignatureMode;

@@ -13,7 +13,7 @@ use crate::crypto::rng::Rng;
 use crate::crypto::{ed25519, mldsa_ed25519};
 use crate::error::{Error, Result, Unsupported};
 use crate::packet::key::{PublicKeyMaterial, PublicKeyPacket, SecretKeyMaterial};
-use crate::packet::literal::LiteralFormat;
+use crate::packet::literal::DataFormat;
 use crate::packet::signature::{SignatureMaterial, SignaturePacket, SignatureType};
 use crate::packet::subpacket::{Subpacket, SubpacketData};
 use crate::types::{HashAlgorithm, PublicKeyAlgorithm};
@@ -52,17 +52,17 @@ impl SignatureMode {
     }
 
     /// The format of the Literal Data packet an inline-signed message of this mode carries.
-    pub(crate) fn literal_format(self) -> LiteralFormat {
+    pub(crate) fn literal_format(self) -> DataFormat {
         match self {
-            Self::Binary => LiteralFormat::Binary,
-            Self::Text => LiteralFormat::Utf8,
+            Self::Binary => DataFormat::Binary,
+            Self::Text => DataFormat::Utf8,
         }
     }
 
     /// The mode that signs literal data of `format`: text for `u` and `t`, binary otherwise.
-    pub(crate) fn from_literal_format(format: LiteralFormat) -> Self {
+    pub(crate) fn from_literal_format(format: DataFormat) -> Self {
         match format {
-            LiteralFormat::Utf8 | LiteralFormat::Text => Self::Text,
+            DataFormat::Utf8 | DataFormat::Text => Self::Text,
             _ => Self::Binary,
         }
     }
@@ -307,9 +307,9 @@ mod tests {
             assert_eq!(SignatureMode::from_literal_format(mode.literal_format()), mode);
         }
         assert_eq!(SignatureMode::Text.signature_type(), SignatureType::Text);
-        assert_eq!(SignatureMode::Binary.literal_format(), LiteralFormat::Binary);
-        assert_eq!(SignatureMode::from_literal_format(LiteralFormat::Text), SignatureMode::Text);
-        assert_eq!(SignatureMode::from_literal_format(LiteralFormat::Other(b'm')), SignatureMode::Binary);
+        assert_eq!(SignatureMode::Binary.literal_format(), DataFormat::Binary);
+        assert_eq!(SignatureMode::from_literal_format(DataFormat::Text), SignatureMode::Text);
+        assert_eq!(SignatureMode::from_literal_format(DataFormat::Unknown(b'm')), SignatureMode::Binary);
         assert_eq!(SignatureMode::from_signature_type(SignatureType::Standalone), None);
     }
 }

@@ -7,9 +7,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use sixpgp::{
-    Cert, Decryptor, Encryptor, Fingerprint, KeyBuilder, KeyProblem, KeyStore, MessageInfo, Profile,
-    PublicKeyAlgorithm, ReasonForRevocation, Recipient, Signer, Tsk, UnverifiableReason, VerificationStatus,
-    Verifier,
+    Cert, Decryptor, Encryptor, Error, Fingerprint, KeyBuilder, KeyProblem, KeyStore, MessageInfo, Profile,
+    PublicKeyAlgorithm, ReasonForRevocation, Recipient, Signer, SkippedPacket, Tsk, Unsupported,
+    UnverifiableReason, VerificationStatus, Verifier,
 };
 
 const T0: u64 = 1_700_000_000;
@@ -93,6 +93,65 @@ fn a_message_can_be_looked_at_before_decrypting() {
     let (data, verdicts) = Verifier::new([alice.to_cert()]).verify_inline_bytes(&signed).unwrap();
     assert_eq!(data, b"signed");
     assert!(verdicts[0].is_good());
+}
+
+/// A new-format packet of fewer than 192 octets.
+fn packet(tag: u8, body: &[u8]) -> Vec<u8> {
+    let len = u8::try_from(body.len()).unwrap();
+    assert!(len < 192);
+    [&[0xc0 | tag, len][..], body].concat()
+}
+
+/// Session-key packets this crate cannot use are skipped alike by `MessageInfo` (which lists
+/// them) and by decryption; what `MessageInfo` counts is what decryption tries.
+#[test]
+fn message_info_and_decryption_skip_the_same_session_key_packets() {
+    let bob = key(Profile::Rfc9580, "Bob <bob@example.org>");
+    let message = Encryptor::new([bob.to_cert()]).at(at(1)).encrypt_bytes(b"hello").unwrap();
+    let bob_recipients = MessageInfo::from_bytes(&message).unwrap().recipients;
+
+    let stranger = [0x42; 32];
+    // A v3 PKESK (for a v4 key), a v6 PKESK to an unknown public-key algorithm, and a v6 SKESK
+    // with an unknown cipher (which parses, but no password can open).
+    let v3 = [3, 1, 2, 3, 4, 5, 6, 7, 8, 18, 0, 1];
+    let unknown_algorithm = [&[6, 33, 6][..], &stranger, &[99, 1, 2, 3]].concat();
+    let s2k = [&[3, 8][..], &[0x5a; 8], &[0x60]].concat();
+    let unknown_cipher = [&[6, 3 + 11 + 15, 99, 2, 11][..], &s2k, &[1; 15], &[2; 16], &[3; 16]].concat();
+    let preamble = [packet(1, &v3), packet(1, &unknown_algorithm), packet(3, &unknown_cipher)].concat();
+    let skipped = [
+        SkippedPacket::Pkesk(Unsupported::PkeskV3),
+        SkippedPacket::Pkesk(Unsupported::PublicKeyAlgorithm(99)),
+        SkippedPacket::Skesk(Some(Unsupported::SymmetricAlgorithm(99))),
+    ];
+
+    let with_bob = [&preamble[..], &message].concat();
+    let info = MessageInfo::from_bytes(&with_bob).unwrap();
+    assert!(info.encrypted);
+    let mut recipients = vec![Recipient::Fingerprint(Fingerprint::from_bytes(stranger))];
+    recipients.extend(bob_recipients);
+    assert_eq!(info.recipients, recipients);
+    assert_eq!(info.passwords, 0);
+    assert_eq!(info.skipped, skipped);
+    assert_eq!(Decryptor::new([&bob]).decrypt_bytes(&with_bob).unwrap().0, b"hello");
+
+    // Without Bob's PKESK nothing is left to try: the password is not tried on the SKESK that
+    // `MessageInfo` does not count, and the missing key is reported for the recipients it names.
+    let pkesk_len = 2 + usize::from(message[1]);
+    let without_bob = [&preamble[..], &message[pkesk_len..]].concat();
+    let info = MessageInfo::from_bytes(&without_bob).unwrap();
+    assert_eq!((info.passwords, &info.skipped[..]), (0, &skipped[..]));
+    match Decryptor::new([&bob]).password("pw").reader(&without_bob[..]) {
+        Err(Error::NoDecryptionKey { recipients, .. }) => assert_eq!(recipients, info.recipients),
+        other => panic!("{other:?}"),
+    }
+
+    // A broken PKESK, or a packet with no place among the session-key packets, fails both.
+    for bad in [packet(1, &[6, 33, 6]), packet(13, b"Bob <bob@example.org>")] {
+        let message = [&message[..pkesk_len], &bad, &message[pkesk_len..]].concat();
+        let inspected = MessageInfo::from_bytes(&message).unwrap_err();
+        let decrypted = Decryptor::new([&bob]).reader(&message[..]).unwrap_err();
+        assert_eq!(inspected.to_string(), decrypted.to_string());
+    }
 }
 
 /// A keyring that records what it was asked for.

@@ -16,12 +16,12 @@ use crate::armor::{ArmorKind, ArmorReader, ArmorWriter};
 use crate::error::{Error, Limit, Result};
 use crate::limits::Limits;
 use crate::message::sign::{SignWriter, Signer};
-use crate::message::verify::{Verification, Verifier};
+use crate::message::verdict::{Verification, Verifier};
 use crate::signature::SignatureMode;
 use crate::types::HashAlgorithm;
 
 /// The first line of a cleartext-signed message.
-pub(crate) const CLEARTEXT_BEGIN: &[u8] = b"-----BEGIN PGP SIGNED MESSAGE-----";
+const CLEARTEXT_BEGIN: &[u8] = b"-----BEGIN PGP SIGNED MESSAGE-----";
 /// The line that ends the signed text.
 const SIGNATURE_BEGIN: &[u8] = b"-----BEGIN PGP SIGNATURE-----";
 /// Octets a raw line of the signed text may have beyond the room left in the text.

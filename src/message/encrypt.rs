@@ -13,36 +13,31 @@ use std::io::{self, Read, Write};
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use zeroize::Zeroizing;
-
 use crate::armor::{ArmorKind, ArmorWriter};
 use crate::crypto::rng::Rng;
-use crate::crypto::secret::{Curve25519Secret, Password, Secret32, SecretVec, SessionKey};
-use crate::crypto::{mlkem_x25519, s2k, x25519};
-use crate::error::{Error, KeyProblem, Poison, Result, Unsupported};
-use crate::key::{Cert, Profile, Tsk, flags, from_timestamp, to_timestamp};
+use crate::crypto::s2k;
+use crate::crypto::secret::{Password, SecretVec, SessionKey};
+use crate::error::{Error, Poison, Result, Unsupported};
+use crate::key::{Cert, Profile, Tsk, to_timestamp};
 use crate::limits::Limits;
-use crate::message::Sink;
-use crate::message::info::DataFormat;
+use crate::message::io::{Sink, copy_wiped};
 use crate::message::literal::LiteralChunkWriter;
+use crate::message::recipients::{Purpose, RecipientKey, RecipientPlan, Recipients, plans};
 use crate::message::seipd::SeipdWriter;
 use crate::message::sign::{InlineSignWriter, Signer};
 use crate::message::skesk::encrypt_session_key;
 use crate::packet::header::Tag;
-use crate::packet::key::{PublicKeyMaterial, PublicKeyPacket};
-use crate::packet::literal::LiteralHeader;
+use crate::packet::literal::{DataFormat, LiteralHeader};
 use crate::packet::padding::Padding;
 use crate::packet::partial::PartialBodyWriter;
-use crate::packet::pkesk::{Pkesk, PkeskFields, Recipient};
 use crate::packet::s2k::S2k;
 use crate::packet::{PacketBody, Serialize};
-use crate::pipeline::{self as parallel, BufferPool};
+use crate::pipeline::{self, BufferPool};
 use crate::signature::SignatureMode;
-use crate::types::Fingerprint;
-use crate::types::{AeadAlgorithm, PublicKeyAlgorithm, SymmetricAlgorithm};
+use crate::types::{AeadAlgorithm, SymmetricAlgorithm};
 
 /// The default chunk size: 256 KiB (chunk size octet 12).
-pub(crate) const DEFAULT_CHUNK_SIZE: usize = 1 << 18;
+const DEFAULT_CHUNK_SIZE: usize = 1 << 18;
 /// The smallest chunk size (octet 0).
 const MIN_CHUNK_SIZE: usize = 1 << 6;
 /// The largest chunk size (octet 16, RFC 9580 §5.13.2).
@@ -53,30 +48,6 @@ const MAX_PADDING: usize = 1 << 16;
 /// Argon2 parameters for SKESKs: RFC 9580 §3.7.1.4's second recommended option (t = 3, p = 4,
 /// 2^16 KiB = 64 MiB).
 const SKESK_ARGON2: (u8, u8, u8) = (3, 4, 16);
-
-/// Which encryption-capable keys of a certificate to encrypt to, by key flag
-/// (RFC 9580 §5.2.3.29).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[non_exhaustive]
-pub enum Purpose {
-    /// Keys flagged for encrypting storage (0x08).
-    Storage,
-    /// Keys flagged for encrypting communications (0x04).
-    Communications,
-    /// Keys with either flag (the default).
-    #[default]
-    Any,
-}
-
-impl Purpose {
-    fn flags(self) -> u8 {
-        match self {
-            Self::Storage => flags::ENCRYPT_STORAGE,
-            Self::Communications => flags::ENCRYPT_COMMUNICATIONS,
-            Self::Any => flags::ENCRYPT_STORAGE | flags::ENCRYPT_COMMUNICATIONS,
-        }
-    }
-}
 
 /// Builds an encrypted message: choose recipients and passwords, then call
 /// [`writer`](Encryptor::writer).
@@ -148,288 +119,6 @@ impl Default for Encryptor {
     fn default() -> Self {
         Self::new(Vec::<Cert>::new())
     }
-}
-
-/// One recipient key chosen for a PKESK.
-struct RecipientKey {
-    /// Whether the key is ML-KEM-768+X25519 (post-quantum).
-    pqc: bool,
-    /// Its PKESK but for the wrapped session key.
-    agreed: Agreed,
-}
-
-/// What one recipient certificate contributes: its keys and its AEAD ciphersuite preferences.
-struct RecipientPlan {
-    keys: Vec<RecipientKey>,
-    /// The Preferred AEAD Ciphersuites of the primary key's binding, in order.
-    preferences: Vec<(SymmetricAlgorithm, AeadAlgorithm)>,
-}
-
-/// Below this many recipient certificates, they are evaluated and their key agreements done on
-/// the calling thread only: starting a thread costs about as much as a few recipients. (The
-/// work is spread by certificate: the keys of one certificate stay on one thread.)
-const PARALLEL_RECIPIENTS: usize = 8;
-
-/// The random octets drawn for each key a PKESK could go to: an X25519 ephemeral secret, then
-/// (used by ML-KEM-768+X25519 only) the randomness m of ML-KEM.Encaps.
-type KeyRandomness = [[u8; 32]; 2];
-
-/// A recipient key whose key agreement (the costly part) is done: everything of its PKESK but
-/// the wrapped session key, and the KEK to wrap it with.
-enum Agreed {
-    X25519 { recipient: Recipient, ephemeral: [u8; 32], kek: Zeroizing<[u8; x25519::KEK_LEN]> },
-    MlKem768X25519 { recipient: Recipient, encapsulated: mlkem_x25519::Encapsulated },
-}
-
-impl Agreed {
-    /// The key agreement with `material` (X25519 or ML-KEM-768+X25519) from the randomness
-    /// drawn for this key.
-    ///
-    /// # Errors
-    /// `Malformed` for an invalid recipient public key; `InvalidArgument` for another algorithm.
-    fn new(recipient: Recipient, material: &PublicKeyMaterial, [v, m]: &KeyRandomness) -> Result<Self> {
-        let secret = Curve25519Secret::new(v);
-        match material {
-            PublicKeyMaterial::X25519(public) => {
-                let (ephemeral, kek) = x25519::agree(public, &secret)?;
-                Ok(Self::X25519 { recipient, ephemeral, kek })
-            }
-            PublicKeyMaterial::MlKem768X25519 { x25519, mlkem } => {
-                let seed = Secret32::new(m);
-                let encapsulated = mlkem_x25519::encapsulate(x25519, mlkem, &secret, &seed)?;
-                Ok(Self::MlKem768X25519 { recipient, encapsulated })
-            }
-            _ => Err(Error::InvalidArgument("recipient key algorithm")),
-        }
-    }
-
-    /// The PKESK: `session_key` wrapped under the KEK.
-    ///
-    /// # Errors
-    /// `InvalidArgument` for a session key that is not 16, 24 or 32 octets.
-    fn seal(&self, session_key: &SessionKey) -> Result<Pkesk> {
-        Ok(match self {
-            Self::X25519 { recipient, ephemeral, kek } => Pkesk {
-                recipient: recipient.clone(),
-                algorithm: PublicKeyAlgorithm::X25519,
-                fields: PkeskFields::X25519 {
-                    ephemeral: *ephemeral,
-                    wrapped_key: x25519::wrap(kek, session_key.as_bytes())?,
-                },
-            },
-            Self::MlKem768X25519 { recipient, encapsulated } => Pkesk {
-                recipient: recipient.clone(),
-                algorithm: PublicKeyAlgorithm::MlKem768X25519,
-                fields: PkeskFields::MlKem768X25519 {
-                    ecdh_ciphertext: encapsulated.ecdh_ciphertext,
-                    mlkem_ciphertext: encapsulated.mlkem_ciphertext.clone(),
-                    wrapped_key: mlkem_x25519::wrap(&encapsulated.kek, session_key.as_bytes())?,
-                },
-            },
-        })
-    }
-}
-
-/// The keys of `cert` a PKESK could go to, whatever their validity: those of an algorithm this
-/// crate encrypts to. A [`KeyRandomness`] is drawn for each, in this order.
-fn key_candidates(cert: &Cert) -> impl Iterator<Item = (Fingerprint, &PublicKeyPacket)> {
-    cert.key_packets().filter(|(_, k)| is_candidate(k))
-}
-
-/// A recipient certificate evaluated at one time: the keys to encrypt to and its AEAD
-/// ciphersuite preferences. What [`Recipients`] keeps, so that later messages skip the
-/// self-signature checks.
-#[derive(Debug, Clone)]
-struct Evaluated {
-    keys: Vec<(Fingerprint, PublicKeyMaterial)>,
-    /// The first time at which a key or binding signature the evaluation used expires, and
-    /// which subkey it was (`None`: the primary key or its binding).
-    expires: Option<(u32, Option<Fingerprint>)>,
-    /// The Preferred AEAD Ciphersuites of the primary key's binding, in order.
-    preferences: Vec<(SymmetricAlgorithm, AeadAlgorithm)>,
-}
-
-/// The keys of `cert` valid for `purpose` at `t` that this crate encrypts to, and its
-/// preferences.
-///
-/// # Errors
-/// `KeyUnusable` (naming `cert` and why) for a certificate with no valid encryption-capable key
-/// for the purpose at `t`; `Unsupported(PublicKeyAlgorithm)` if all its such keys use unknown
-/// algorithms.
-fn evaluate(cert: &Cert, purpose: Purpose, t: u32) -> Result<Evaluated> {
-    let valid = cert.keys_with_flags(t, purpose.flags());
-    if valid.is_empty() {
-        return Err(cert.no_key_error(t, purpose.flags()));
-    }
-    let mut unknown = None;
-    let mut keys = Vec::new();
-    let mut expires = cert.expires_after(&cert.fingerprint(), t).map(|end| (end, None));
-    for k in valid {
-        if is_candidate(k.key) {
-            keys.push((k.fingerprint, k.key.material.clone()));
-            if k.fingerprint != cert.fingerprint()
-                && let Some(end) = cert.expires_after(&k.fingerprint, t)
-                && expires.is_none_or(|(first, _)| end < first)
-            {
-                expires = Some((end, Some(k.fingerprint)));
-            }
-        } else {
-            unknown = Some(k.key.algorithm);
-        }
-    }
-    if keys.is_empty() {
-        let alg = unknown.map_or(0, u8::from);
-        return Err(Error::Unsupported(Unsupported::PublicKeyAlgorithm(alg)));
-    }
-    // The binding's signature was checked just above (the certificate remembers it).
-    let preferences = cert
-        .primary_binding_at(t)
-        .and_then(|s| s.preferred_aead())
-        .unwrap_or_default()
-        .iter()
-        .map(|&(s, a)| (SymmetricAlgorithm::from(s), AeadAlgorithm::from(a)))
-        .collect();
-    Ok(Evaluated { keys, expires, preferences })
-}
-
-impl Evaluated {
-    /// The key agreements with each key, from the randomness `drawn` gives for its fingerprint.
-    ///
-    /// # Errors
-    /// `Malformed` for an invalid public key; `Internal` if no randomness was drawn for
-    /// a key.
-    fn agree<'r>(
-        &self,
-        hidden: bool,
-        mut drawn: impl FnMut(&Fingerprint) -> Option<&'r KeyRandomness>,
-    ) -> Result<RecipientPlan> {
-        let mut keys = Vec::with_capacity(self.keys.len());
-        for (fingerprint, material) in &self.keys {
-            let randomness = drawn(fingerprint).ok_or(Error::Internal("key randomness"))?;
-            let recipient =
-                if hidden { Recipient::Anonymous } else { Recipient::V6(*fingerprint.as_bytes()) };
-            let pqc = matches!(material, PublicKeyMaterial::MlKem768X25519 { .. });
-            keys.push(RecipientKey { pqc, agreed: Agreed::new(recipient, material, randomness)? });
-        }
-        Ok(RecipientPlan { keys, preferences: self.preferences.clone() })
-    }
-}
-
-/// Recipient certificates evaluated once, at an explicit time, for encrypting many messages
-/// to them ([`Encryptor::prepared`]): a mailing list, a backup tool. Checking a certificate's
-/// self-signatures costs more than encrypting a short message to it; with `Recipients` each
-/// message pays only for its key agreements.
-///
-/// The evaluation holds for the time given to [`Recipients::new`] until the first of the keys
-/// and binding signatures it used expires ([`Recipients::expiration_time`]): a message made
-/// after that is refused with [`Error::KeyUnusable`] naming the certificate (and subkey) and
-/// [`KeyProblem::Expired`](crate::KeyProblem::Expired). A revocation made later is not seen.
-/// Evaluate again (for example daily, or when a certificate changes) to pick such changes up;
-/// [`Recipients::evaluated_at`] says when this one was made.
-///
-/// ```
-/// # fn main() -> sixpgp::Result<()> {
-/// use std::sync::Arc;
-/// use std::time::SystemTime;
-/// use sixpgp::{Decryptor, Encryptor, KeyBuilder, Profile, Purpose, Recipients};
-///
-/// let keys = (0..3)
-///     .map(|i| KeyBuilder::new(Profile::Rfc9580).user_id(format!("m{i} <m{i}@example.org>")).generate())
-///     .collect::<sixpgp::Result<Vec<_>>>()?;
-/// let list = Arc::new(Recipients::new(keys.iter().map(|k| k.to_cert()), SystemTime::now(), Purpose::Any)?);
-/// for text in ["first post", "second post"] {
-///     let message = Encryptor::default().prepared(Arc::clone(&list)).encrypt_bytes(text.as_bytes())?;
-///     assert_eq!(Decryptor::new([&keys[2]]).decrypt_bytes(&message)?.0, text.as_bytes());
-/// }
-/// # Ok(()) }
-/// ```
-#[derive(Debug, Clone)]
-pub struct Recipients {
-    certs: Vec<(Fingerprint, Evaluated)>,
-    evaluated_at: SystemTime,
-}
-
-impl Recipients {
-    /// Evaluates `certs` at `at` for `purpose`: which of their keys a message would be
-    /// encrypted to, and their preferences.
-    ///
-    /// # Errors
-    /// As [`Encryptor::writer`] for each certificate: `KeyUnusable` naming the first one that
-    /// has no valid encryption-capable key at `at`, and why; `Unsupported(PublicKeyAlgorithm)`.
-    pub fn new<C: std::borrow::Borrow<Cert>>(
-        certs: impl IntoIterator<Item = C>,
-        at: SystemTime,
-        purpose: Purpose,
-    ) -> Result<Self> {
-        let t = to_timestamp(at);
-        let certs = certs
-            .into_iter()
-            .map(|c| {
-                let cert = c.borrow();
-                Ok((cert.fingerprint(), evaluate(cert, purpose, t)?))
-            })
-            .collect::<Result<Vec<_>>>()?;
-        Ok(Self { certs, evaluated_at: at })
-    }
-
-    /// The time the certificates were evaluated at.
-    #[must_use]
-    pub fn evaluated_at(&self) -> SystemTime {
-        self.evaluated_at
-    }
-
-    /// The first time at which a key or binding signature the evaluation used expires (`None`:
-    /// none expires). Messages made from then on are refused.
-    #[must_use]
-    pub fn expiration_time(&self) -> Option<SystemTime> {
-        self.earliest_expiration().map(|(t, _, _)| from_timestamp(t))
-    }
-
-    /// The earliest expiration among the certificates: when, which certificate, which subkey.
-    fn earliest_expiration(&self) -> Option<(u32, Fingerprint, Option<Fingerprint>)> {
-        self.certs
-            .iter()
-            .filter_map(|(cert, e)| e.expires.map(|(t, subkey)| (t, *cert, subkey)))
-            .min_by_key(|(t, _, _)| *t)
-    }
-
-    /// Checks that the evaluation still holds at the message time `t`.
-    ///
-    /// # Errors
-    /// `KeyUnusable` with `Expired`, naming the certificate (and subkey) that expired first.
-    fn check_at(&self, t: u32) -> Result<()> {
-        match self.earliest_expiration() {
-            Some((end, cert, subkey)) if t >= end => Err(match subkey {
-                Some(subkey) => Error::subkey_unusable(cert, subkey, KeyProblem::Expired),
-                None => Error::key_unusable(cert, KeyProblem::Expired),
-            }),
-            _ => Ok(()),
-        }
-    }
-
-    /// The primary fingerprints of the certificates, in order.
-    pub fn certs(&self) -> impl Iterator<Item = Fingerprint> + '_ {
-        self.certs.iter().map(|(f, _)| *f)
-    }
-
-    /// The keys messages are encrypted to, in order: (certificate, key) fingerprints.
-    pub fn keys(&self) -> impl Iterator<Item = (Fingerprint, Fingerprint)> + '_ {
-        self.certs.iter().flat_map(|(c, e)| e.keys.iter().map(move |(k, _)| (*c, *k)))
-    }
-}
-
-/// Does this crate encrypt to `key`'s algorithm?
-fn is_candidate(key: &PublicKeyPacket) -> bool {
-    matches!(key.material, PublicKeyMaterial::X25519(_) | PublicKeyMaterial::MlKem768X25519 { .. })
-}
-
-/// The thread count for per-recipient work: the builder's, at most the available cores.
-fn recipient_threads(requested: Option<usize>, recipients: usize) -> usize {
-    if recipients < PARALLEL_RECIPIENTS {
-        return 1;
-    }
-    let cores = parallel::available_cores();
-    requested.unwrap_or(cores).clamp(1, cores)
 }
 
 impl Encryptor {
@@ -551,7 +240,8 @@ impl Encryptor {
     /// text.
     #[must_use]
     pub fn format(mut self, format: DataFormat) -> Self {
-        self.literal.format = format.into();
+        // `Unknown(b'u')` is `Utf8`: the signature mode follows the octet, not the variant.
+        self.literal.format = DataFormat::from(u8::from(format));
         self
     }
 
@@ -626,77 +316,6 @@ impl Encryptor {
             .ok_or(Error::InvalidArgument("chunk size"))
     }
 
-    /// The keys of `cert` to encrypt to, with their key agreements done, and its preferences,
-    /// at `t`. `randomness` holds a [`KeyRandomness`] for each of [`key_candidates`].
-    ///
-    /// # Errors
-    /// As [`evaluate`]; `Malformed` for an invalid public key.
-    fn plan(
-        cert: &Cert,
-        purpose: Purpose,
-        t: u32,
-        hidden: bool,
-        randomness: &[KeyRandomness],
-    ) -> Result<RecipientPlan> {
-        let evaluated = evaluate(cert, purpose, t)?;
-        // The randomness of each candidate, in candidate order (which every valid key is in).
-        let mut candidates = key_candidates(cert).zip(randomness);
-        evaluated.agree(hidden, |fingerprint| {
-            candidates.by_ref().find(|(c, _)| c.0 == *fingerprint).map(|(_, drawn)| drawn)
-        })
-    }
-
-    /// Every recipient's [`RecipientPlan`], in recipient order. The randomness of the key
-    /// agreements is drawn from `rng` first, certificate by certificate; then, with many
-    /// recipients, the certificates are evaluated and their key agreements done on several
-    /// threads (the session key is wrapped afterwards, once the cipher is chosen).
-    ///
-    /// # Errors
-    /// The first recipient's error, as [`Encryptor::plan`]; `Io` from the RNG.
-    fn plans(&self, t: u32, rng: &mut Rng) -> Result<Vec<RecipientPlan>> {
-        /// One recipient: a certificate to evaluate, or one evaluated before.
-        #[derive(Clone, Copy)]
-        enum Work<'w> {
-            Cert(&'w Cert),
-            Prepared(&'w Evaluated),
-        }
-        let work: Vec<Work<'_>> = self
-            .recipients
-            .iter()
-            .map(|c| Work::Cert(c))
-            .chain(self.prepared.iter().flat_map(|r| r.certs.iter().map(|(_, e)| Work::Prepared(e))))
-            .collect();
-        let counts: Vec<usize> = work
-            .iter()
-            .map(|w| match w {
-                Work::Cert(c) => key_candidates(c).count(),
-                Work::Prepared(e) => e.keys.len(),
-            })
-            .collect();
-        let total = counts.iter().sum::<usize>().saturating_mul(size_of::<KeyRandomness>());
-        let mut randomness = SecretVec::zeroed(total);
-        rng.fill(&mut randomness)?;
-        let (halves, _) = randomness.as_chunks::<32>();
-        let (mut rest, _) = halves.as_chunks::<2>();
-        let mut jobs = Vec::with_capacity(work.len());
-        for (w, n) in work.into_iter().zip(counts) {
-            let (mine, others) = rest.split_at(n.min(rest.len()));
-            jobs.push((w, mine));
-            rest = others;
-        }
-        let threads = recipient_threads(self.threads, jobs.len());
-        let (purpose, hidden) = (self.purpose, self.hidden);
-        parallel::map_in_order(threads, 1, &jobs, |&(w, randomness)| match w {
-            Work::Cert(cert) => Self::plan(cert, purpose, t, hidden, randomness),
-            Work::Prepared(evaluated) => {
-                let mut drawn = randomness.iter();
-                evaluated.agree(hidden, |_| drawn.next())
-            }
-        })
-        .into_iter()
-        .collect()
-    }
-
     /// The cipher and AEAD mode (see the type's documentation).
     fn choose_algorithms(
         &self,
@@ -760,7 +379,8 @@ impl Encryptor {
             prepared.check_at(t)?;
         }
         let mut rng = self.rng.take().unwrap_or_else(Rng::os);
-        let plans = self.plans(t, &mut rng)?;
+        let plans =
+            plans(&self.recipients, &self.prepared, self.purpose, self.hidden, self.threads, t, &mut rng)?;
         let keys: Vec<&RecipientKey> = plans.iter().flat_map(|p| &p.keys).collect();
         let (sym, aead) = match self.suite {
             Some(suite) => check_suite(suite)?,
@@ -791,7 +411,7 @@ impl Encryptor {
 
         let mut sink = if armor {
             // Base64 gets workers of its own: it costs more than the AEAD.
-            let armor_threads = threads.unwrap_or_else(parallel::default_threads);
+            let armor_threads = threads.unwrap_or_else(pipeline::default_threads);
             Sink::Armored(ArmorWriter::new(sink, ArmorKind::Message)?.threads(armor_threads))
         } else {
             Sink::Binary(sink)
@@ -967,7 +587,7 @@ impl<W: Write> EncryptWriter<W> {
         self.poison.check()?;
         let result = match &mut self.inner {
             Inner::Plain(literal) => literal.copy_from(src),
-            Inner::Signed(signed) => crate::message::copy_wiped(src, signed),
+            Inner::Signed(signed) => copy_wiped(src, signed),
         };
         result.map_err(|e| self.poison.set(Error::from_io(e)))
     }

@@ -6,31 +6,33 @@ use std::io::BufRead;
 use crate::armor::ArmorReader;
 use crate::error::{Error, Result};
 use crate::limits::Limits;
-use crate::packet::PacketBody;
-use crate::packet::header::Tag;
-use crate::packet::one_pass::OnePass;
-use crate::packet::pkesk::Pkesk;
+use crate::message::esk::{EskSequence, SkippedPacket};
+use crate::message::signed::named_signers;
+use crate::packet::header::{Tag, peek_tag};
 use crate::packet::read_raw_packet;
-use crate::packet::signature::SignaturePacket;
-use crate::packet::skesk::Skesk;
-use crate::types::Fingerprint;
-use crate::types::Recipient;
+use crate::types::{Fingerprint, Recipient};
 
 /// What the packets at the start of a message say about it ([`MessageInfo::from_bytes`]).
 ///
 /// For an encrypted message: its recipients and password packets (who signed it is inside the
-/// encryption). For an inline-signed message: the signing keys its One-Pass Signatures (and
-/// any signatures before the data) name. Nothing here is authenticated: it is what the message
-/// claims, for choosing keys.
+/// encryption), read with the same rules as decryption reads them, so that this is what
+/// [`Decryptor`](crate::Decryptor) will try. For an inline-signed message: the signing keys
+/// its One-Pass Signatures (and any signatures before the data) name. Nothing here is
+/// authenticated: it is what the message claims, for choosing keys.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub struct MessageInfo {
     /// Is the message encrypted (a SEIPD packet follows the session-key packets)?
     pub encrypted: bool,
-    /// The recipients of the v6 PKESK packets, in order.
+    /// The recipients of the v6 PKESK packets, in order, including those of public-key
+    /// algorithms this crate does not implement (also listed in [`skipped`](Self::skipped)).
     pub recipients: Vec<Recipient>,
-    /// How many v6 SKESK packets (passwords) the message has.
+    /// How many SKESK packets (passwords) decryption will try a password on.
     pub passwords: usize,
+    /// The PKESK and SKESK packets decryption will not try (of versions, algorithms or S2K
+    /// specifiers this crate does not implement), in order, and why. Padding, Marker and
+    /// unknown non-critical packets, which every reader ignores, are not listed.
+    pub skipped: Vec<SkippedPacket>,
     /// For an unencrypted signed message, the signing keys its signatures name, in order.
     pub signers: Vec<Fingerprint>,
 }
@@ -40,7 +42,9 @@ impl MessageInfo {
     ///
     /// # Errors
     /// `Malformed`/`Truncated` for broken packets, `LimitExceeded` past the default
-    /// [`Limits`], `Unsupported` for compressed data; I/O errors.
+    /// [`Limits`], `Unsupported` for compressed data; I/O errors. An encrypted message fails
+    /// here as [`Decryptor::reader`](crate::Decryptor::reader) fails on its session-key
+    /// packets.
     pub fn from_bytes(message: &[u8]) -> Result<Self> {
         Self::from_reader(message, &Limits::default())
     }
@@ -53,49 +57,35 @@ impl MessageInfo {
     pub fn from_reader(source: impl BufRead, limits: &Limits) -> Result<Self> {
         let mut r = ArmorReader::with_limits(source, limits);
         let _ = r.detect()?;
-        let mut info = Self::default();
-        let mut packets = 0usize;
+        // The first packet that is not ignored says which message this is.
         loop {
-            match crate::message::verify::peek_tag(&mut r)? {
+            match peek_tag(&mut r)? {
                 None => return Err(Error::Truncated("message: no encrypted or literal data")),
-                Some(Tag::Seipd | Tag::SymmetricallyEncryptedData) => {
-                    info.encrypted = true;
-                    return Ok(info);
+                Some(tag) if tag.is_ignored_in_messages() => {
+                    let _ = read_raw_packet(&mut r, limits)?;
                 }
-                Some(Tag::LiteralData | Tag::CompressedData) => return Ok(info),
-                Some(_) => {}
-            }
-            packets = packets.saturating_add(1);
-            if packets > limits.max_session_key_packets().saturating_add(limits.max_signatures()) {
-                return Err(Error::LimitExceeded(crate::error::Limit::SessionKeyPackets));
-            }
-            let Some(raw) = read_raw_packet(&mut r, limits)? else {
-                return Err(Error::Truncated("message"));
-            };
-            match raw.tag {
-                Tag::Pkesk => {
-                    if let Ok(p) = Pkesk::parse(&raw.body) {
-                        info.recipients.push((&p.recipient).into());
-                    }
+                Some(Tag::Signature | Tag::OnePassSignature | Tag::LiteralData | Tag::CompressedData) => {
+                    return Self::signed(&mut r, limits);
                 }
-                Tag::Skesk if Skesk::parse(&raw.body).is_ok() => {
-                    info.passwords = info.passwords.saturating_add(1);
-                }
-                Tag::OnePassSignature => {
-                    // A v3 One-Pass Signature names a v4 key, which is not a signer this crate
-                    // can name.
-                    if let OnePass::V6(ops) = OnePass::parse(&raw.body)? {
-                        info.signers.push(Fingerprint::from_bytes(ops.fingerprint));
-                    }
-                }
-                Tag::Signature => {
-                    let issuer = SignaturePacket::parse_with_limits(&raw.body, limits)
-                        .ok()
-                        .and_then(|s| s.issuer_fingerprint().and_then(|f| <[u8; 32]>::try_from(f).ok()));
-                    info.signers.extend(issuer.map(Fingerprint::from_bytes));
-                }
-                _ => {}
+                Some(_) => return Self::encrypted(&mut r, limits),
             }
         }
+    }
+
+    /// The session-key packets of an encrypted message, read as decryption reads them.
+    fn encrypted(r: &mut impl BufRead, limits: &Limits) -> Result<Self> {
+        let esk = EskSequence::read(r, limits)?;
+        Ok(Self {
+            encrypted: true,
+            recipients: esk.recipients,
+            passwords: esk.skesks.len(),
+            skipped: esk.skipped,
+            signers: Vec::new(),
+        })
+    }
+
+    /// The signers an inline-signed message names before its literal data.
+    fn signed(r: &mut impl BufRead, limits: &Limits) -> Result<Self> {
+        Ok(Self { signers: named_signers(r, limits)?, ..Self::default() })
     }
 }

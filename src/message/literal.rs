@@ -19,7 +19,7 @@ const MAX_HEADER_LEN: usize = 1 + 1 + 255 + 4;
 /// Writes one Literal Data packet into `inner`.
 #[derive(Debug)]
 #[must_use = "call finish() to end the packet"]
-pub(crate) struct LiteralWriter<W: Write> {
+pub(super) struct LiteralWriter<W: Write> {
     inner: PartialBodyWriter<W>,
 }
 
@@ -28,7 +28,7 @@ impl<W: Write> LiteralWriter<W> {
     ///
     /// # Errors
     /// `InvalidArgument` for a file name over 255 octets; I/O errors of `inner`.
-    pub(crate) fn new(inner: W, header: &LiteralHeader) -> Result<Self> {
+    pub(super) fn new(inner: W, header: &LiteralHeader) -> Result<Self> {
         header.check()?;
         let mut inner = PartialBodyWriter::new(inner, Tag::LiteralData);
         header.write_to(&mut inner)?;
@@ -39,7 +39,7 @@ impl<W: Write> LiteralWriter<W> {
     ///
     /// # Errors
     /// I/O errors of `inner`.
-    pub(crate) fn finish(self) -> Result<W> {
+    pub(super) fn finish(self) -> Result<W> {
         self.inner.finish()
     }
 }
@@ -71,7 +71,7 @@ const PARTIAL_LENGTH: u8 = 0xe0 | DEFAULT_PART_EXP;
 /// that many octets unencrypted) and writes it again behind its fixed length.
 #[derive(Debug)]
 #[must_use = "call finish() to end the packet"]
-pub(crate) struct LiteralChunkWriter<W: Write> {
+pub(super) struct LiteralChunkWriter<W: Write> {
     seipd: SeipdWriter<W>,
     /// Octets written after the open part's length octet ([`PART_LEN`]: full, or none open).
     part_len: usize,
@@ -84,7 +84,7 @@ impl<W: Write> LiteralChunkWriter<W> {
     ///
     /// # Errors
     /// `InvalidArgument` for a file name over 255 octets; I/O errors of `seipd`.
-    pub(crate) fn new(mut seipd: SeipdWriter<W>, header: &LiteralHeader) -> Result<Self> {
+    pub(super) fn new(mut seipd: SeipdWriter<W>, header: &LiteralHeader) -> Result<Self> {
         header.check()?;
         // The open part and its length octet, which `finish` takes back.
         seipd.set_lookback(PART_LEN.checked_add(1).ok_or(Error::InvalidArgument("part length"))?);
@@ -119,7 +119,7 @@ impl<W: Write> LiteralChunkWriter<W> {
     /// # Errors
     /// Those of `src` (but `Interrupted`, which is retried) and of the chunk engine;
     /// `InvalidData` if `src` reports more octets than it was given.
-    pub(crate) fn copy_from(&mut self, src: &mut (impl Read + ?Sized)) -> io::Result<u64> {
+    pub(super) fn copy_from(&mut self, src: &mut (impl Read + ?Sized)) -> io::Result<u64> {
         let mut total = 0u64;
         loop {
             let dst = self.spare(usize::MAX)?;
@@ -146,7 +146,7 @@ impl<W: Write> LiteralChunkWriter<W> {
     ///
     /// # Errors
     /// I/O errors of the chunk engine.
-    pub(crate) fn finish(mut self) -> Result<SeipdWriter<W>> {
+    pub(super) fn finish(mut self) -> Result<SeipdWriter<W>> {
         if self.part_len == PART_LEN {
             header::write_fixed_length(0, &mut self.seipd)?;
             return Ok(self.seipd);
@@ -180,7 +180,7 @@ impl<W: Write> Write for LiteralChunkWriter<W> {
 
 /// Reads one Literal Data packet: the header fields at construction, then the data.
 #[derive(Debug)]
-pub(crate) struct LiteralReader<R: BufRead> {
+pub(super) struct LiteralReader<R: BufRead> {
     body: PartialBodyReader<R>,
     header: LiteralHeader,
 }
@@ -191,7 +191,7 @@ impl<R: BufRead> LiteralReader<R> {
     ///
     /// # Errors
     /// `Malformed` if the next packet is not Literal Data; `Truncated` if the input ends early.
-    pub(crate) fn new(mut inner: R) -> Result<Self> {
+    pub(super) fn new(mut inner: R) -> Result<Self> {
         let header = Header::read_from(&mut inner)?.ok_or(Error::Truncated("literal data packet"))?;
         if header.tag != Tag::LiteralData {
             return Err(Error::malformed("expected a literal data packet"));
@@ -212,12 +212,12 @@ impl<R: BufRead> LiteralReader<R> {
     }
 
     /// Format, file name and date.
-    pub(crate) fn header(&self) -> &LiteralHeader {
+    pub(super) fn header(&self) -> &LiteralHeader {
         &self.header
     }
 
     /// The inner reader, positioned after the packet once the data has been read to EOF.
-    pub(crate) fn into_inner(self) -> R {
+    pub(super) fn into_inner(self) -> R {
         self.body.into_inner()
     }
 }
@@ -248,17 +248,14 @@ impl<R: BufRead> BufRead for LiteralReader<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::literal::LiteralFormat;
+    use crate::packet::literal::DataFormat;
 
     #[test]
     fn round_trip() {
         let data: Vec<u8> = (0..200_000u32).map(|i| i.to_le_bytes()[1]).collect();
         for len in [0, 1, 65_535, 65_536, 65_537, 200_000] {
-            let header = LiteralHeader {
-                format: LiteralFormat::Utf8,
-                filename: b"f.txt".to_vec(),
-                date: 1_700_000_000,
-            };
+            let header =
+                LiteralHeader { format: DataFormat::Utf8, filename: b"f.txt".to_vec(), date: 1_700_000_000 };
             let mut w = LiteralWriter::new(Vec::new(), &header).unwrap();
             for piece in data[..len].chunks(10_000) {
                 w.write_all(piece).unwrap();
@@ -319,7 +316,7 @@ mod tests {
     /// several held chunks) and longer.
     #[test]
     fn chunk_writer_matches_the_reference_framing() {
-        let header = LiteralHeader { format: LiteralFormat::Binary, filename: b"x".to_vec(), date: 7 };
+        let header = LiteralHeader { format: DataFormat::Binary, filename: b"x".to_vec(), date: 7 };
         let fields = header.encoded_len();
         let data: Vec<u8> =
             (0..3 * PART_LEN + 99).map(|i| (i.wrapping_mul(7) ^ (i >> 8)).to_le_bytes()[0]).collect();
@@ -382,7 +379,7 @@ mod tests {
                 Ok(out.len() + 1)
             }
         }
-        let header = LiteralHeader { format: LiteralFormat::Binary, filename: Vec::new(), date: 0 };
+        let header = LiteralHeader { format: DataFormat::Binary, filename: Vec::new(), date: 0 };
         let _ = seipd_body(16, 1, |w| {
             let mut l = LiteralChunkWriter::new(w, &header).unwrap();
             let err = l.copy_from(&mut Liar).unwrap_err();

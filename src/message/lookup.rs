@@ -34,7 +34,7 @@ impl Recipient {
 
 /// A [`KeyStore`] shared by a builder and the streams it makes, its errors made this crate's.
 #[derive(Clone)]
-pub(crate) struct SharedStore(Arc<dyn DynStore>);
+pub(super) struct SharedStore(Arc<dyn DynStore>);
 
 impl std::fmt::Debug for SharedStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -43,22 +43,22 @@ impl std::fmt::Debug for SharedStore {
 }
 
 impl SharedStore {
-    pub(crate) fn new(store: impl KeyStore + 'static) -> Self {
+    pub(super) fn new(store: impl KeyStore + 'static) -> Self {
         Self(Arc::new(store))
     }
 
     /// [`KeyStore::secret_keys`].
-    pub(crate) fn secret_keys(&self, recipients: &[Recipient]) -> Result<Vec<Arc<Tsk>>> {
+    pub(super) fn secret_keys(&self, recipients: &[Recipient]) -> Result<Vec<Arc<Tsk>>> {
         self.0.secret_keys(recipients)
     }
 
     /// [`KeyStore::certs`].
-    pub(crate) fn certs(&self, issuers: &[Fingerprint]) -> Result<Vec<Arc<Cert>>> {
+    pub(super) fn certs(&self, issuers: &[Fingerprint]) -> Result<Vec<Arc<Cert>>> {
         self.0.certs(issuers)
     }
 
     /// [`KeyStore::password`].
-    pub(crate) fn password(&self, key: &Fingerprint) -> Result<Option<Password>> {
+    pub(super) fn password(&self, key: &Fingerprint) -> Result<Option<Password>> {
         self.0.password(key)
     }
 }

@@ -12,8 +12,8 @@ use crate::armor::{ArmorKind, ArmorWriter};
 use crate::crypto::rng::Rng;
 use crate::error::{Error, Result};
 use crate::key::{Tsk, flags, to_timestamp};
-use crate::message::Sink;
 use crate::message::hash_pipe::HashPipe;
+use crate::message::io::Sink;
 use crate::message::literal::LiteralWriter;
 use crate::packet::PacketBody;
 use crate::packet::literal::LiteralHeader;
@@ -124,7 +124,7 @@ impl Signer {
     ///
     /// # Errors
     /// As [`Signer::detached`].
-    pub(crate) fn prepare(self, rng: &mut Rng) -> Result<PreparedSignatures> {
+    pub(super) fn prepare(self, rng: &mut Rng) -> Result<PreparedSignatures> {
         if self.keys.is_empty() {
             return Err(Error::InvalidArgument("no signing key given"));
         }
@@ -205,7 +205,7 @@ impl Signer {
 
 /// Signatures whose keys, salts and hashed subpackets are chosen, waiting for the data (see
 /// [`Signer::prepare`]).
-pub(crate) struct PreparedSignatures {
+pub(super) struct PreparedSignatures {
     pending: Vec<Pending>,
     mode: SignatureMode,
 }
@@ -221,7 +221,7 @@ impl fmt::Debug for PreparedSignatures {
 
 impl PreparedSignatures {
     /// The hashing sink; `rng` supplies the signing randomness (ML-DSA) at the end.
-    pub(crate) fn writer(mut self, rng: Rng) -> SignWriter {
+    pub(super) fn writer(mut self, rng: Rng) -> SignWriter {
         let hashers = self.pending.iter_mut().filter_map(|p| p.hasher.take()).collect();
         SignWriter {
             pending: self.pending,
@@ -274,7 +274,7 @@ impl SignWriter {
     ///
     /// # Errors
     /// `InvalidArgument` for a bad literal header; I/O errors of `sink`.
-    pub(crate) fn inline<W: Write>(
+    pub(super) fn inline<W: Write>(
         self,
         mut sink: Sink<W>,
         header: &LiteralHeader,

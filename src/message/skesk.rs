@@ -9,6 +9,7 @@ use crate::crypto::hkdf;
 use crate::crypto::secret::SecretVec;
 use crate::crypto::secret::SessionKey;
 use crate::error::{Error, Result, Unsupported};
+use crate::packet::s2k::S2k;
 use crate::packet::skesk::Skesk;
 use crate::types::{AeadAlgorithm, SymmetricAlgorithm};
 
@@ -24,7 +25,7 @@ fn info(sym: SymmetricAlgorithm, aead: AeadAlgorithm) -> [u8; 4] {
 ///
 /// # Errors
 /// `Unsupported(SymmetricAlgorithm)` for an unknown cipher.
-pub(crate) fn derive_kek(s2k_key: &[u8], sym: SymmetricAlgorithm, aead: AeadAlgorithm) -> Result<SecretVec> {
+fn derive_kek(s2k_key: &[u8], sym: SymmetricAlgorithm, aead: AeadAlgorithm) -> Result<SecretVec> {
     let key_len = sym.key_len().ok_or(Error::Unsupported(Unsupported::SymmetricAlgorithm(sym.into())))?;
     let mut kek = SecretVec::zeroed(key_len);
     hkdf::sha256(&[], s2k_key, &info(sym, aead), &mut kek)?;
@@ -41,7 +42,7 @@ pub(crate) fn derive_kek(s2k_key: &[u8], sym: SymmetricAlgorithm, aead: AeadAlgo
 /// # Errors
 /// `Unsupported` for an unknown cipher or mode; `Decrypt` if the tag does not verify (wrong
 /// password) or the session key has the wrong length for the cipher.
-pub(crate) fn decrypt_session_key(skesk: &Skesk, s2k_key: &[u8]) -> Result<SessionKey> {
+pub(super) fn decrypt_session_key(skesk: &Skesk, s2k_key: &[u8]) -> Result<SessionKey> {
     let kek = derive_kek(s2k_key, skesk.sym, skesk.aead)?;
     let cipher = AeadCipher::new(skesk.sym, skesk.aead, &kek)?;
     let mut key = SecretVec::new(skesk.encrypted_key.clone());
@@ -78,6 +79,22 @@ pub(crate) fn encrypt_session_key(
     let mut encrypted_key = session_key.as_bytes().to_vec();
     let tag = cipher.encrypt_in_place(&iv, &info(sym, aead), &mut encrypted_key)?;
     Ok(Skesk { sym, aead, s2k, iv, encrypted_key, tag })
+}
+
+/// The S2K and key length of an SKESK, if this crate can derive its key and then use it: the
+/// cipher, the mode and the nonce are checked here, before any derivation, so that an SKESK
+/// refused for them costs nothing.
+pub(super) fn skesk_s2k(skesk: &Skesk) -> Result<(S2k, usize)> {
+    let key_len =
+        skesk.sym.key_len().ok_or(Error::Unsupported(Unsupported::SymmetricAlgorithm(skesk.sym.into())))?;
+    if AeadCipher::check(skesk.sym, skesk.aead)? != skesk.iv.len() {
+        return Err(Error::malformed("SKESK: IV length"));
+    }
+    // `decrypt_session_key` accepts only a session key of the SKESK cipher's length.
+    if skesk.encrypted_key.len() != key_len {
+        return Err(Error::malformed("SKESK: encrypted session key length"));
+    }
+    Ok((S2k::parse(&skesk.s2k)?, key_len))
 }
 
 #[cfg(test)]

@@ -214,6 +214,21 @@ fn legacy_header_error(ctb: u8, r: &mut impl BufRead) -> Error {
     Error::Unsupported(Unsupported::LegacyPacketFormat)
 }
 
+/// The packet type of the header at the start of `r`, without consuming it.
+pub(crate) fn peek_tag(r: &mut impl BufRead) -> Result<Option<Tag>> {
+    loop {
+        match r.fill_buf() {
+            Ok(buf) => {
+                return Ok(buf
+                    .first()
+                    .map(|&b| if b & 0x40 != 0 { Tag::from(b & 0x3f) } else { Tag::Other(0) }));
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::from_io(e)),
+        }
+    }
+}
+
 impl Header {
     /// Reads a packet header. Returns `Ok(None)` if the input is at its end before the first
     /// octet.

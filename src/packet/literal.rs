@@ -9,37 +9,42 @@ use crate::error::{Error, Result};
 use crate::packet::Serialize;
 use crate::packet::reader::Reader;
 
-/// The format octet.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum LiteralFormat {
-    /// `b`: binary data.
+/// The format octet of a Literal Data packet (RFC 9580 §5.9): read and written here, and
+/// the public name of the literal data's format.
+///
+/// <https://www.rfc-editor.org/rfc/rfc9580#section-5.9>
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum DataFormat {
+    /// `b`: binary data (the default).
+    #[default]
     Binary,
-    /// `u`: UTF-8 text.
+    /// `u`: UTF-8 text. What [`Encryptor::format`](crate::Encryptor::format) writes for text.
     Utf8,
-    /// `t`: text (deprecated form of `u`).
+    /// `t`: text, the deprecated form of `u`; accepted on decryption.
     Text,
-    /// Any other octet (`l`, `1`, `m`, ...), kept so it can be written back.
-    Other(u8),
+    /// Any other format octet (`l`, `1`, `m`, ...), as found, so that it can be written back.
+    Unknown(u8),
 }
 
-impl From<u8> for LiteralFormat {
+impl From<u8> for DataFormat {
     fn from(v: u8) -> Self {
         match v {
             b'b' => Self::Binary,
             b'u' => Self::Utf8,
             b't' => Self::Text,
-            other => Self::Other(other),
+            other => Self::Unknown(other),
         }
     }
 }
 
-impl From<LiteralFormat> for u8 {
-    fn from(f: LiteralFormat) -> u8 {
+impl From<DataFormat> for u8 {
+    fn from(f: DataFormat) -> u8 {
         match f {
-            LiteralFormat::Binary => b'b',
-            LiteralFormat::Utf8 => b'u',
-            LiteralFormat::Text => b't',
-            LiteralFormat::Other(v) => v,
+            DataFormat::Binary => b'b',
+            DataFormat::Utf8 => b'u',
+            DataFormat::Text => b't',
+            DataFormat::Unknown(v) => v,
         }
     }
 }
@@ -47,7 +52,7 @@ impl From<LiteralFormat> for u8 {
 /// Format, file name and date of a Literal Data packet.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct LiteralHeader {
-    pub(crate) format: LiteralFormat,
+    pub(crate) format: DataFormat,
     /// The file name octets (at most 255; not necessarily UTF-8).
     pub(crate) filename: Vec<u8>,
     /// Seconds since the epoch, or 0.
@@ -57,7 +62,7 @@ pub(crate) struct LiteralHeader {
 impl LiteralHeader {
     /// A header for binary data with no file name and date 0.
     pub(crate) fn binary() -> Self {
-        Self { format: LiteralFormat::Binary, filename: Vec::new(), date: 0 }
+        Self { format: DataFormat::Binary, filename: Vec::new(), date: 0 }
     }
 
     /// Parses the fields from the start of the packet body, leaving the data in `r`.
@@ -65,7 +70,7 @@ impl LiteralHeader {
     /// # Errors
     /// `Truncated` if the fields are incomplete.
     pub(crate) fn parse(r: &mut Reader<'_>) -> Result<Self> {
-        let format = LiteralFormat::from(r.u8()?);
+        let format = DataFormat::from(r.u8()?);
         let len = usize::from(r.u8()?);
         let filename = r.take(len)?.to_vec();
         let date = r.be_u32()?;
@@ -136,7 +141,7 @@ mod tests {
                 ));
             }
         }
-        let long = LiteralHeader { format: LiteralFormat::Binary, filename: vec![b'a'; 256], date: 0 };
+        let long = LiteralHeader { format: DataFormat::Binary, filename: vec![b'a'; 256], date: 0 };
         assert!(long.write_to(&mut Vec::new()).is_err());
         assert!(long.check().is_err());
     }

@@ -33,6 +33,8 @@
 //! two Argon2 runs of at most 64 MiB on its thread. Each reader also holds a thread until its
 //! stream ends or is dropped, so a server bounds how many it runs at once.
 
+#![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
 use std::future::poll_fn;
 use std::io::{self, BufRead, Read, Write};
 use std::pin::Pin;
@@ -46,16 +48,17 @@ use zeroize::Zeroize;
 
 use crate::crypto::secret::{SecretVec, WipedArray};
 use crate::error::{Error, Poison, Result};
-use crate::message::sign::{InlineSignWriter, Signer};
-use crate::message::verify::{InlineVerifyReader, Verification, Verifier};
-use crate::message::{DecryptReader, DecryptSummary, Decryptor, EncryptWriter, Encryptor};
+use crate::message::{
+    DecryptReader, DecryptSummary, Decryptor, EncryptWriter, Encryptor, InlineSignWriter, InlineVerifyReader,
+    Signer, Verification, Verifier, read_via_fill_buf,
+};
 
 /// The largest piece handed across at once: plaintext per `poll_write`, and each channel
 /// message of the readers.
-pub(crate) const PIECE: usize = 64 * 1024;
+const PIECE: usize = 64 * 1024;
 
 /// Pieces each reader channel holds.
-pub(crate) const DEPTH: usize = 4;
+const DEPTH: usize = 4;
 
 /// Locks, ignoring poisoning: the data under the lock is plain octets, valid at every point.
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -68,7 +71,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// The blocking writer's sink: output waiting for the async sink.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Spool(Arc<Mutex<SecretVec>>);
+struct Spool(Arc<Mutex<SecretVec>>);
 
 impl Write for Spool {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
@@ -82,7 +85,7 @@ impl Write for Spool {
 }
 
 /// A blocking writer of this crate that the async writers drive.
-pub(crate) trait BlockingWriter: Write {
+trait BlockingWriter: Write {
     /// The blocking writer's `finish`.
     fn finish_blocking(self) -> Result<()>;
 }
@@ -408,7 +411,7 @@ impl BufRead for ChannelSource {
 
 impl Read for ChannelSource {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        super::read_via_fill_buf(self, out)
+        read_via_fill_buf(self, out)
     }
 }
 
