@@ -1,9 +1,10 @@
 //! Messages: encryption, decryption, signing and verification streams.
 //!
-//! This layer combines the packet framing (`packet`) with the cryptography (`crypto`):
-//! `seipd` is the SEIPDv2 chunk engine, `skesk` derives and unwraps v6 SKESK session keys,
-//! `literal` frames and unframes Literal Data packets; `encrypt` and `decrypt` are the public
-//! builders and streams on top of them.
+//! This layer combines the packet framing (`packet`) with the cryptography (`crypto`), one
+//! file per production of the message grammar (RFC 9580 §10.3): `esk` the session-key packets
+//! before the encrypted data, `seipd` the SEIPDv2 chunk engine, `signed` the signed message,
+//! `literal` the Literal Data packet; the public builders and streams sit on top of them.
+//! ARCHITECTURE.md maps every file.
 #![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 mod batch;
@@ -41,5 +42,5 @@ pub use sign::{InlineSignWriter, SignWriter, Signer};
 pub use verdict::{BadReason, UnverifiableReason, Verification, VerificationStatus, Verifier};
 pub use verify::{DetachedVerifier, InlineVerifyReader};
 
-// `seipd` names it by this path; the async adapters use it too.
+// For the async adapters, a layer above, which read through the same `BufRead` pattern.
 pub(crate) use io::read_via_fill_buf;

@@ -877,7 +877,7 @@ impl<R: Read> BufRead for SeipdReader<R> {
 
 impl<R: Read> Read for SeipdReader<R> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        crate::message::read_via_fill_buf(self, out)
+        crate::message::io::read_via_fill_buf(self, out)
     }
 }
 
@@ -886,7 +886,7 @@ mod tests {
     use super::*;
     use crate::packet::header::{Header, Tag};
     use crate::packet::partial::{PartialBodyReader, PartialBodyWriter};
-    use crate::pipeline as parallel;
+    use crate::pipeline;
     use base64::Engine as _;
     use proptest::prelude::*;
 
@@ -898,7 +898,7 @@ mod tests {
 
     /// Encrypts into a SEIPD body (fields + chunks + final tag), writing in pieces of `split`.
     fn encrypt(sym: SymmetricAlgorithm, aead: AeadAlgorithm, c: u8, data: &[u8], split: usize) -> Vec<u8> {
-        encrypt_t(sym, aead, c, data, split, parallel::default_threads())
+        encrypt_t(sym, aead, c, data, split, pipeline::default_threads())
     }
 
     fn encrypt_t(
@@ -920,7 +920,7 @@ mod tests {
     }
 
     fn decrypt_with(body: &[u8], session_key: &SessionKey, byte_reads: bool) -> Result<Vec<u8>> {
-        decrypt_t(body, session_key, byte_reads, parallel::default_threads())
+        decrypt_t(body, session_key, byte_reads, pipeline::default_threads())
     }
 
     /// A reader over the SEIPD body `body` with `threads` threads, its workers from the second
