@@ -43,4 +43,5 @@ pub use verdict::{BadReason, UnverifiableReason, Verification, VerificationStatu
 pub use verify::{DetachedVerifier, InlineVerifyReader};
 
 // For the async adapters, a layer above, which read through the same `BufRead` pattern.
+#[cfg(feature = "async")]
 pub(crate) use io::read_via_fill_buf;
