@@ -1,13 +1,15 @@
 //! Whole messages in memory: `encrypt`, `decrypt`, `sign`, `verify`, and `Decryptor` for many
 //! messages with the same keys.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::SystemTime;
 
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::{PyBytes, PyList, PyTuple};
-use sixpgp::{Cert, Decryptor, Encryptor, Limits, Password, Signer, Tsk, VerificationStatus, Verifier};
+use sixpgp::{
+    BufferPool, Cert, Decryptor, Encryptor, Limits, Password, Signer, Tsk, VerificationStatus, Verifier,
+};
 
 use crate::convert;
 use crate::errors::{IntoPyResult, to_py};
@@ -128,6 +130,14 @@ pub(crate) fn decryptor_from_args(
     ))
 }
 
+/// The chunk buffers every encryptor and decryptor of this process shares. Python code calls
+/// `encrypt`/`decrypt` once per message, and each call builds a new handle: without a shared
+/// pool every message over a few hundred KiB would map and zero fresh chunk buffers.
+fn pool() -> BufferPool {
+    static POOL: OnceLock<BufferPool> = OnceLock::new();
+    POOL.get_or_init(BufferPool::default).clone()
+}
+
 /// The library's decryptor for these arguments.
 pub(crate) fn decryptor(
     keys: Vec<Arc<Tsk>>,
@@ -136,7 +146,7 @@ pub(crate) fn decryptor(
     threads: Option<usize>,
     untrusted: bool,
 ) -> Decryptor {
-    let mut decryptor = Decryptor::new(keys);
+    let mut decryptor = Decryptor::new(keys).buffer_pool(pool());
     for password in passwords {
         decryptor = decryptor.password(password);
     }
@@ -159,7 +169,7 @@ pub(crate) fn encryptor(
     signer: Option<&Bound<'_, PyAny>>,
     armor: bool,
 ) -> PyResult<Encryptor> {
-    let mut encryptor = Encryptor::new(convert::certs(recipients)?).armor(armor);
+    let mut encryptor = Encryptor::new(convert::certs(recipients)?).armor(armor).buffer_pool(pool());
     for password in convert::passwords(passwords)? {
         encryptor = encryptor.password(password);
     }
