@@ -12,7 +12,7 @@ use crate::armor::{ArmorKind, ArmorWriter};
 use crate::crypto::rng::Rng;
 use crate::error::{Error, Result};
 use crate::key::{Tsk, flags, to_timestamp};
-use crate::message::hash_pipe::HashPipe;
+use crate::message::hash_pipe::{HashPipe, Hashing};
 use crate::message::io::Sink;
 use crate::message::literal::LiteralWriter;
 use crate::packet::PacketBody;
@@ -225,7 +225,7 @@ impl PreparedSignatures {
         let hashers = self.pending.iter_mut().filter_map(|p| p.hasher.take()).collect();
         SignWriter {
             pending: self.pending,
-            hashes: HashPipe::new(hashers),
+            hashes: HashPipe::new(hashers, Hashing::Inline),
             rng,
             mode: self.mode,
             armor: false,
@@ -275,10 +275,12 @@ impl SignWriter {
     /// # Errors
     /// `InvalidArgument` for a bad literal header; I/O errors of `sink`.
     pub(super) fn inline<W: Write>(
-        self,
+        mut self,
         mut sink: Sink<W>,
         header: &LiteralHeader,
     ) -> Result<InlineSignWriter<W>> {
+        // The calling thread now also frames (and maybe encrypts): the hash may move beside it.
+        self.hashes.set_hashing(Hashing::Beside);
         // RFC 9580 §10.3: One-Pass Signed Message :- One-Pass Signature Packet,
         // OpenPGP Message, Corresponding Signature Packet. The last One-Pass Signature packet
         // before the data has the flag 1; the others 0 (§5.4).

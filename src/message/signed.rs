@@ -14,7 +14,7 @@ use std::io::{self, BufRead, Read};
 
 use crate::error::{Error, Limit, Poison, Result, Unsupported};
 use crate::limits::Limits;
-use crate::message::hash_pipe::HashPipe;
+use crate::message::hash_pipe::{HashPipe, Hashing};
 use crate::message::io::{copy_wiped, read_via_fill_buf};
 use crate::message::literal::LiteralReader;
 use crate::message::literal_info::LiteralInfo;
@@ -335,7 +335,7 @@ impl InlineSignatures {
             return;
         }
         if self.pipe.is_none() {
-            self.pipe = into_pipe(hash_slots(&mut self.prefixed, &mut self.one_pass));
+            self.pipe = into_pipe(hash_slots(&mut self.prefixed, &mut self.one_pass), Hashing::Beside);
         }
         if let Some(pipe) = &mut self.pipe {
             // A lost hashing thread is reported by `read_suffix`.
@@ -549,9 +549,12 @@ pub(super) fn hash_slots<'x>(
 
 /// Moves the hashes of `slots` into a [`HashPipe`], leaving an empty hash in each slot until
 /// they are put back.
-pub(super) fn into_pipe<'x>(slots: impl Iterator<Item = &'x mut DataHasher>) -> Option<HashPipe> {
+pub(super) fn into_pipe<'x>(
+    slots: impl Iterator<Item = &'x mut DataHasher>,
+    hashing: Hashing,
+) -> Option<HashPipe> {
     let empty = DataHasher::new(HashAlgorithm::Sha256, &[], SignatureMode::Binary).ok()?;
-    Some(HashPipe::new(slots.map(|slot| std::mem::replace(slot, empty.clone())).collect()))
+    Some(HashPipe::new(slots.map(|slot| std::mem::replace(slot, empty.clone())).collect(), hashing))
 }
 
 /// Starts the hash a One-Pass Signature announces.

@@ -7,7 +7,7 @@ use std::io::{self, BufRead, Read, Write};
 
 use crate::armor::ArmorReader;
 use crate::error::{Error, Limit, Result};
-use crate::message::hash_pipe::HashPipe;
+use crate::message::hash_pipe::{HashPipe, Hashing};
 use crate::message::signed::{Container, MessageReader, Pending, hash_slots, into_pipe};
 use crate::message::verdict::{BadReason, UnverifiableReason, Verification, Verifier, issuer_of};
 use crate::packet::header::Tag;
@@ -161,7 +161,7 @@ impl DetachedVerifier {
 impl Write for DetachedVerifier {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         if self.pipe.is_none() {
-            self.pipe = into_pipe(hash_slots(&mut self.items, &mut []));
+            self.pipe = into_pipe(hash_slots(&mut self.items, &mut []), Hashing::Inline);
         }
         if let Some(pipe) = &mut self.pipe {
             pipe.update(data)?;
