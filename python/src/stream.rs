@@ -120,7 +120,9 @@ fn encrypt_stream(
     let none = py.None().into_bound(py);
     let encryptor = encryptor(recipients.unwrap_or(&none), passwords.unwrap_or(&none), signer, armor)?;
     let raised = Raised::default();
-    let mut source = BufReader::with_capacity(BUFFER, PyReader { file: src, raised: raised.clone() });
+    // No buffer in front of the source: `copy_from` asks it for whole chunk buffers, so each
+    // `read` of the file object lands in the buffer that is encrypted.
+    let mut source = PyReader { file: src, raised: raised.clone() };
     let sink = BufWriter::with_capacity(BUFFER, PyWriter { file: dst, raised: raised.clone() });
     py.detach(|| {
         let mut writer = encryptor.writer(sink)?;
