@@ -4,7 +4,7 @@
 # scripts/perf-baseline), on the same input, in interleaved pairs, and fails when an operation
 # costs more than LIMIT times the baseline.
 #
-#   scripts/perf-guard.sh [SIZE_MIB] [ROUNDS]     (defaults: 512 MiB, 7 rounds)
+#   scripts/perf-guard.sh [SIZE_MIB] [ROUNDS]     (defaults: 512 MiB, 9 rounds)
 #
 # Operations: binary and armored encryption and decryption, a detached signature, and signed
 # binary encryption. Each
@@ -23,7 +23,7 @@
 set -euo pipefail
 
 size_mib=${1:-512}
-rounds=${2:-7}
+rounds=${2:-9}
 limit=${LIMIT:-1.10}
 root=$(cd "$(dirname "$0")/.." && pwd)
 # The git repository holding the baseline commit: this tree's, unless it is a copy without one.
