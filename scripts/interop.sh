@@ -58,6 +58,8 @@ same_bytes() { cmp -s "$1" "$2"; }
 
 printf 'interop message\nwith two lines\n' >"$WORK/msg"
 head -c 100000 /dev/urandom >"$WORK/big"
+# Several chunks (256 KiB each) and a short last one: the encrypted packet's partial lengths.
+head -c $((2 * 1024 * 1024 + 1234)) /dev/urandom >"$WORK/huge"
 
 six_profiles=$("$SIX" list-profiles generate-key | cut -d: -f1)
 
@@ -82,7 +84,7 @@ for peer in "${PEERS[@]}"; do
     check "$peer extract-cert equals sixsop extract-cert ($prof)" sh -c \
       "'$SIX' dearmor <'$D/peer-of-six-$prof.cert' >'$D/a.bin' && '$SIX' dearmor <'$c' >'$D/b.bin' && cmp -s '$D/a.bin' '$D/b.bin'"
     if "$SIX" encrypt --help >/dev/null 2>&1 && "$SIX" encrypt "$c" <"$WORK/msg" >/dev/null 2>&1; then
-      for f in msg big; do
+      for f in msg big huge; do
         check "$peer encrypts to a sixsop $prof cert, $peer decrypts ($f)" sh -c \
           "'$peer' encrypt '$c' <'$WORK/$f' >'$D/ct' && '$peer' decrypt '$k' <'$D/ct' | cmp -s - '$WORK/$f'"
         check "$peer encrypts to a sixsop $prof cert, sixsop decrypts ($f)" sh -c \

@@ -60,6 +60,10 @@ const PART_LEN: usize = 1 << DEFAULT_PART_EXP;
 /// The partial length octet of a part of [`PART_LEN`] octets (RFC 9580 §4.2.1.4).
 const PARTIAL_LENGTH: u8 = 0xe0 | DEFAULT_PART_EXP;
 
+/// Parts one read of [`LiteralChunkWriter::copy_from`] may fill: a chunk of the default
+/// 256 KiB spans five.
+const READ_PARTS: usize = 6;
+
 /// Writes one Literal Data packet straight into the chunk buffers of a [`SeipdWriter`], so
 /// that each octet of plaintext is moved once on the calling thread: copied there by `write`,
 /// or read there from the source by [`copy_from`](Self::copy_from).
@@ -93,8 +97,9 @@ impl<W: Write> LiteralChunkWriter<W> {
         Ok(this)
     }
 
-    /// Room for data in the open part, in the chunk buffer; opens a part if none is.
-    fn spare(&mut self, max: usize) -> Result<&mut [u8]> {
+    /// Writes the next part's length octet (the packet's first octet before the first part)
+    /// if no part is open.
+    fn open_part(&mut self) -> Result<()> {
         if self.part_len == PART_LEN {
             if self.started {
                 self.seipd.write_all(&[PARTIAL_LENGTH])?;
@@ -104,6 +109,12 @@ impl<W: Write> LiteralChunkWriter<W> {
             self.started = true;
             self.part_len = 0;
         }
+        Ok(())
+    }
+
+    /// Room for data in the open part, in the chunk buffer; opens a part if none is.
+    fn spare(&mut self, max: usize) -> Result<&mut [u8]> {
+        self.open_part()?;
         let room = PART_LEN.saturating_sub(self.part_len).min(max);
         self.seipd.spare(room)
     }
@@ -116,15 +127,40 @@ impl<W: Write> LiteralChunkWriter<W> {
 
     /// Reads `src` to its end straight into the chunk buffers; returns the octets read.
     ///
+    /// Each read fills the rest of the chunk at once (`read_vectored`): the length octets of
+    /// the parts after the open one are laid in the buffer first, at the positions they will
+    /// have, and the read goes around them. A source without vectored reads fills the open
+    /// part's share each time.
+    ///
     /// # Errors
     /// Those of `src` (but `Interrupted`, which is retried) and of the chunk engine;
     /// `InvalidData` if `src` reports more octets than it was given.
     pub(super) fn copy_from(&mut self, src: &mut (impl Read + ?Sized)) -> io::Result<u64> {
         let mut total = 0u64;
         loop {
-            let dst = self.spare(usize::MAX)?;
-            let room = dst.len();
-            let n = match src.read(dst) {
+            self.open_part()?;
+            let first = PART_LEN.saturating_sub(self.part_len);
+            let want =
+                READ_PARTS.saturating_sub(1).saturating_mul(PART_LEN.saturating_add(1)).saturating_add(first);
+            let dst = self.seipd.spare(want)?;
+            let mut slices: [io::IoSliceMut<'_>; READ_PARTS] =
+                std::array::from_fn(|_| io::IoSliceMut::new(&mut []));
+            let (head, mut rest) = dst.split_at_mut(first.min(dst.len()));
+            let mut room = head.len();
+            let mut used = 1usize;
+            if let Some(slot) = slices.first_mut() {
+                *slot = io::IoSliceMut::new(head);
+            }
+            for slot in slices.iter_mut().skip(1) {
+                let Some((octet, after)) = rest.split_first_mut() else { break };
+                *octet = PARTIAL_LENGTH;
+                let (part, after) = after.split_at_mut(PART_LEN.min(after.len()));
+                room = room.saturating_add(part.len());
+                *slot = io::IoSliceMut::new(part);
+                used = used.saturating_add(1);
+                rest = after;
+            }
+            let n = match src.read_vectored(slices.get_mut(..used).unwrap_or_default()) {
                 Ok(0) => return Ok(total),
                 Ok(n) if n > room => {
                     return Err(io::Error::new(
@@ -136,7 +172,18 @@ impl<W: Write> LiteralChunkWriter<W> {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
             };
-            self.commit(n)?;
+            // The data, and the length octet of each later part that got some: those parts
+            // are full but the last.
+            let (octets, part_len) = match n.checked_sub(first) {
+                Some(later) if later > 0 => {
+                    let parts = later.div_ceil(PART_LEN);
+                    let last = later.saturating_sub(parts.saturating_sub(1).saturating_mul(PART_LEN));
+                    (n.saturating_add(parts), last)
+                }
+                _ => (n, self.part_len.saturating_add(n)),
+            };
+            self.seipd.commit(octets)?;
+            self.part_len = part_len;
             total = total.saturating_add(u64::try_from(n).unwrap_or(u64::MAX));
         }
     }
@@ -277,6 +324,9 @@ mod tests {
         data: &'a [u8],
         steps: &'a [usize],
         i: usize,
+        /// Whether `read_vectored` fills several buffers (as a file or `&[u8]` does) or only
+        /// the first non-empty one (`Read`'s default).
+        vectored: bool,
     }
 
     impl Read for Uneven<'_> {
@@ -290,6 +340,27 @@ mod tests {
             out[..n].copy_from_slice(&self.data[..n]);
             self.data = &self.data[n..];
             Ok(n)
+        }
+
+        fn read_vectored(&mut self, bufs: &mut [io::IoSliceMut<'_>]) -> io::Result<usize> {
+            if !self.vectored {
+                let first = bufs.iter_mut().find(|b| !b.is_empty());
+                return self.read(first.map_or(&mut [][..], |b| &mut b[..]));
+            }
+            self.i = self.i.wrapping_add(1);
+            if self.i.is_multiple_of(3) {
+                return Err(io::ErrorKind::Interrupted.into());
+            }
+            let mut left = self.steps[self.i.checked_rem(self.steps.len()).unwrap()];
+            let mut total = 0usize;
+            for buf in bufs {
+                let n = left.min(buf.len()).min(self.data.len());
+                buf[..n].copy_from_slice(&self.data[..n]);
+                self.data = &self.data[n..];
+                left = left.saturating_sub(n);
+                total = total.saturating_add(n);
+            }
+            Ok(total)
         }
     }
 
@@ -347,24 +418,29 @@ mod tests {
                 }
                 let head = len.min(5);
                 let (a, rest) = plain[head..].split_at((len - head) / 2);
-                for steps in [&[usize::MAX][..], &[1, 7, 300][..], &[PART_LEN, 1][..], &[PART_LEN + 1][..]] {
+                let steps: [&[usize]; 5] =
+                    [&[usize::MAX], &[1, 7, 300], &[PART_LEN, 1], &[PART_LEN + 1], &[3 * PART_LEN + 2, 5]];
+                for (steps, vectored) in steps.into_iter().flat_map(|s| [(s, false), (s, true)]) {
                     let body = seipd_body(c, 2, |w| {
                         let mut l = LiteralChunkWriter::new(w, &header).unwrap();
                         l.write_all(&plain[..head]).unwrap();
                         assert_eq!(
-                            l.copy_from(&mut Uneven { data: a, steps, i: 0 }).unwrap(),
+                            l.copy_from(&mut Uneven { data: a, steps, i: 0, vectored }).unwrap(),
                             a.len() as u64
                         );
-                        assert_eq!(l.copy_from(&mut Uneven { data: &[], steps, i: 0 }).unwrap(), 0);
+                        assert_eq!(l.copy_from(&mut Uneven { data: &[], steps, i: 0, vectored }).unwrap(), 0);
                         let (b, tail) = rest.split_at(rest.len() / 2);
                         assert_eq!(
-                            l.copy_from(&mut Uneven { data: b, steps, i: 1 }).unwrap(),
+                            l.copy_from(&mut Uneven { data: b, steps, i: 1, vectored }).unwrap(),
                             b.len() as u64
                         );
                         l.write_all(tail).unwrap();
                         l.finish().unwrap()
                     });
-                    assert!(body == reference, "copy_from: c {c} len {len} steps {steps:?}");
+                    assert!(
+                        body == reference,
+                        "copy_from: c {c} len {len} steps {steps:?} vectored {vectored}"
+                    );
                 }
             }
         }

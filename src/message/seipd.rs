@@ -448,17 +448,16 @@ impl<W: Write> SeipdWriter<W> {
         // The room the buffer has now, before it grows: a source read into it (a short
         // message) then fills a small buffer rather than growing it in advance.
         let free = self.cur.len().saturating_sub(self.len).saturating_sub(TAG_LEN);
-        if free > 0 {
+        if free > 0 || n == 0 {
             return Ok(n.min(free));
         }
-        let needed = self.len.checked_add(n).and_then(|e| e.checked_add(TAG_LEN)).ok_or_else(bounds)?;
-        if self.cur.len() < needed {
-            // A new chunk buffer outgrew its start: double (from 4 KiB), up to a whole slot.
-            let slot = chunk_size.checked_add(TAG_LEN).ok_or_else(bounds)?;
-            let size = needed.max(self.cur.len().saturating_mul(2)).max(FIRST_READ_LEN).min(slot);
-            self.cur = grown(&self.pipeline, &self.cur, self.len, size)?;
-        }
-        Ok(n)
+        // A new chunk buffer outgrew its start: double (from 4 KiB), up to a whole slot, so
+        // that a short message, or a stream's short last chunk, allocates little.
+        let slot = chunk_size.checked_add(TAG_LEN).ok_or_else(bounds)?;
+        let size = self.cur.len().saturating_mul(2).max(FIRST_READ_LEN).min(slot);
+        self.cur = grown(&self.pipeline, &self.cur, self.len, size)?;
+        let free = size.saturating_sub(self.len).saturating_sub(TAG_LEN);
+        Ok(n.min(free))
     }
 
     /// Room for up to `max` (at least 1 if `max` is) more octets of plaintext, at the end of
