@@ -167,9 +167,9 @@ pub(crate) struct Pipeline<J> {
     max_depth: usize,
     /// Whether starting the workers has been tried (once per pipeline).
     started: bool,
-    /// Whole buffers of finished jobs, for reuse (zeroizing: wiped when dropped). A caller
-    /// whose buffers held secrets wipes them before they come here
-    /// ([`Pipeline::recycle_wiped`]).
+    /// Whole buffers of finished jobs, for reuse (zeroizing: wiped when dropped). They become
+    /// the destination of later reads of the caller's source, so a caller gives back only
+    /// buffers that hold no plaintext.
     free: Vec<SecretVec>,
     buf_len: usize,
     /// Where whole buffers go when the pipeline ends, and come from for the next streams.
@@ -279,16 +279,6 @@ impl<J: Send + 'static> Pipeline<J> {
     /// Takes back a buffer for reuse (wiped now if it is not kept).
     pub(crate) fn recycle(&mut self, buf: SecretVec) {
         if buf.len() == self.buf_len && self.free.len() < 2 {
-            self.free.push(buf);
-        }
-    }
-
-    /// [`Pipeline::recycle`] for a buffer whose first `secret_len` octets held plaintext: they
-    /// are wiped if it is kept (a kept buffer becomes the destination of a later read of the
-    /// caller's source), and the whole buffer is wiped if it is dropped.
-    pub(crate) fn recycle_wiped(&mut self, mut buf: SecretVec, secret_len: usize) {
-        if buf.len() == self.buf_len && self.free.len() < 2 {
-            buf.wipe_prefix(secret_len);
             self.free.push(buf);
         }
     }

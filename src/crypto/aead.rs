@@ -83,6 +83,14 @@ where
         }
         self.decrypt_in_place(nonce, ad, buf, tag)
     }
+
+    fn open_to(&self, nonce: &[u8], ad: &[u8], ct: &[u8], out: &mut [u8], tag: &[u8; TAG_LEN]) -> Result<()> {
+        if nonce.len() != OCB_NONCE_LEN {
+            out.zeroize();
+            return Err(Error::Decrypt);
+        }
+        self.decrypt_to(nonce, ad, ct, out, tag)
+    }
 }
 
 /// A RustCrypto AEAD keyed with `key`, boxed.
@@ -188,6 +196,22 @@ impl AeadCipher {
         tag: &[u8; TAG_LEN],
     ) -> Result<()> {
         self.inner.open(nonce, ad, buf, tag)
+    }
+
+    /// Decrypts `ct` into `out` (as long) after checking `tag`.
+    ///
+    /// # Errors
+    /// `Decrypt` on any failure (bad tag, wrong nonce length, lengths that differ); `out` is
+    /// then zeroed.
+    pub(crate) fn decrypt_to(
+        &self,
+        nonce: &[u8],
+        ad: &[u8],
+        ct: &[u8],
+        out: &mut [u8],
+        tag: &[u8; TAG_LEN],
+    ) -> Result<()> {
+        self.inner.open_to(nonce, ad, ct, out, tag)
     }
 }
 
@@ -434,10 +458,17 @@ mod tests {
                     i if i < ct.len() + 18 => a[i - ct.len() - 16] ^= mask,
                     i => n[i - ct.len() - 18] ^= mask,
                 }
+                let mut out = vec![0x5a; b.len()];
+                let result = c.decrypt_to(&n, &a, &b, &mut out, &t);
+                assert!(matches!(result, Err(Error::Decrypt)), "{aead:?} bit {bit}, out of place");
+                assert!(out.iter().all(|&x| x == 0), "{aead:?} bit {bit}, out of place");
                 let result = c.decrypt_in_place(&n, &a, &mut b, &t);
                 assert!(matches!(result, Err(Error::Decrypt)), "{aead:?} bit {bit}");
                 assert!(b.iter().all(|&x| x == 0), "{aead:?} bit {bit}");
             }
+            let mut out = vec![0u8; ct.len()];
+            c.decrypt_to(&nonce, b"ad", &ct, &mut out, &tag).unwrap();
+            assert_eq!(out, plain);
             c.decrypt_in_place(&nonce, b"ad", &mut ct, &tag).unwrap();
             assert_eq!(ct, plain);
         }

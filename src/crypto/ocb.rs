@@ -229,11 +229,59 @@ where
         buf: &mut [u8],
         tag: &[u8; TAG_LEN],
     ) -> Result<()> {
-        let mut offset = self.initial_offset(nonce).map_err(|_| Error::Decrypt)?.to_ne_bytes();
+        self.decrypt(nonce, ad, None, buf, tag)
+    }
+
+    /// Checks `tag` and decrypts `ct` into `out`, which must be as long: the first pass over
+    /// each window reads `ct` and writes `out`, so this costs what decrypting in place does.
+    /// On failure `out` is wiped.
+    ///
+    /// # Errors
+    /// `Decrypt` if the tag does not verify, the nonce length is invalid or the lengths differ.
+    pub(super) fn decrypt_to(
+        &self,
+        nonce: &[u8],
+        ad: &[u8],
+        ct: &[u8],
+        out: &mut [u8],
+        tag: &[u8; TAG_LEN],
+    ) -> Result<()> {
+        if ct.len() != out.len() {
+            out.zeroize();
+            return Err(Error::Decrypt);
+        }
+        self.decrypt(nonce, ad, Some(ct), out, tag)
+    }
+
+    /// Decrypts `buf` in place, or `src` into `buf`, and checks `tag`; wipes `buf` on failure.
+    fn decrypt(
+        &self,
+        nonce: &[u8],
+        ad: &[u8],
+        src: Option<&[u8]>,
+        buf: &mut [u8],
+        tag: &[u8; TAG_LEN],
+    ) -> Result<()> {
+        let Ok(offset) = self.initial_offset(nonce) else {
+            buf.zeroize();
+            return Err(Error::Decrypt);
+        };
+        let mut offset = offset.to_ne_bytes();
         let mut checksum = [0u8; 16];
         let (blocks, tail) = buf.as_chunks_mut::<16>();
+        let (src_blocks, src_tail) = match src {
+            Some(src) => {
+                let (b, t) = src.as_chunks::<16>();
+                (Some(b.as_flattened()), Some(t))
+            }
+            None => (None, None),
+        };
+        if let Some(src_tail) = src_tail {
+            tail.copy_from_slice(src_tail);
+        }
         self.cipher.decrypt_with_backend(DecryptBlocks {
             tables: &self.tables,
+            src: src_blocks,
             blocks: blocks.as_flattened_mut(),
             offset: &mut offset,
             checksum: &mut checksum,
@@ -338,7 +386,7 @@ impl BlockCipherEncClosure for EncryptBlocks<'_, '_> {
         if WINDOW.is_multiple_of(E::ParBlocksSize::USIZE) {
             let (windows, rest) = blocks.as_chunks_mut::<WINDOW_LEN>();
             for window in windows {
-                run.window::<true>(window, |window| {
+                run.window::<true>(window, None, |window| {
                     let (blocks, _) = Block::slice_as_chunks_mut(window);
                     let (groups, _) = Array::<Block, E::ParBlocksSize>::slice_as_chunks_mut(blocks);
                     for group in groups {
@@ -383,6 +431,9 @@ impl BlockCipherEncClosure for EncryptBlocks<'_, '_> {
 /// (RFC 7253 §4.3).
 struct DecryptBlocks<'a, 'b> {
     tables: &'a Tables,
+    /// The ciphertext when it is not `blocks` itself: as long as `blocks`, which it is
+    /// decrypted into.
+    src: Option<&'b [u8]>,
     /// Whole blocks.
     blocks: &'b mut [u8],
     offset: &'b mut B16,
@@ -398,10 +449,13 @@ impl BlockCipherDecClosure for DecryptBlocks<'_, '_> {
     fn call<D: BlockCipherDecBackend<BlockSize = U16>>(self, backend: &D) {
         let mut run = Run::new(self.tables, *self.offset);
         let mut blocks = self.blocks;
+        let mut src = self.src;
         if WINDOW.is_multiple_of(D::ParBlocksSize::USIZE) {
             let (windows, rest) = blocks.as_chunks_mut::<WINDOW_LEN>();
-            for window in windows {
-                run.window::<false>(window, |window| {
+            let src_windows = src.map(|s| s.as_chunks::<WINDOW_LEN>());
+            for (k, window) in windows.iter_mut().enumerate() {
+                let from = src_windows.and_then(|(w, _)| w.get(k));
+                run.window::<false>(window, from, |window| {
                     let (blocks, _) = Block::slice_as_chunks_mut(window);
                     let (groups, _) = Array::<Block, D::ParBlocksSize>::slice_as_chunks_mut(blocks);
                     for group in groups {
@@ -410,6 +464,12 @@ impl BlockCipherDecClosure for DecryptBlocks<'_, '_> {
                 });
             }
             blocks = rest;
+            src = src_windows.map(|(_, rest)| rest);
+        }
+        // Fewer blocks than a window (or a backend that does not tile one): in place, after a
+        // copy.
+        if let Some(src) = src {
+            blocks.copy_from_slice(src);
         }
         let (blocks, _) = Block::slice_as_chunks_mut(blocks);
         let (groups, rest) = Array::<Block, D::ParBlocksSize>::slice_as_chunks_mut(blocks);
@@ -482,6 +542,7 @@ impl<'a> Run<'a> {
     fn window<const ENCRYPT: bool>(
         &mut self,
         window: &mut [u8; WINDOW_LEN],
+        from: Option<&[u8; WINDOW_LEN]>,
         cipher: impl FnOnce(&mut [u8; WINDOW_LEN]),
     ) {
         self.i = self.i.wrapping_add(WINDOW as u64);
@@ -491,11 +552,22 @@ impl<'a> Run<'a> {
         }
         let (prefix, _) = self.tables.prefix.as_flattened().as_chunks::<LANE>();
         let (lanes, _) = window.as_chunks_mut::<LANE>();
-        for (lane, pre) in lanes.iter_mut().zip(prefix) {
-            if ENCRYPT {
-                self.checksum4 = xor64(&self.checksum4, lane);
+        match from {
+            // Decrypting `from` into `window`: the first pass reads one and writes the other.
+            Some(from) => {
+                let (sources, _) = from.as_chunks::<LANE>();
+                for ((lane, src), pre) in lanes.iter_mut().zip(sources).zip(prefix) {
+                    *lane = xor64(src, &xor64(&self.base4, pre));
+                }
             }
-            *lane = xor64(lane, &xor64(&self.base4, pre));
+            None => {
+                for (lane, pre) in lanes.iter_mut().zip(prefix) {
+                    if ENCRYPT {
+                        self.checksum4 = xor64(&self.checksum4, lane);
+                    }
+                    *lane = xor64(lane, &xor64(&self.base4, pre));
+                }
+            }
         }
         if let Some(last) = window.last_chunk_mut::<16>() {
             *last = xor(last, &fix);
@@ -760,6 +832,11 @@ mod tests {
         let mut c = a.clone();
         ours.decrypt_in_place(nonce, ad, &mut c, &tag).unwrap();
         assert_eq!(c, pt);
+        // Out of place: the same plaintext, and the ciphertext left as it was.
+        let mut out = vec![0x5a; a.len()];
+        ours.decrypt_to(nonce, ad, &a, &mut out, &tag).unwrap();
+        assert_eq!(out, pt);
+        assert_eq!(a, b_ct(&theirs, n, ad, pt));
         // Any single bit flip in ciphertext, tag, nonce or AD is rejected and wipes the buffer.
         let total = a.len() + TAG_LEN + nonce.len() + ad.len();
         let bit = flip % (total * 8);
@@ -774,8 +851,24 @@ mod tests {
         } else {
             ad2[octet - ct.len() - TAG_LEN - nonce.len()] ^= mask;
         }
+        let mut out = vec![0x5a; ct.len()];
+        assert!(matches!(ours.decrypt_to(&nonce2, &ad2, &ct, &mut out, &tag2), Err(Error::Decrypt)));
+        assert!(out.iter().all(|&x| x == 0));
         assert!(matches!(ours.decrypt_in_place(&nonce2, &ad2, &mut ct, &tag2), Err(Error::Decrypt)));
         assert!(ct.iter().all(|&x| x == 0));
+        // Buffers of different lengths are refused, and the output wiped.
+        if !a.is_empty() {
+            let mut short = vec![0x5a; a.len() - 1];
+            assert!(matches!(ours.decrypt_to(nonce, ad, &a, &mut short, &tag), Err(Error::Decrypt)));
+            assert!(short.iter().all(|&x| x == 0));
+        }
+    }
+
+    /// The reference ciphertext of `pt`.
+    fn b_ct<O: AeadInOut>(theirs: &O, n: &aes_gcm::aead::Nonce<O>, ad: &[u8], pt: &[u8]) -> Vec<u8> {
+        let mut b = pt.to_vec();
+        let _ = theirs.encrypt_inout_detached(n, ad, b.as_mut_slice().into()).unwrap();
+        b
     }
 
     proptest! {

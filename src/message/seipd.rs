@@ -164,6 +164,22 @@ impl ChunkCipher {
         self.cipher.decrypt_in_place(Self::nonce_slice(&nonce, self.nonce_len)?, self.chunk_ad(), buf, tag)
     }
 
+    /// Decrypts chunk number `index` from `ct` into `out` (as long) after checking `tag`;
+    /// `out` is wiped on failure.
+    ///
+    /// # Errors
+    /// `Decrypt` if the tag does not verify.
+    pub(crate) fn decrypt_chunk_to(
+        &self,
+        index: u64,
+        ct: &[u8],
+        out: &mut [u8],
+        tag: &[u8; TAG_LEN],
+    ) -> Result<()> {
+        let nonce = self.nonce(index)?;
+        self.cipher.decrypt_to(Self::nonce_slice(&nonce, self.nonce_len)?, self.chunk_ad(), ct, out, tag)
+    }
+
     /// The final tag: the AEAD of the empty string with the nonce for `chunk_count` and
     /// AD = the five header octets ‖ `total` (plaintext octets) as a big-endian u64.
     ///
@@ -223,24 +239,15 @@ struct Job {
     len: usize,
     /// What the work made of it.
     result: Result<()>,
-    /// A buffer whose first octets held plaintext the caller is done with, for the work to
-    /// wipe on its thread (the octets left to wipe: 0 once done), so that the reading thread
-    /// does not; it comes back with the job, for reuse.
-    spent: Option<(SecretVec, usize)>,
+    /// The reader's plaintext buffer: the chunk is decrypted from `buf` into it, so that
+    /// `buf`, which later reads of the source go into, never holds plaintext.
+    out: Option<SecretVec>,
 }
 
 impl Job {
     /// A job for `len` octets of data at the front of `buf`.
     fn new(index: u64, buf: SecretVec, len: usize) -> Self {
-        Self { index, buf, len, result: Ok(()), spent: None }
-    }
-
-    /// Wipes the spent buffer, if any.
-    fn wipe_spent(&mut self) {
-        if let Some((buf, len)) = &mut self.spent {
-            buf.wipe_prefix(*len);
-            *len = 0;
-        }
+        Self { index, buf, len, result: Ok(()), out: None }
     }
 }
 
@@ -277,17 +284,13 @@ fn encrypt_job(cipher: &ChunkCipher, job: &mut Job) -> Result<()> {
     Ok(())
 }
 
-/// The pipeline work of the reader: wipe the spent buffer it carries, check the tag after
-/// `buf[..len]` and decrypt in place; the whole buffer is wiped on failure.
+/// The pipeline work of the reader: check the tag after `buf[..len]` and decrypt it into the
+/// job's plaintext buffer, which is wiped on failure.
 fn decrypt_job(cipher: &ChunkCipher, job: &mut Job) -> Result<()> {
-    job.wipe_spent();
-    let (ct, rest) = job.buf.split_at_mut_checked(job.len).ok_or_else(bounds)?;
+    let (ct, rest) = job.buf.split_at_checked(job.len).ok_or_else(bounds)?;
     let tag = *rest.first_chunk::<TAG_LEN>().ok_or_else(bounds)?;
-    let result = cipher.decrypt_chunk(job.index, ct, &tag);
-    if result.is_err() {
-        zeroize::Zeroize::zeroize(&mut job.buf);
-    }
-    result
+    let out = job.out.as_mut().and_then(|out| out.get_mut(..job.len)).ok_or_else(bounds)?;
+    cipher.decrypt_chunk_to(job.index, ct, out, &tag)
 }
 
 /// Streams plaintext into SEIPDv2 fields and chunks (the packet *body*; wrap `inner` in a
@@ -595,7 +598,7 @@ enum State {
 /// is followed by the final tag only; if the look-ahead starts with the final tag of a message
 /// ending with this chunk, data follows the message and the chunk fails unreleased), and goes
 /// to the [`Pipeline`], which
-/// decrypts it in place on a worker while the next ones are read; the look-ahead moves to the
+/// decrypts it on a worker while the next ones are read; the look-ahead moves to the
 /// front of the next buffer. The buffer that meets EOF holds the rest: at most one chunk and
 /// the final tag, decrypted here, and its plaintext is released only after the final tag
 /// verified too. Plaintext is released only after its chunk's tag verified, in
@@ -603,11 +606,11 @@ enum State {
 /// been read). `Ok(0)` means the whole packet body was authenticated; truncation anywhere is an
 /// error. The first buffer is 4 KiB (or less) and grows to a slot only if the stream is longer.
 ///
-/// Buffers are reused: once a chunk's plaintext has been read, the part of its buffer that
-/// held it is wiped (by the worker that decrypts the next chunk read, which takes it along)
-/// and the buffer becomes the destination of a later `inner.read`, which may reach the
-/// caller's source reader (which may read what it is given, not only write it).
-/// Every buffer is wiped when the reader is dropped.
+/// A chunk is decrypted out of its buffer into a plaintext buffer of its own, in the same pass
+/// (`open_to`): the buffers that `inner.read` fills, which may reach the caller's source reader
+/// (which may read what it is given, not only write it), never hold plaintext, and both kinds
+/// are reused without being wiped in between. (The buffer that meets EOF is decrypted in place:
+/// nothing is read after it.) Every buffer is wiped when the reader is dropped.
 #[derive(Debug)]
 pub(crate) struct SeipdReader<R: Read> {
     inner: R,
@@ -623,8 +626,10 @@ pub(crate) struct SeipdReader<R: Read> {
     submitted: u64,
     /// Plaintext window: a verified chunk, `window_len` octets long, read up to `pos`.
     window: Option<SecretVec>,
-    /// The last window's buffer and its plaintext length, until a job takes it to be wiped.
-    spent: Option<(SecretVec, usize)>,
+    /// Plaintext buffers of a chunk for the next jobs: the caller has read what they held.
+    /// They are never the destination of a read of the source, so they are not wiped until
+    /// they are dropped.
+    plain: Vec<SecretVec>,
     window_len: usize,
     pos: usize,
     /// Chunks and plaintext octets released so far.
@@ -664,7 +669,7 @@ impl<R: Read> SeipdReader<R> {
             eof: false,
             submitted: 0,
             window: None,
-            spent: None,
+            plain: Vec::new(),
             window_len: 0,
             pos: 0,
             chunk_index: 0,
@@ -749,14 +754,13 @@ impl<R: Read> SeipdReader<R> {
             if ends_here { Err(Error::malformed("SEIPD: data after the final tag")) } else { Ok(()) };
         let mut job = Job::new(self.submitted, buf, chunk_size);
         job.result = result;
-        // The last window's buffer, wiped by the worker that decrypts this chunk.
-        job.spent = self.spent.take();
         self.submitted = count;
         if ends_here {
             // Reported in order, after the chunks before it; nothing more is read.
             self.pipeline.submit_failed(job);
             self.eof = true;
         } else {
+            job.out = Some(self.plain.pop().unwrap_or_else(|| SecretVec::zeroed(chunk_size)));
             self.pipeline.submit(job, false);
         }
         Ok(())
@@ -783,24 +787,21 @@ impl<R: Read> SeipdReader<R> {
     /// Moves the plaintext window to the next verified chunk, or verifies the final tag.
     fn refill(&mut self) -> Result<()> {
         if let Some(buf) = self.window.take() {
-            // Its plaintext is wiped before the buffer is handed to the source again: by the
-            // worker of the next chunk read (the reading thread is the one that limits the
-            // speed), or here if none is.
-            if let Some((old, len)) = self.spent.replace((buf, self.window_len)) {
-                self.pipeline.recycle_wiped(old, len);
+            // Plaintext the caller has read: kept for the next jobs' plaintext (never read
+            // into), or wiped as it is dropped.
+            if buf.len() >= self.cipher.chunk_size() && self.plain.len() < self.pipeline.depth() {
+                self.plain.push(buf);
             }
         }
         while !self.eof && self.pipeline.in_flight() < self.pipeline.depth() {
             self.read_next()?;
         }
         if let Some(job) = self.pipeline.collect() {
-            let mut job = job?;
-            if let Some((spent, len)) = job.spent.take() {
-                // Wiped by the work (len 0), unless the job was refused before it ran.
-                self.pipeline.recycle_wiped(spent, len);
-            }
+            let job = job?;
+            // The ciphertext buffer never held plaintext: the next reads may go into it.
+            self.pipeline.recycle(job.buf);
             return match job.result {
-                Ok(()) => self.release(job.index, job.buf, job.len),
+                Ok(()) => self.release(job.index, job.out.ok_or_else(bounds)?, job.len),
                 Err(e) => {
                     self.pending = Some(e);
                     Ok(())
@@ -829,13 +830,19 @@ impl<R: Read> SeipdReader<R> {
             .checked_sub(TAG_LEN)
             .filter(|&len| len > 0 && len <= self.cipher.chunk_size())
             .ok_or(Error::malformed("SEIPD: empty chunk"))?;
-        let mut job = Job::new(self.chunk_index, std::mem::take(buf), len);
-        decrypt_job(&self.cipher, &mut job)?;
+        // In place: nothing more is read from the source, into this buffer or any other.
+        let mut tail = std::mem::take(buf);
+        let (ct, rest) = tail.split_at_mut_checked(len).ok_or_else(bounds)?;
+        let tag = *rest.first_chunk::<TAG_LEN>().ok_or_else(bounds)?;
+        if let Err(e) = self.cipher.decrypt_chunk(self.chunk_index, ct, &tag) {
+            zeroize::Zeroize::zeroize(&mut tail);
+            return Err(e);
+        }
         let count = self.chunk_index.checked_add(1).ok_or(Error::malformed("SEIPD: too many chunks"))?;
         let total = self.total.checked_add(octets(len)?).ok_or(Error::malformed("SEIPD: too long"))?;
         // The authenticated last chunk is released only with the final tag.
         self.cipher.verify_final_tag(count, total, &final_tag)?;
-        self.release(job.index, job.buf, len)
+        self.release(self.chunk_index, tail, len)
     }
 
     /// The unread plaintext of the window.
