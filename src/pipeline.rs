@@ -276,6 +276,16 @@ impl<J: Send + 'static> Pipeline<J> {
         self.recycled().unwrap_or_else(|| SecretVec::zeroed(self.buf_len))
     }
 
+    /// Gives a whole buffer to the pool, if there is one (which wipes it), for the next
+    /// streams; otherwise it is dropped, and so wiped.
+    pub(crate) fn leave(&self, buf: SecretVec) {
+        if let Some(pool) = &self.pool
+            && buf.len() == self.buf_len
+        {
+            pool.give(buf);
+        }
+    }
+
     /// Takes back a buffer for reuse (wiped now if it is not kept).
     pub(crate) fn recycle(&mut self, buf: SecretVec) {
         if buf.len() == self.buf_len && self.free.len() < 2 {

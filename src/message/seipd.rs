@@ -760,10 +760,20 @@ impl<R: Read> SeipdReader<R> {
             self.pipeline.submit_failed(job);
             self.eof = true;
         } else {
-            job.out = Some(self.plain.pop().unwrap_or_else(|| SecretVec::zeroed(chunk_size)));
+            job.out = Some(self.plain_buffer());
             self.pipeline.submit(job, false);
         }
         Ok(())
+    }
+
+    /// A buffer for a chunk's plaintext: one the caller has read, one an earlier stream left in
+    /// the pool (wiped), or a new one; of the pipeline's buffer length, so that it can go back
+    /// to the pool.
+    fn plain_buffer(&mut self) -> SecretVec {
+        self.plain
+            .pop()
+            .or_else(|| self.pipeline.pooled())
+            .unwrap_or_else(|| SecretVec::zeroed(self.pipeline.buffer_len()))
     }
 
     /// Makes `buf[..len]` (verified plaintext of chunk `index`) the window and counts it.
@@ -789,7 +799,7 @@ impl<R: Read> SeipdReader<R> {
         if let Some(buf) = self.window.take() {
             // Plaintext the caller has read: kept for the next jobs' plaintext (never read
             // into), or wiped as it is dropped.
-            if buf.len() >= self.cipher.chunk_size() && self.plain.len() < self.pipeline.depth() {
+            if buf.len() == self.pipeline.buffer_len() && self.plain.len() < self.pipeline.depth() {
                 self.plain.push(buf);
             }
         }
@@ -849,6 +859,16 @@ impl<R: Read> SeipdReader<R> {
     fn window(&self) -> Option<&[u8]> {
         let buf = self.window.as_ref()?;
         buf.get(self.pos..self.window_len).filter(|w| !w.is_empty())
+    }
+}
+
+impl<R: Read> Drop for SeipdReader<R> {
+    /// Leaves the plaintext buffers in the pool, if there is one (which wipes them), for the
+    /// next streams; otherwise they are wiped as they are dropped.
+    fn drop(&mut self) {
+        for buf in self.plain.drain(..).chain(self.window.take()) {
+            self.pipeline.leave(buf);
+        }
     }
 }
 
