@@ -6,8 +6,8 @@
 //! the previous ones overlap. With `threads` = n, n − 1 workers run beside the calling thread,
 //! which does the I/O and, whenever it would otherwise wait for a worker's result, processes a
 //! queued job itself: n threads in all for one pipeline, so n cores are not oversubscribed, and
-//! all n do the work when the I/O is cheap. Each worker holds at most [`PER_WORKER`] jobs (the
-//! one it works on and the next); later ones wait in the queue of slots for the first worker
+//! all n do the work when the I/O is cheap. Each worker holds at most two jobs (the one it
+//! works on and the next; three if its caller says so, see [`Pipeline::set_per_worker`]); later ones wait in the queue of slots for the first worker
 //! with room or for the calling thread. A calling thread that only waited would leave a core
 //! idle; one that took a job whenever a worker had a backlog would starve the worker while it
 //! had I/O to do, so it helps only when it would otherwise wait. Each worker has its own job
@@ -126,14 +126,15 @@ enum Slot<J> {
     Done(J),
     /// With worker `i`.
     Worker(usize),
-    /// Not started: every worker had [`PER_WORKER`] jobs. The next worker with room gets it,
+    /// Not started: every worker had all the jobs it may hold. The next worker with room gets it,
     /// unless the calling thread, waiting for a result, does it first.
     Queued(J),
 }
 
-/// Jobs sent to one worker and not yet collected, at most: the one it works on and the next,
-/// so that it can start the next without waiting for the calling thread. (Results count until
-/// collected: a worker that has finished both waits for the calling thread to collect one.)
+/// Jobs sent to one worker and not yet collected, at most, by default: the one it works on and
+/// the next, so that it can start the next without waiting for the calling thread. (Results
+/// count until collected: a worker that has finished both waits for the calling thread to
+/// collect one.)
 const PER_WORKER: usize = 2;
 
 /// How a caller sizes its pipeline.
@@ -165,6 +166,8 @@ pub(crate) struct Pipeline<J> {
     solo: u64,
     /// Jobs in flight at most ([`Shape::max_depth`]).
     max_depth: usize,
+    /// Jobs with one worker at most ([`PER_WORKER`] unless set).
+    per_worker: usize,
     /// Whether starting the workers has been tried (once per pipeline).
     started: bool,
     /// Whole buffers of finished jobs, for reuse (zeroizing: wiped when dropped). They become
@@ -200,6 +203,7 @@ impl<J: Send + 'static> Pipeline<J> {
             submitted: 0,
             solo: shape.solo_jobs.max(1),
             max_depth: shape.max_depth,
+            per_worker: PER_WORKER,
             started: false,
             free: Vec::new(),
             buf_len: shape.buf_len,
@@ -226,6 +230,17 @@ impl<J: Send + 'static> Pipeline<J> {
         if self.workers.is_empty() {
             self.threads = threads.clamp(1, max_threads());
         }
+    }
+
+    /// Lets each worker hold up to `jobs` jobs (at least one) instead of [`PER_WORKER`].
+    ///
+    /// For a caller whose calling thread limits the speed: a worker that fell a job behind
+    /// then catches up with one more of its own, where otherwise the calling thread, waiting
+    /// for a result, would do a queued job itself. A caller whose workers have more work than
+    /// the cores (another pipeline beside this one) keeps the default, so that the calling
+    /// thread's help is not lost.
+    pub(crate) fn set_per_worker(&mut self, jobs: usize) {
+        self.per_worker = jobs.max(1);
     }
 
     /// How many jobs may be in flight: two per thread, within [`Shape::max_depth`] (but at
@@ -362,7 +377,7 @@ impl<J: Send + 'static> Pipeline<J> {
                 .iter()
                 .copied()
                 .enumerate()
-                .filter(|&(_, n)| n < PER_WORKER)
+                .filter(|&(_, n)| n < self.per_worker)
                 .min_by_key(|&(_, n)| n);
             let Some((i, _)) = least_busy else { return Err(job) };
             let sent = match self.workers.get(i).and_then(|w| w.jobs.as_ref()) {
@@ -567,6 +582,43 @@ mod tests {
             assert_eq!(p.workers.len(), threads.clamp(1, max_threads()) - 1);
         }
         assert!((1..=MAX_DEFAULT_THREADS).contains(&default_threads()));
+    }
+
+    /// `set_per_worker`: a worker that has not finished a job holds as many as it is allowed,
+    /// and the rest wait in the queue; results still come back in order.
+    #[test]
+    fn a_worker_holds_the_jobs_its_caller_allows() {
+        for jobs in [1, 2, 3] {
+            let release = Arc::new(AtomicUsize::new(0));
+            let gate = Arc::clone(&release);
+            let work: Work = Arc::new(move |job: &mut Job| {
+                if thread::current().name() == Some("test-hold") {
+                    let start = std::time::Instant::now();
+                    while gate.load(Ordering::SeqCst) == 0 && start.elapsed().as_secs() < 10 {
+                        thread::sleep(std::time::Duration::from_micros(100));
+                    }
+                }
+                job.buf[0] = 7;
+            });
+            let mut p = Pipeline::new("test-hold", work, shape(4));
+            p.set_threads(2);
+            p.set_per_worker(jobs);
+            // The solo job, then enough for the worker and the queue (the depth does not
+            // bound submissions; the callers collect).
+            for index in 0..6u64 {
+                let buf = p.buffer();
+                p.submit(Job::new(index, buf), false);
+            }
+            let with_worker = p.in_flight.iter().filter(|s| matches!(s, Slot::Worker(_))).count();
+            assert_eq!(with_worker, jobs, "{jobs} allowed");
+            release.store(1, Ordering::SeqCst);
+            let mut out = Vec::new();
+            while let Some(job) = p.collect() {
+                out.push(job.unwrap());
+            }
+            assert!(out.iter().map(|j| j.index).eq(0..6));
+            assert!(out.iter().all(|j| j.buf[0] == 7));
+        }
     }
 
     /// Jobs submitted faster than one worker takes them: it gets at most `PER_WORKER` at a

@@ -452,6 +452,13 @@ impl Encryptor {
         if let Some(n) = threads {
             seipd.set_threads(n);
         }
+        if !armor {
+            // Binary output: with a fast AEAD the calling thread's reads limit the speed, and
+            // a chunk worker that fell behind catches up with a third chunk of its own rather
+            // than have the calling thread do one. (With armor, base64 workers share the cores
+            // and the calling thread's help is what keeps up.)
+            seipd.set_chunks_per_worker(3);
+        }
         if let Some(pool) = pool {
             seipd.set_buffer_pool(pool);
         }

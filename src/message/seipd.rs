@@ -384,6 +384,12 @@ impl<W: Write> SeipdWriter<W> {
         self.pipeline.set_threads(threads);
     }
 
+    /// Lets a worker hold up to `chunks` chunks (see [`Pipeline::set_per_worker`]). Takes
+    /// effect for the chunks submitted after it; the ciphertext is the same for any value.
+    pub(crate) fn set_chunks_per_worker(&mut self, chunks: usize) {
+        self.pipeline.set_per_worker(chunks);
+    }
+
     /// Takes whole chunk buffers from `pool` and leaves them there at the end.
     /// `Encryptor::buffer_pool` sets it.
     pub(crate) fn set_buffer_pool(&mut self, pool: BufferPool) {
