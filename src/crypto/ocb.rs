@@ -11,11 +11,15 @@
 //!
 //! The bulk loop works on windows of 64 blocks (1 KiB): the offsets of a window are one XOR of
 //! a precomputed table each, applied 64 octets at a time, and the window goes to the backend
-//! in whole groups. That is the batch the `aes` crate's VAES-512 backend takes (64 blocks per
-//! call, loaded as sixteen 64-octet registers); its per-call load costs about as much as the
-//! AES rounds, so everything around it has to be cheap, and stores of the backend's own width
-//! let its loads be forwarded. AES-NI (8 blocks) and the portable backend (4) tile the window
-//! in several calls; VAES-256 (30 blocks) does not, and keeps the per-group loop.
+//! in whole groups. AES-NI (8 blocks) and the portable backend (4) tile the window in several
+//! calls; VAES-256 (30 blocks) does not, and keeps the per-group loop.
+//!
+//! The `aes` crate's VAES-512 backend takes the whole window in one call (sixteen 64-octet
+//! registers), but only a build with AVX-512 and VAES enabled at compile time inlines its loads
+//! and stores. Detected at run time (as users get it), they go through helper calls and its
+//! groups are no faster than AES-NI; there a window goes through the backend's single-block
+//! path (AES-NI, inlined here) instead, each block XORed, enciphered, XORed and absorbed in one
+//! pass in registers, which takes less CPU time (see [`one_at_a_time`]).
 //!
 //! Blocks are handled as `u128` in *native* byte order for XOR (endianness does not matter for
 //! XOR); only doubling and the nonce-dependent shift use the big-endian value the RFC means.
@@ -386,6 +390,10 @@ impl BlockCipherEncClosure for EncryptBlocks<'_, '_> {
         if WINDOW.is_multiple_of(E::ParBlocksSize::USIZE) {
             let (windows, rest) = blocks.as_chunks_mut::<WINDOW_LEN>();
             for window in windows {
+                if one_at_a_time::<E::ParBlocksSize>() {
+                    run.window_by_block::<true>(window, None, |block| backend.encrypt_block_inplace(block));
+                    continue;
+                }
                 run.window::<true>(window, None, |window| {
                     let (blocks, _) = Block::slice_as_chunks_mut(window);
                     let (groups, _) = Array::<Block, E::ParBlocksSize>::slice_as_chunks_mut(blocks);
@@ -455,6 +463,10 @@ impl BlockCipherDecClosure for DecryptBlocks<'_, '_> {
             let src_windows = src.map(|s| s.as_chunks::<WINDOW_LEN>());
             for (k, window) in windows.iter_mut().enumerate() {
                 let from = src_windows.and_then(|(w, _)| w.get(k));
+                if one_at_a_time::<D::ParBlocksSize>() {
+                    run.window_by_block::<false>(window, from, |block| backend.decrypt_block_inplace(block));
+                    continue;
+                }
                 run.window::<false>(window, from, |window| {
                     let (blocks, _) = Block::slice_as_chunks_mut(window);
                     let (groups, _) = Array::<Block, D::ParBlocksSize>::slice_as_chunks_mut(blocks);
@@ -499,6 +511,16 @@ impl BlockCipherDecClosure for DecryptBlocks<'_, '_> {
         }
         run.finish(self.offset, self.checksum);
     }
+}
+
+/// Whether a window goes to the backend one block at a time ([`Run::window_by_block`]) rather
+/// than in its groups: for the `aes` crate's VAES-512 backend (64-block groups) unless AVX-512
+/// and VAES are enabled at compile time. Without them its group path loads and stores through
+/// helper calls and runs at half the speed it has with them, no faster than its single-block
+/// path (AES-NI, inlined into the caller, the CPU keeping several blocks in flight); see
+/// docs/performance.md.
+const fn one_at_a_time<P: Unsigned>() -> bool {
+    P::USIZE == WINDOW && !cfg!(all(target_feature = "avx512f", target_feature = "vaes"))
 }
 
 /// The running offset and checksum over the full blocks.
@@ -582,6 +604,42 @@ impl<'a> Run<'a> {
             if !ENCRYPT {
                 self.checksum4 = xor64(&self.checksum4, lane);
             }
+        }
+        // Offset_{64(k+1)}.
+        let end = self.tables.prefix.last().copied().unwrap_or_default();
+        self.base = xor(&xor(&self.base, &end), &fix);
+        self.last = self.base;
+    }
+
+    /// [`Run::window`] for a cipher that takes one block at a time: each block is XORed,
+    /// enciphered, XORed again and absorbed in one pass, in registers.
+    #[inline(always)]
+    fn window_by_block<const ENCRYPT: bool>(
+        &mut self,
+        window: &mut [u8; WINDOW_LEN],
+        from: Option<&[u8; WINDOW_LEN]>,
+        mut cipher: impl FnMut(&mut Block),
+    ) {
+        self.i = self.i.wrapping_add(WINDOW as u64);
+        let fix = xor(&l_entry_bytes(&self.tables.l, WINDOW as u64), &l_entry_bytes(&self.tables.l, self.i));
+        let (blocks, _) = window.as_chunks_mut::<16>();
+        let sources = from.map(|f| f.as_chunks::<16>().0);
+        for (j, (block, pre)) in blocks.iter_mut().zip(&self.tables.prefix).enumerate() {
+            let mut offset = xor(&self.base, pre);
+            if j == WINDOW - 1 {
+                offset = xor(&offset, &fix);
+            }
+            let input = sources.and_then(|s| s.get(j)).unwrap_or(block);
+            if ENCRYPT {
+                self.checksum = xor(&self.checksum, input);
+            }
+            let mut x = Block::from(xor(input, &offset));
+            cipher(&mut x);
+            let output = xor(&x.0, &offset);
+            if !ENCRYPT {
+                self.checksum = xor(&self.checksum, &output);
+            }
+            *block = output;
         }
         // Offset_{64(k+1)}.
         let end = self.tables.prefix.last().copied().unwrap_or_default();
@@ -914,6 +972,48 @@ mod tests {
                 &pt,
                 len * 3 + 5,
             );
+        }
+    }
+
+    /// The two ways a window goes through the cipher (in the backend's groups, or one block at
+    /// a time in one pass) give the same blocks, checksum and next offset, encrypting and
+    /// decrypting, in place and out of place, over windows in a row. Which one the AEAD takes
+    /// depends on the machine and the build, so both are checked here on any machine.
+    #[test]
+    fn window_in_groups_and_by_block_agree() {
+        let ocb = Ocb::<Aes128>::new(&[7; 16]).unwrap();
+        let enc = |b: &mut Block| ocb.cipher.encrypt_block(b);
+        let dec = |b: &mut Block| ocb.cipher.decrypt_block(b);
+        let data: Vec<u8> = (0..3 * WINDOW_LEN).map(|i| u8::try_from(i * 31 % 251).unwrap()).collect();
+        let (windows, _) = data.as_chunks::<WINDOW_LEN>();
+        fn each(f: impl Fn(&mut Block)) -> impl FnOnce(&mut [u8; WINDOW_LEN]) {
+            move |w| Block::slice_as_chunks_mut(w).0.iter_mut().for_each(f)
+        }
+        for out_of_place in [false, true] {
+            let (mut grouped, mut single) = (Run::new(&ocb.tables, [9; 16]), Run::new(&ocb.tables, [9; 16]));
+            let (mut enc_grouped, mut enc_single) =
+                (Run::new(&ocb.tables, [9; 16]), Run::new(&ocb.tables, [9; 16]));
+            for src in windows {
+                let (mut a, mut b) = (*src, *src);
+                enc_grouped.window::<true>(&mut a, None, each(enc));
+                enc_single.window_by_block::<true>(&mut b, None, enc);
+                assert_eq!(a, b);
+                let (mut c, mut d) = if out_of_place { ([0; WINDOW_LEN], [0; WINDOW_LEN]) } else { (a, a) };
+                let from = out_of_place.then_some(&a);
+                grouped.window::<false>(&mut c, from, each(dec));
+                single.window_by_block::<false>(&mut d, from, dec);
+                assert_eq!(c, d);
+                assert_eq!(&c, src, "decrypts back");
+            }
+            let ((mut o1, mut c1), (mut o2, mut c2)) = (([0; 16], [0; 16]), ([0; 16], [0; 16]));
+            enc_grouped.finish(&mut o1, &mut c1);
+            enc_single.finish(&mut o2, &mut c2);
+            assert_eq!((o1, c1), (o2, c2));
+            let ((mut o3, mut c3), (mut o4, mut c4)) = (([0; 16], [0; 16]), ([0; 16], [0; 16]));
+            grouped.finish(&mut o3, &mut c3);
+            single.finish(&mut o4, &mut c4);
+            assert_eq!((o3, c3), (o4, c4));
+            assert_eq!((o1, c1), (o3, c3), "the same offset and checksum both ways");
         }
     }
 
