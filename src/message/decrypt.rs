@@ -282,7 +282,7 @@ impl Decryptor {
         let armor_threads = threads.unwrap_or_else(pipeline::default_threads);
         let mut armor =
             ArmorReader::with_limits(source, &self.limits).threads(armor_threads).read_ahead(true);
-        let _ = armor.detect()?;
+        let armored = armor.detect()?.is_some();
 
         // 1. The session-key packets, up to the SEIPD packet.
         let esk = EskSequence::read(&mut armor, &self.limits)?;
@@ -308,6 +308,11 @@ impl Decryptor {
         let mut seipd = SeipdReader::new(body, &session_key, &header)?;
         if let Some(n) = threads {
             seipd.set_threads(n);
+        }
+        if !armored {
+            // As for binary output (see `Encryptor`): a chunk worker that fell behind takes a
+            // third chunk rather than have the reading thread decrypt one.
+            seipd.set_chunks_per_worker(3);
         }
         seipd.set_buffer_pool(self.pool.clone());
         let verify = self.verify || self.sources.store.is_some();

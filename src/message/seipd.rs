@@ -692,6 +692,12 @@ impl<R: Read> SeipdReader<R> {
         self.pipeline.set_threads(threads);
     }
 
+    /// Lets a worker hold up to `chunks` chunks (see [`Pipeline::set_per_worker`]). Takes
+    /// effect for the chunks submitted after it.
+    pub(crate) fn set_chunks_per_worker(&mut self, chunks: usize) {
+        self.pipeline.set_per_worker(chunks);
+    }
+
     /// Takes whole chunk buffers from `pool` and leaves them there at the end. The
     /// `Decryptor`'s pool (`Decryptor::buffer_pool`).
     pub(crate) fn set_buffer_pool(&mut self, pool: BufferPool) {
