@@ -879,6 +879,16 @@ impl<R: BufRead> Read for ArmorReader<R> {
         self.consume(n);
         Ok(n)
     }
+
+    /// Binary input: straight to the source, as `read`.
+    fn read_vectored(&mut self, bufs: &mut [io::IoSliceMut<'_>]) -> io::Result<usize> {
+        self.ready()?;
+        if matches!(self.state, State::Binary) {
+            return self.inner.read_vectored(bufs).map_err(|e| Self::pass_error(&mut self.poison, e));
+        }
+        let first = bufs.iter_mut().find(|b| !b.is_empty());
+        first.map_or(Ok(0), |b| self.read(b))
+    }
 }
 
 impl<R: BufRead> fmt::Debug for ArmorReader<R> {

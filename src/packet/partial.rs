@@ -23,6 +23,9 @@ pub(crate) struct PartialBodyReader<R: BufRead> {
     remaining: u32,
     /// The current part is the last one (its length was fixed).
     last: bool,
+    /// The first octet of the next length, read with the end of the current part (see
+    /// `read`).
+    ahead: Option<u8>,
     /// The first error, reported again by every later call.
     poison: Poison,
 }
@@ -35,7 +38,7 @@ impl<R: BufRead> PartialBodyReader<R> {
             BodyLength::Fixed(n) => (n, true),
             BodyLength::Partial(n) => (n, false),
         };
-        Self { inner, remaining, last, poison: Poison::default() }
+        Self { inner, remaining, last, ahead: None, poison: Poison::default() }
     }
 
     /// The inner reader. After EOF it is positioned just after the packet.
@@ -55,7 +58,12 @@ impl<R: BufRead> PartialBodyReader<R> {
             if self.last {
                 return Ok(false);
             }
-            match header::read_length(&mut self.inner, true) {
+            let first = self.ahead.take();
+            let length = match first {
+                Some(octet) => header::read_length(&mut [octet].as_slice().chain(&mut self.inner), true),
+                None => header::read_length(&mut self.inner, true),
+            };
+            match length {
                 Ok(BodyLength::Fixed(n)) => {
                     self.remaining = n;
                     self.last = true;
@@ -119,16 +127,32 @@ impl<R: BufRead> Read for PartialBodyReader<R> {
         if !more {
             return Ok(0);
         }
-        let cap = usize::try_from(self.remaining).unwrap_or(usize::MAX).min(out.len());
+        let remaining = usize::try_from(self.remaining).unwrap_or(usize::MAX);
+        let cap = remaining.min(out.len());
         let dst = out.get_mut(..cap).unwrap_or_default();
+        // A read to the end of a part that another follows also takes the first octet of the
+        // next length: a source with an empty buffer (a `BufReader`) is then read straight
+        // into `out` part after part, where reading the length by itself would refill its
+        // buffer, and the next part's first octets would be copied out of it.
+        let mut next = [0u8; 1];
+        let take_ahead = cap == remaining && !self.last;
         let n = loop {
-            match self.inner.read(dst) {
+            let result = if take_ahead {
+                self.inner.read_vectored(&mut [io::IoSliceMut::new(dst), io::IoSliceMut::new(&mut next)])
+            } else {
+                self.inner.read(dst)
+            };
+            match result {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Ok(0) => return Err(self.poison.set(Error::Truncated("packet body")).into()),
                 Ok(n) => break n,
                 Err(e) => return Err(self.poison.set_io(e)),
             }
         };
+        if n > cap {
+            self.ahead = Some(next[0]);
+        }
+        let n = n.min(cap);
         let n32 = u32::try_from(n).unwrap_or(u32::MAX).min(self.remaining);
         self.remaining = self.remaining.saturating_sub(n32);
         Ok(n)
@@ -347,6 +371,81 @@ mod tests {
             assert!(matches!(r, Err(Error::Truncated(_))), "cut at {cut}: {r:?}");
         }
         assert_eq!(unframe(&framed).unwrap(), data);
+    }
+
+    /// A source that counts the calls made to it.
+    struct Counted<'a>(&'a [u8], usize);
+
+    impl Read for Counted<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.1 = self.1.saturating_add(1);
+            self.0.read(buf)
+        }
+
+        fn read_vectored(&mut self, bufs: &mut [io::IoSliceMut<'_>]) -> io::Result<usize> {
+            self.1 = self.1.saturating_add(1);
+            self.0.read_vectored(bufs)
+        }
+    }
+
+    /// Whole-part reads through a `BufReader` go to the source once per part (the next length's
+    /// first octet comes with the end of each part, so the buffer is not refilled between
+    /// parts), and mixing them with `fill_buf`/`consume` and short reads loses nothing, whatever
+    /// the final length's encoding (one, two or five octets).
+    #[test]
+    fn reads_part_after_part_from_a_buffered_source() {
+        let data: Vec<u8> = (0..40_000u32).map(|i| (i % 253) as u8).collect();
+        for len in [512 * 20, 512 * 20 + 100, 512 * 20 + 300, 512 * 20 + 9000] {
+            let framed = frame(&data[..len], 9, len);
+            let (header_len, header) = {
+                let mut src = &framed[..];
+                let header = Header::read_from(&mut src).unwrap().unwrap();
+                (framed.len() - src.len(), header)
+            };
+            let mut source = io::BufReader::with_capacity(64, Counted(&framed[header_len..], 0));
+            // Empties the buffer the header would have left.
+            assert_eq!(source.fill_buf().unwrap().len(), 64);
+            let mut r = PartialBodyReader::new(&mut source, header.length);
+            let mut out = Vec::new();
+            let mut buf = [0u8; 512];
+            loop {
+                let n = r.read(&mut buf).unwrap();
+                if n == 0 {
+                    break;
+                }
+                out.extend_from_slice(&buf[..n]);
+            }
+            assert_eq!(out, &data[..len], "len {len}");
+            let calls = source.get_ref().1;
+            let parts = len / 512 + 1;
+            assert!(calls <= parts + 2, "len {len}: {calls} reads of the source for {parts} parts");
+
+            // Whole parts, short reads and fill_buf/consume in turn.
+            let mut r = PartialBodyReader::new(
+                io::BufReader::with_capacity(64, &framed[header_len..]),
+                header.length,
+            );
+            let mut out = Vec::new();
+            for step in 0usize.. {
+                let n = match step % 3 {
+                    0 => r.read(&mut buf).unwrap(),
+                    1 => r.read(&mut buf[..17]).unwrap(),
+                    _ => {
+                        let available = r.fill_buf().unwrap();
+                        let n = available.len().min(100);
+                        buf[..n].copy_from_slice(&available[..n]);
+                        r.consume(n);
+                        n
+                    }
+                };
+                if n == 0 {
+                    break;
+                }
+                out.extend_from_slice(&buf[..n]);
+            }
+            assert_eq!(out, &data[..len], "len {len}, mixed");
+            assert!(r.into_inner().fill_buf().unwrap().is_empty(), "stops at the end of the packet");
+        }
     }
 
     #[test]
