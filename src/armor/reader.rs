@@ -1167,6 +1167,34 @@ mod tests {
         assert_eq!(decode_into(&PLAIN, b"QUFBQUFB", &mut [0u8; 5]), None);
     }
 
+    /// Binary input passes vectored reads straight to the source, filling every slice;
+    /// armored input fills the first non-empty one.
+    #[test]
+    fn vectored_reads_of_binary_and_armored_input() {
+        let binary: Vec<u8> = (0..200u8).map(|i| i | 0x80).collect();
+        let mut r = ArmorReader::new(&binary[..]);
+        assert!(r.detect().unwrap().is_none());
+        let (mut a, mut b) = ([0u8; 50], [0u8; 100]);
+        let n = r.read_vectored(&mut [io::IoSliceMut::new(&mut a), io::IoSliceMut::new(&mut b)]).unwrap();
+        assert_eq!(n, 150);
+        assert_eq!((&a[..], &b[..]), (&binary[..50], &binary[50..150]));
+
+        let mut w = crate::armor::ArmorWriter::new(Vec::new(), ArmorKind::Message).unwrap();
+        io::Write::write_all(&mut w, &binary).unwrap();
+        let text = w.finish().unwrap();
+        let mut r = ArmorReader::new(&text[..]);
+        let mut out = Vec::new();
+        loop {
+            let (mut a, mut b) = ([0u8; 0], [0u8; 7]);
+            let n = r.read_vectored(&mut [io::IoSliceMut::new(&mut a), io::IoSliceMut::new(&mut b)]).unwrap();
+            if n == 0 {
+                break;
+            }
+            out.extend_from_slice(&b[..n]);
+        }
+        assert_eq!(out, binary);
+    }
+
     fn push_all(runs: &[&[u8]]) -> Result<Vec<u8>> {
         let mut b64 = SecretVec::default();
         let mut padded = false;
