@@ -455,9 +455,13 @@ impl Encryptor {
         if !armor {
             // Binary output: with a fast AEAD the calling thread's reads limit the speed, and
             // a chunk worker that fell behind catches up with a third chunk of its own rather
-            // than have the calling thread do one. (With armor, base64 workers share the cores
-            // and the calling thread's help is what keeps up.)
+            // than have the calling thread do one; and the calling thread does not copy the
+            // end of each chunk into the part writer, at the cost of a chunk buffer more in
+            // flight. (With armor, base64 workers share the cores and their buffers the
+            // caches, the calling thread's help is what keeps up, and both cost time there;
+            // see docs/performance.md.)
             seipd.set_chunks_per_worker(3);
+            seipd.set_hold_tails(true);
         }
         if let Some(pool) = pool {
             seipd.set_buffer_pool(pool);

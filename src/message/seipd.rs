@@ -8,6 +8,7 @@
 
 use std::collections::VecDeque;
 use std::io::{self, BufRead, Read, Write};
+use std::ops::Range;
 use std::sync::Arc;
 
 use crate::crypto::aead::AeadCipher;
@@ -320,6 +321,12 @@ pub(crate) struct SeipdWriter<W: Write> {
     pipeline: Pipeline<Job>,
     /// Full chunks not handed to the pipeline yet: fewer than `lookback` octets follow them.
     held: VecDeque<SecretVec>,
+    /// Whether a chunk's last octets that `inner` leaves wait in its buffer (see
+    /// `write_chunk`).
+    hold_tails: bool,
+    /// An encrypted chunk whose last octets `inner` left (less than one of its parts): they
+    /// go out in front of the next chunk.
+    unwritten: Option<(SecretVec, Range<usize>)>,
     /// The chunk being filled: data ‖ room for the tag.
     cur: SecretVec,
     /// Plaintext octets in `cur`.
@@ -367,6 +374,8 @@ impl<W: Write> SeipdWriter<W> {
             cipher,
             pipeline,
             held: VecDeque::new(),
+            hold_tails: false,
+            unwritten: None,
             cur: SecretVec::zeroed(slot_len.min(FIRST_READ_LEN)),
             len: 0,
             spare_len: 0,
@@ -390,6 +399,13 @@ impl<W: Write> SeipdWriter<W> {
         self.pipeline.set_per_worker(chunks);
     }
 
+    /// Lets the last octets of a chunk that `inner` does not take wait in the chunk's buffer
+    /// for the next chunk instead of being written at once (see `write_chunk`). Takes effect
+    /// for the chunks written after it; the output is the same either way.
+    pub(crate) fn set_hold_tails(&mut self, hold: bool) {
+        self.hold_tails = hold;
+    }
+
     /// Takes whole chunk buffers from `pool` and leaves them there at the end.
     /// `Encryptor::buffer_pool` sets it.
     pub(crate) fn set_buffer_pool(&mut self, pool: BufferPool) {
@@ -408,8 +424,59 @@ impl<W: Write> SeipdWriter<W> {
             let job = job?;
             job.result?;
             let end = job.len.checked_add(TAG_LEN).ok_or_else(bounds)?;
-            self.inner.write_all(job.buf.get(..end).ok_or_else(bounds)?)?;
-            self.pipeline.recycle(job.buf);
+            self.write_chunk(job.buf, end)?;
+        }
+        Ok(())
+    }
+
+    /// Writes `buf[..end]`, or with `hold_tails`: the octets `inner` left of the previous
+    /// chunk and then `buf[..end]`, in vectored writes, until `inner` has taken the former.
+    /// A `PartialBodyWriter` takes whole parts and leaves the rest of a chunk (a chunk and its
+    /// tag are never a whole number of parts), which then waits here for the next chunk
+    /// rather than being copied into the part writer's buffer. Another writer takes
+    /// everything, or the rest goes out with the next chunk.
+    fn write_chunk(&mut self, buf: SecretVec, end: usize) -> Result<()> {
+        if !self.hold_tails {
+            self.write_unwritten()?;
+            self.inner.write_all(buf.get(..end).ok_or_else(bounds)?)?;
+            self.pipeline.recycle(buf);
+            return Ok(());
+        }
+        let old = self.unwritten.take();
+        let (old_buf, mut range) = old.as_ref().map_or((&[][..], 0..0), |(b, r)| (&b[..], r.clone()));
+        let mut pos = 0;
+        loop {
+            let a = old_buf.get(range.clone()).ok_or_else(bounds)?;
+            let b = buf.get(pos..end).ok_or_else(bounds)?;
+            let n = match self.inner.write_vectored(&[io::IoSlice::new(a), io::IoSlice::new(b)]) {
+                Ok(0) => return Err(io::Error::from(io::ErrorKind::WriteZero).into()),
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e.into()),
+            };
+            let from_old = n.min(range.len());
+            range.start = range.start.saturating_add(from_old);
+            pos = pos.saturating_add(n.saturating_sub(from_old)).min(end);
+            if range.is_empty() {
+                break;
+            }
+        }
+        if let Some((old_buf, _)) = old {
+            self.pipeline.recycle(old_buf);
+        }
+        if pos < end {
+            self.unwritten = Some((buf, pos..end));
+        } else {
+            self.pipeline.recycle(buf);
+        }
+        Ok(())
+    }
+
+    /// Writes all that `inner` left of the last chunk.
+    fn write_unwritten(&mut self) -> Result<()> {
+        if let Some((old, range)) = self.unwritten.take() {
+            self.inner.write_all(old.get(range).ok_or_else(bounds)?)?;
+            self.pipeline.recycle(old);
         }
         Ok(())
     }
@@ -554,6 +621,7 @@ impl<W: Write> SeipdWriter<W> {
             self.submit(last, len, true)?;
         }
         self.drain(0)?;
+        self.write_unwritten()?;
         let tag = self.cipher.final_tag(self.chunk_index, self.total)?;
         self.inner.write_all(&tag)?;
         self.inner.flush()?;
@@ -580,7 +648,7 @@ impl<W: Write> Write for SeipdWriter<W> {
     /// short chunk (the current one waits for more data or `finish`).
     fn flush(&mut self) -> io::Result<()> {
         self.poison.check_io()?;
-        let result = self.drain(0);
+        let result = self.drain(0).and_then(|()| self.write_unwritten());
         self.poison.guard(result)?;
         self.inner.flush()
     }
@@ -1312,6 +1380,43 @@ mod tests {
             let _ = r.read_to_end(&mut out).unwrap();
             assert_eq!(out, plain);
             assert_eq!(r.pipeline.worker_count() > 0, threads_started, "reader, len {len}");
+        }
+    }
+
+    /// Holding each chunk's last octets for the next chunk writes the same packet as copying
+    /// them into the part writer: through a `PartialBodyWriter`, whose 64 KiB parts never end
+    /// where a chunk and its tag do, for lengths around chunk boundaries, with one and two
+    /// threads, in one write or many, with and without a flush in the middle.
+    #[test]
+    fn held_tails_give_the_same_packet() {
+        let sym = SymmetricAlgorithm::Aes128;
+        let chunk = 64 << 10;
+        let run = |plain: &[u8], hold: bool, threads: usize, split: usize, flush_after: Option<usize>| {
+            let framed = PartialBodyWriter::new(Vec::new(), Tag::Seipd);
+            let mut w = SeipdWriter::new(framed, &key(sym), sym, AeadAlgorithm::Ocb, 10, SALT).unwrap();
+            w.set_threads(threads);
+            w.pipeline.set_solo_jobs(1);
+            w.set_hold_tails(hold);
+            for (i, piece) in plain.chunks(split.max(1)).enumerate() {
+                w.write_all(piece).unwrap();
+                if flush_after == Some(i) {
+                    w.flush().unwrap();
+                }
+            }
+            w.finish().unwrap().finish().unwrap()
+        };
+        for len in [0, 1, chunk - 1, chunk, chunk + 1, 5 * chunk + 100, 12 * chunk] {
+            let plain = data(len);
+            let reference = run(&plain, false, 1, len, None);
+            for threads in [1, 2] {
+                for (split, flush_after) in [(len, None), (10_000, None), (10_000, Some(20))] {
+                    let held = run(&plain, true, threads, split, flush_after);
+                    assert!(
+                        held == reference,
+                        "len {len}, {threads} threads, split {split}, flush {flush_after:?}"
+                    );
+                }
+            }
         }
     }
 

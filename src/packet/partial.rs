@@ -207,39 +207,53 @@ impl<W: Write> PartialBodyWriter<W> {
     }
 
     /// Writes one full part: the packet's first octet if not yet written, the partial length
-    /// octet, then `head ‖ tail` (together exactly one part long).
-    fn emit_part(&mut self, head_from_buf: bool, tail: &[u8]) -> io::Result<()> {
+    /// octet, then the buffered octets ‖ `a` ‖ `b` (together exactly one part long), and
+    /// empties the buffer.
+    fn emit_part(&mut self, a: &[u8], b: &[u8]) -> io::Result<()> {
         // The packet's first octet before the first part, then the part's length octet.
         let length = 0xe0 | self.exp;
         let (head, head_len) =
             if self.header_written { ([length, 0], 1) } else { ([0xc0 | u8::from(self.tag), length], 2) };
         self.header_written = true;
         // One vectored write: a large part passes a small `BufWriter` in one system call.
-        let buffered: &[u8] = if head_from_buf { &self.buf } else { &[] };
         let mut slices = [
             io::IoSlice::new(head.get(..head_len).unwrap_or_default()),
-            io::IoSlice::new(buffered),
-            io::IoSlice::new(tail),
+            io::IoSlice::new(&self.buf),
+            io::IoSlice::new(a),
+            io::IoSlice::new(b),
         ];
         write_all_vectored(&mut self.inner, &mut slices)?;
-        if head_from_buf {
-            self.buf.clear();
-        }
+        self.buf.clear();
         Ok(())
     }
 
-    fn write_inner(&mut self, data: &[u8]) -> io::Result<usize> {
+    /// Writes every whole part that the buffered octets ‖ `a` ‖ `b` make and returns the
+    /// octets of `a` ‖ `b` taken: all of them, buffered, if they do not complete a part;
+    /// otherwise what the parts hold, and the rest (shorter than a part) is left to the
+    /// caller, who can pass it again with the data that follows instead of having it copied.
+    fn write_parts(&mut self, a: &[u8], b: &[u8]) -> io::Result<usize> {
         let part_len = self.part_len();
-        let buffered = self.buf.len();
-        // Octets that complete the current part, if `data` holds enough.
-        let need = part_len.saturating_sub(buffered);
-        if data.len() >= need {
-            let (tail, _) = data.split_at_checked(need).ok_or_else(|| io::Error::from(Error::poisoned()))?;
-            self.emit_part(buffered > 0, tail)?;
-            return Ok(need);
+        let total = a.len().saturating_add(b.len());
+        if self.buf.len().saturating_add(total) < part_len {
+            self.buf.extend_from_slice(a);
+            self.buf.extend_from_slice(b);
+            return Ok(total);
         }
-        self.buf.extend_from_slice(data);
-        Ok(data.len())
+        let mut taken = 0usize;
+        loop {
+            let need = part_len.saturating_sub(self.buf.len());
+            let end = taken.saturating_add(need);
+            if end > total {
+                return Ok(taken);
+            }
+            // Octets `taken..end` of `a` ‖ `b`.
+            let from_a = a.get(taken.min(a.len())..end.min(a.len())).unwrap_or_default();
+            let from_b = b
+                .get(taken.saturating_sub(a.len())..end.saturating_sub(a.len()))
+                .ok_or_else(|| io::Error::from(Error::poisoned()))?;
+            self.emit_part(from_a, from_b)?;
+            taken = end;
+        }
     }
 
     /// Ends the packet: the final part with a fixed length (or, if no part was written, a
@@ -282,7 +296,18 @@ impl<W: Write> Write for PartialBodyWriter<W> {
         if data.is_empty() {
             return Ok(0);
         }
-        let result = self.write_inner(data);
+        let result = self.write_parts(data, &[]);
+        result.map_err(|e| self.poison.set_io(e))
+    }
+
+    /// Takes the first two non-empty slices as one, and like `write` leaves the octets after
+    /// the last whole part to the caller when there is a whole part (see `write_parts`).
+    fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
+        self.poison.check_io()?;
+        let mut nonempty = bufs.iter().filter(|b| !b.is_empty());
+        let a = nonempty.next().map_or(&[][..], |b| &b[..]);
+        let b = nonempty.next().map_or(&[][..], |b| &b[..]);
+        let result = self.write_parts(a, b);
         result.map_err(|e| self.poison.set_io(e))
     }
 
@@ -332,6 +357,41 @@ mod tests {
         assert_eq!(unframe(&framed).unwrap(), data);
         assert_eq!(frame(b"abc", 9, 3), [0xcb, 3, b'a', b'b', b'c']);
         assert_eq!(frame(b"", 9, 1), [0xcb, 0]);
+    }
+
+    /// `write_vectored` writes the whole parts that the buffered octets and its slices make
+    /// and leaves the rest (shorter than a part) to the caller, or buffers everything when no
+    /// part is complete; a caller that passes the rest again in front of what follows (as
+    /// `SeipdWriter` does) writes the same packet as `write_all` of the same data.
+    #[test]
+    fn vectored_writes_leave_the_rest_to_the_caller() {
+        let data: Vec<u8> = (0..5000u32).map(|i| (i % 251) as u8).collect();
+        let reference = frame(&data, 9, data.len());
+        for split in [1, 100, 511, 512, 513, 1500, 5000] {
+            let mut w = PartialBodyWriter::with_part_exp(Vec::new(), Tag::LiteralData, 9);
+            let mut rest: &[u8] = &[];
+            for piece in data.chunks(split) {
+                let (mut a, mut b) = (rest, piece);
+                loop {
+                    let offered = a.len() + b.len();
+                    let n = w.write_vectored(&[io::IoSlice::new(a), io::IoSlice::new(b)]).unwrap();
+                    assert!(n > 0 && n <= offered, "split {split}: took {n} of {offered}");
+                    if n < offered {
+                        assert!(w.buf.is_empty(), "split {split}: parts written, nothing buffered");
+                        assert!(offered - n < 512, "split {split}: {} left, a whole part", offered - n);
+                    }
+                    let from_a = n.min(a.len());
+                    a = &a[from_a..];
+                    b = &b[n - from_a..];
+                    if a.is_empty() {
+                        break;
+                    }
+                }
+                rest = b;
+            }
+            w.write_all(rest).unwrap();
+            assert_eq!(w.finish().unwrap(), reference, "split {split}");
+        }
     }
 
     #[test]
