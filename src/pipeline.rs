@@ -7,12 +7,13 @@
 //! which does the I/O and, whenever it would otherwise wait for a worker's result, processes a
 //! queued job itself: n threads in all for one pipeline, so n cores are not oversubscribed, and
 //! all n do the work when the I/O is cheap. Each worker holds at most two jobs (the one it
-//! works on and the next; three if its caller says so, see [`Pipeline::set_per_worker`]); later ones wait in the queue of slots for the first worker
-//! with room or for the calling thread. A calling thread that only waited would leave a core
-//! idle; one that took a job whenever a worker had a backlog would starve the worker while it
-//! had I/O to do, so it helps only when it would otherwise wait. Each worker has its own job
-//! and result channel; the order of submission is kept in the queue of slots (done here, with
-//! worker i, or not started), so results come back in order.
+//! works on and the next; three if its caller says so, see [`Pipeline::set_per_worker`]);
+//! later ones wait in the queue of slots for the first worker with room or for the calling
+//! thread. A calling thread that only waited would leave a core idle; one that took a job
+//! whenever a worker had a backlog would starve the worker while it had I/O to do, so it helps
+//! only when it would otherwise wait. Each worker has its own job and result channel; the
+//! order of submission is kept in the queue of slots (done here, with worker i, or not
+//! started), so results come back in order.
 //!
 //! The pipeline knows none of its callers' numbers: each gives its [`Shape`] (the length of
 //! its buffers, the most jobs in flight, the jobs to run on the calling thread first) when it
@@ -126,8 +127,8 @@ enum Slot<J> {
     Done(J),
     /// With worker `i`.
     Worker(usize),
-    /// Not started: every worker had all the jobs it may hold. The next worker with room gets it,
-    /// unless the calling thread, waiting for a result, does it first.
+    /// Not started: every worker had all the jobs it may hold. The next worker with room gets
+    /// it, unless the calling thread, waiting for a result, does it first.
     Queued(J),
 }
 

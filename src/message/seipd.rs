@@ -924,10 +924,8 @@ impl<R: Read> SeipdReader<R> {
         let mut tail = std::mem::take(buf);
         let (ct, rest) = tail.split_at_mut_checked(len).ok_or_else(bounds)?;
         let tag = *rest.first_chunk::<TAG_LEN>().ok_or_else(bounds)?;
-        if let Err(e) = self.cipher.decrypt_chunk(self.chunk_index, ct, &tag) {
-            zeroize::Zeroize::zeroize(&mut tail);
-            return Err(e);
-        }
+        // Wipes `ct` if the tag does not verify; the rest of `tail` is the tag.
+        self.cipher.decrypt_chunk(self.chunk_index, ct, &tag)?;
         let count = self.chunk_index.checked_add(1).ok_or(Error::malformed("SEIPD: too many chunks"))?;
         let total = self.total.checked_add(octets(len)?).ok_or(Error::malformed("SEIPD: too long"))?;
         // The authenticated last chunk is released only with the final tag.
