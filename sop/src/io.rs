@@ -126,7 +126,7 @@ pub(crate) fn copy_buffered(
         let n = match src.fill_buf() {
             Ok([]) => return Ok(()),
             Ok(data) => {
-                dst.write_all(data)?;
+                write_all_vectored(dst, data)?;
                 data.len()
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -134,6 +134,21 @@ pub(crate) fn copy_buffered(
         };
         src.consume(n);
     }
+}
+
+/// `dst.write_all(data)` through `write_vectored`, for standard output: its `LineWriter`
+/// writes a slice that holds a line break whole with one `writev`, where `write` writes up to
+/// the last line break and keeps the rest for a second system call.
+fn write_all_vectored(dst: &mut (impl Write + ?Sized), mut data: &[u8]) -> io::Result<()> {
+    while !data.is_empty() {
+        match dst.write_vectored(&[io::IoSlice::new(data)]) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => data = data.get(n..).unwrap_or_default(),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -192,5 +207,38 @@ mod tests {
         let mut out = Vec::new();
         copy_buffered(&mut io::BufReader::with_capacity(4096, &data[..]), &mut out).unwrap();
         assert_eq!(out, data);
+        // A sink that takes a few octets per call, is interrupted now and then, and then
+        // takes nothing more.
+        struct Stingy {
+            out: Vec<u8>,
+            calls: usize,
+            room: usize,
+        }
+        impl Write for Stingy {
+            fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+                unreachable!("copy_buffered writes vectored")
+            }
+            fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
+                self.calls += 1;
+                if self.calls.is_multiple_of(7) {
+                    return Err(io::ErrorKind::Interrupted.into());
+                }
+                let first = bufs.iter().find(|b| !b.is_empty()).map_or(&[][..], |b| &b[..]);
+                let n = first.len().min(5).min(self.room);
+                self.out.extend_from_slice(&first[..n]);
+                self.room -= n;
+                Ok(n)
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut sink = Stingy { out: Vec::new(), calls: 0, room: usize::MAX };
+        copy_buffered(&mut io::BufReader::new(&data[..10_000]), &mut sink).unwrap();
+        assert_eq!(sink.out, &data[..10_000]);
+        let mut full = Stingy { out: Vec::new(), calls: 0, room: 100 };
+        let err = copy_buffered(&mut &data[..], &mut full).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::WriteZero);
+        assert_eq!(full.out, &data[..100]);
     }
 }
