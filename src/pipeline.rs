@@ -7,8 +7,8 @@
 //! which does the I/O and, whenever it would otherwise wait for a worker's result, processes a
 //! queued job itself: n threads in all for one pipeline, so n cores are not oversubscribed, and
 //! all n do the work when the I/O is cheap. Each worker holds at most two jobs (the one it
-//! works on and the next; three if its caller says so, see [`Pipeline::set_per_worker`]);
-//! later ones wait in the queue of slots for the first worker with room or for the calling
+//! works on and the next; five, with naps, if its caller says so, see
+//! [`Pipeline::set_caller_bound`]); later ones wait in the queue of slots for the first worker with room or for the calling
 //! thread. A calling thread that only waited would leave a core idle; one that took a job
 //! whenever a worker had a backlog would starve the worker while it had I/O to do, so it helps
 //! only when it would otherwise wait. Each worker has its own job and result channel; the
@@ -36,6 +36,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 use std::sync::{Arc, OnceLock};
 use std::thread::{self, JoinHandle};
+use std::time::Duration;
 
 pub use self::pool::BufferPool;
 use crate::crypto::secret::SecretVec;
@@ -138,6 +139,13 @@ enum Slot<J> {
 /// collect one.)
 const PER_WORKER: usize = 2;
 
+/// Naps an idle worker of a caller-bound pipeline takes before it blocks (see
+/// [`Pipeline::set_caller_bound`]), each the shortest sleep the system gives: 50-90 µs on
+/// Linux with its default timer slack, about the time the calling thread takes to read two
+/// 256 KiB chunks from the page cache.
+const NAPS: u32 = 4;
+const NAP: Duration = Duration::from_micros(1);
+
 /// How a caller sizes its pipeline.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Shape {
@@ -169,6 +177,10 @@ pub(crate) struct Pipeline<J> {
     max_depth: usize,
     /// Jobs with one worker at most ([`PER_WORKER`] unless set).
     per_worker: usize,
+    /// Jobs in flight per thread at most (see [`Pipeline::depth`]).
+    per_thread: usize,
+    /// Naps an idle worker takes before it blocks (0 unless caller-bound).
+    naps: u32,
     /// Whether starting the workers has been tried (once per pipeline).
     started: bool,
     /// Whole buffers of finished jobs, for reuse (zeroizing: wiped when dropped). They become
@@ -205,6 +217,8 @@ impl<J: Send + 'static> Pipeline<J> {
             solo: shape.solo_jobs.max(1),
             max_depth: shape.max_depth,
             per_worker: PER_WORKER,
+            per_thread: 2,
+            naps: 0,
             started: false,
             free: Vec::new(),
             buf_len: shape.buf_len,
@@ -233,26 +247,37 @@ impl<J: Send + 'static> Pipeline<J> {
         }
     }
 
-    /// Lets each worker hold up to `jobs` jobs (at least one) instead of [`PER_WORKER`].
+    /// For a caller whose calling thread limits the speed (it reads the source, and no other
+    /// pipeline shares the cores): three jobs per thread in flight instead of two, up to five
+    /// with one worker instead of [`PER_WORKER`], and workers that nap a few times
+    /// ([`NAPS`]) when they run out of jobs before they block. Takes effect only before the
+    /// workers start.
     ///
-    /// For a caller whose calling thread limits the speed: a worker that fell a job behind
-    /// then catches up with one more of its own, where otherwise the calling thread, waiting
-    /// for a result, would do a queued job itself. A caller whose workers have more work than
-    /// the cores (another pipeline beside this one) keeps the default, so that the calling
-    /// thread's help is not lost.
-    pub(crate) fn set_per_worker(&mut self, jobs: usize) {
-        self.per_worker = jobs.max(1);
+    /// A blocked worker must be woken by the calling thread when the next job comes, which
+    /// costs it a few microseconds per job on a virtual machine (an inter-processor
+    /// interrupt); a napping worker wakes on its own timer and finds the job. The deeper
+    /// queue keeps the calling thread from waiting on a worker that naps, and lets a worker
+    /// that fell behind catch up with jobs of its own where the calling thread, waiting for
+    /// a result, would otherwise do a queued one. A caller whose workers have more work than
+    /// the cores (another pipeline beside this one) keeps the defaults: there the calling
+    /// thread's help is what keeps up, and a napping worker would leave a core idle.
+    pub(crate) fn set_caller_bound(&mut self) {
+        if self.workers.is_empty() {
+            self.per_thread = 3;
+            self.per_worker = 5;
+            self.naps = NAPS;
+        }
     }
 
-    /// How many jobs may be in flight: two per thread, within [`Shape::max_depth`] (but at
-    /// least two); 1 without workers, and during the solo jobs. Memory per stream is thus
-    /// bounded whatever the thread count a caller asks for.
+    /// How many jobs may be in flight: two per thread (three if caller-bound), within
+    /// [`Shape::max_depth`] (but at least two); 1 without workers, and during the solo jobs.
+    /// Memory per stream is thus bounded whatever the thread count a caller asks for.
     pub(crate) fn depth(&self) -> usize {
         // Workers start only after the solo jobs, so during them there are none.
         if self.threads <= 1 || self.submitted < self.solo {
             return 1;
         }
-        self.threads.saturating_mul(2).min(self.max_depth).max(2)
+        self.threads.saturating_mul(self.per_thread).min(self.max_depth).max(2)
     }
 
     /// Workers started.
@@ -317,8 +342,9 @@ impl<J: Send + 'static> Pipeline<J> {
             let (job_tx, job_rx) = channel::<J>();
             let (result_tx, result_rx) = channel::<J>();
             let work = Arc::clone(&self.work);
+            let naps = self.naps;
             let spawned = thread::Builder::new().name(self.name.into()).spawn(move || {
-                for mut job in job_rx {
+                while let Some(mut job) = next_job(&job_rx, naps) {
                     work(&mut job);
                     if result_tx.send(job).is_err() {
                         break;
@@ -501,6 +527,19 @@ impl<J: Send + 'static> Pipeline<J> {
     }
 }
 
+/// A worker's next job, after up to `naps` naps if none is queued (see
+/// [`Pipeline::set_caller_bound`]); `None` once the pipeline is gone.
+fn next_job<J>(jobs: &Receiver<J>, naps: u32) -> Option<J> {
+    for _ in 0..naps {
+        match jobs.try_recv() {
+            Ok(job) => return Some(job),
+            Err(TryRecvError::Disconnected) => return None,
+            Err(TryRecvError::Empty) => thread::sleep(NAP),
+        }
+    }
+    jobs.recv().ok()
+}
+
 impl<J> Drop for Pipeline<J> {
     fn drop(&mut self) {
         for worker in &mut self.workers {
@@ -559,8 +598,11 @@ mod tests {
 
     #[test]
     fn results_come_back_in_order_for_any_thread_count() {
-        for threads in 0..6 {
+        for (threads, caller_bound) in (0..6).flat_map(|t| [(t, false), (t, true)]) {
             let mut p = pipeline(threads);
+            if caller_bound {
+                p.set_caller_bound();
+            }
             let mut out = Vec::new();
             for index in 0..40u64 {
                 let mut buf = p.buffer();
@@ -585,11 +627,32 @@ mod tests {
         assert!((1..=MAX_DEFAULT_THREADS).contains(&default_threads()));
     }
 
-    /// `set_per_worker`: a worker that has not finished a job holds as many as it is allowed,
-    /// and the rest wait in the queue; results still come back in order.
+    /// A caller-bound pipeline's worker: jobs that come while it naps, and after it blocked.
+    #[test]
+    fn an_idle_worker_naps_then_blocks_and_gets_every_job() {
+        let (tx, rx) = channel::<u32>();
+        tx.send(1).unwrap();
+        assert_eq!(next_job(&rx, NAPS), Some(1));
+        // A job that comes while the worker naps, and one that comes once it blocks.
+        let sender = thread::spawn(move || {
+            thread::sleep(Duration::from_micros(30));
+            tx.send(2).unwrap();
+            thread::sleep(Duration::from_millis(20));
+            tx.send(3).unwrap();
+        });
+        assert_eq!(next_job(&rx, NAPS), Some(2));
+        assert_eq!(next_job(&rx, NAPS), Some(3));
+        sender.join().unwrap();
+        // The pipeline is gone: no job, whether the worker naps or blocks.
+        assert_eq!(next_job(&rx, NAPS), None);
+        assert_eq!(next_job(&rx, 0), None);
+    }
+
+    /// A worker that has not finished a job holds as many as it is allowed (more if
+    /// caller-bound), and the rest wait in the queue; results still come back in order.
     #[test]
     fn a_worker_holds_the_jobs_its_caller_allows() {
-        for jobs in [1, 2, 3] {
+        for (caller_bound, jobs, depth) in [(false, PER_WORKER, 4), (true, 5, 6)] {
             let release = Arc::new(AtomicUsize::new(0));
             let gate = Arc::clone(&release);
             let work: Work = Arc::new(move |job: &mut Job| {
@@ -603,21 +666,24 @@ mod tests {
             });
             let mut p = Pipeline::new("test-hold", work, shape(4));
             p.set_threads(2);
-            p.set_per_worker(jobs);
+            if caller_bound {
+                p.set_caller_bound();
+            }
             // The solo job, then enough for the worker and the queue (the depth does not
             // bound submissions; the callers collect).
-            for index in 0..6u64 {
+            for index in 0..8u64 {
                 let buf = p.buffer();
                 p.submit(Job::new(index, buf), false);
             }
             let with_worker = p.in_flight.iter().filter(|s| matches!(s, Slot::Worker(_))).count();
             assert_eq!(with_worker, jobs, "{jobs} allowed");
+            assert_eq!(p.depth(), depth);
             release.store(1, Ordering::SeqCst);
             let mut out = Vec::new();
             while let Some(job) = p.collect() {
                 out.push(job.unwrap());
             }
-            assert!(out.iter().map(|j| j.index).eq(0..6));
+            assert!(out.iter().map(|j| j.index).eq(0..8));
             assert!(out.iter().all(|j| j.buf[0] == 7));
         }
     }

@@ -310,9 +310,8 @@ impl Decryptor {
             seipd.set_threads(n);
         }
         if !armored {
-            // As for binary output (see `Encryptor`): a chunk worker that fell behind takes a
-            // third chunk rather than have the reading thread decrypt one.
-            seipd.set_chunks_per_worker(3);
+            // As for binary output (see `Encryptor`): the reading thread limits the speed.
+            seipd.set_caller_bound();
         }
         seipd.set_buffer_pool(self.pool.clone());
         let verify = self.verify || self.sources.store.is_some();

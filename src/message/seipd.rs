@@ -393,10 +393,11 @@ impl<W: Write> SeipdWriter<W> {
         self.pipeline.set_threads(threads);
     }
 
-    /// Lets a worker hold up to `chunks` chunks (see [`Pipeline::set_per_worker`]). Takes
-    /// effect for the chunks submitted after it; the ciphertext is the same for any value.
-    pub(crate) fn set_chunks_per_worker(&mut self, chunks: usize) {
-        self.pipeline.set_per_worker(chunks);
+    /// Runs the chunk workers for a calling thread that limits the speed (see
+    /// [`Pipeline::set_caller_bound`]). Takes effect until the workers start; the ciphertext
+    /// is the same either way.
+    pub(crate) fn set_caller_bound(&mut self) {
+        self.pipeline.set_caller_bound();
     }
 
     /// Lets the last octets of a chunk that `inner` does not take wait in the chunk's buffer
@@ -760,10 +761,10 @@ impl<R: Read> SeipdReader<R> {
         self.pipeline.set_threads(threads);
     }
 
-    /// Lets a worker hold up to `chunks` chunks (see [`Pipeline::set_per_worker`]). Takes
-    /// effect for the chunks submitted after it.
-    pub(crate) fn set_chunks_per_worker(&mut self, chunks: usize) {
-        self.pipeline.set_per_worker(chunks);
+    /// Runs the chunk workers for a calling thread that limits the speed (see
+    /// [`Pipeline::set_caller_bound`]). Takes effect until the workers start.
+    pub(crate) fn set_caller_bound(&mut self) {
+        self.pipeline.set_caller_bound();
     }
 
     /// Takes whole chunk buffers from `pool` and leaves them there at the end. The
