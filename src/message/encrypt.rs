@@ -29,7 +29,7 @@ use crate::message::skesk::encrypt_session_key;
 use crate::packet::header::Tag;
 use crate::packet::literal::{DataFormat, LiteralHeader};
 use crate::packet::padding::Padding;
-use crate::packet::partial::PartialBodyWriter;
+use crate::packet::partial::{PartialBodyWriter, SEIPD_MAX_PART_EXP};
 use crate::packet::s2k::S2k;
 use crate::packet::{PacketBody, Serialize};
 use crate::pipeline::{self, BufferPool};
@@ -447,7 +447,7 @@ impl Encryptor {
         rng.fill(&mut salt)?;
 
         // sink ← PKESKs/SKESKs ← SEIPD framing ← chunk engine ← literal framing.
-        let framed = PartialBodyWriter::new(sink, Tag::Seipd);
+        let framed = PartialBodyWriter::new(sink, Tag::Seipd).with_max_part_exp(SEIPD_MAX_PART_EXP);
         let mut seipd = SeipdWriter::new(framed, &session_key, sym, aead, chunk_size_octet, salt)?;
         if let Some(n) = threads {
             seipd.set_threads(n);

@@ -1385,7 +1385,9 @@ mod tests {
     /// Holding each chunk's last octets for the next chunk writes the same packet as copying
     /// them into the part writer: through a `PartialBodyWriter`, whose 64 KiB parts never end
     /// where a chunk and its tag do, for lengths around chunk boundaries, with one and two
-    /// threads, in one write or many, with and without a flush in the middle.
+    /// threads, in one write or many, with and without a flush in the middle. With the larger
+    /// parts of data written through (as `Encryptor` frames it), the parts differ but the
+    /// body is the same.
     #[test]
     fn held_tails_give_the_same_packet() {
         let sym = SymmetricAlgorithm::Aes128;
@@ -1415,6 +1417,40 @@ mod tests {
                         "len {len}, {threads} threads, split {split}, flush {flush_after:?}"
                     );
                 }
+            }
+        }
+        // Parts up to 2^18, as `Encryptor` frames it: as long as a chunk and its tag allow.
+        let run_large = |plain: &[u8], octet: u8, hold: bool, split: usize| {
+            let framed = PartialBodyWriter::new(Vec::new(), Tag::Seipd)
+                .with_max_part_exp(crate::packet::partial::SEIPD_MAX_PART_EXP);
+            let mut w = SeipdWriter::new(framed, &key(sym), sym, AeadAlgorithm::Ocb, octet, SALT).unwrap();
+            w.set_threads(2);
+            w.pipeline.set_solo_jobs(1);
+            w.set_hold_tails(hold);
+            for piece in plain.chunks(split.max(1)) {
+                w.write_all(piece).unwrap();
+            }
+            w.finish().unwrap().finish().unwrap()
+        };
+        let part_exps = |framed: &[u8]| {
+            let (mut exps, mut i) = (Vec::new(), 1);
+            while framed[i] >= 0xe0 {
+                exps.push(framed[i] & 0x1f);
+                i += 1 + (1usize << (framed[i] & 0x1f));
+            }
+            exps
+        };
+        for (octet, len) in [(10, 12 * chunk + 5), (12, 20 * chunk + 100)] {
+            let plain = data(len);
+            let reference = packets(&run_large(&plain, octet, false, len));
+            for (hold, split) in [(true, len), (true, 10_000), (false, 10_000)] {
+                let framed = run_large(&plain, octet, hold, split);
+                assert_eq!(packets(&framed), reference, "octet {octet}, hold {hold}, split {split}");
+                let exps = part_exps(&framed);
+                assert!(exps.iter().all(|e| (16..=18).contains(e)), "octet {octet}: {exps:?}");
+                // 64 KiB chunks give 64 KiB parts, 256 KiB chunks parts of 256 KiB.
+                let most = if octet == 12 && hold { 18 } else { 16 };
+                assert!(exps.iter().filter(|&&e| e == most).count() * 2 > exps.len(), "{exps:?}");
             }
         }
     }

@@ -162,18 +162,27 @@ impl<R: BufRead> Read for PartialBodyReader<R> {
 /// The default part length exponent: parts of 2^16 octets.
 pub(crate) const DEFAULT_PART_EXP: u8 = 16;
 
+/// The largest part exponent a SEIPD packet's framing uses for data written through it:
+/// parts of 2^18 octets, a default chunk (256 KiB), so that a reader takes a chunk and its
+/// tag in two reads rather than five parts of 2^16.
+pub(crate) const SEIPD_MAX_PART_EXP: u8 = 18;
+
 /// `Write` adapter that frames its input as one data packet with partial body lengths.
 ///
-/// Output is cut into parts of exactly `2^exp` octets; `finish` writes the final part with a
-/// fixed length (possibly 0). A body that never filled one part is written as an ordinary
-/// fixed-length packet. Writes of a whole part or more go straight through without copying.
-/// Dropping without `finish` does no I/O; the packet is then incomplete.
+/// Output is cut into parts of `2^exp` octets; `finish` writes the final part with a fixed
+/// length (possibly 0). A body that never filled one part is written as an ordinary
+/// fixed-length packet. Writes of a whole part or more go straight through without copying,
+/// as parts of the largest power of two they hold, up to `2^max_exp` octets (`exp` unless
+/// set). Dropping without `finish` does no I/O; the packet is then incomplete.
 #[derive(Debug)]
 #[must_use = "call finish() to end the packet"]
 pub(crate) struct PartialBodyWriter<W: Write> {
     inner: W,
     tag: Tag,
+    /// Parts made of buffered octets are 2^`exp` long, the buffer's capacity.
     exp: u8,
+    /// Parts of octets written through are at most 2^`max_exp` long.
+    max_exp: u8,
     /// Buffered octets of the current part; never reaches `part_len` between calls. It may
     /// hold plaintext (literal data), hence the zeroizing buffer allocated once.
     buf: SecretVec,
@@ -196,22 +205,40 @@ impl<W: Write> PartialBodyWriter<W> {
             inner,
             tag,
             exp,
+            max_exp: exp,
             buf: SecretVec::with_capacity(1usize << exp),
             header_written: false,
             poison: Poison::default(),
         }
     }
 
+    /// Lets octets written through go out in parts of up to 2^`max_exp` octets (at most 2^30,
+    /// at least the buffered parts' length): fewer parts for a reader to read one by one.
+    pub(crate) fn with_max_part_exp(mut self, max_exp: u8) -> Self {
+        self.max_exp = max_exp.clamp(self.exp, 30);
+        self
+    }
+
     fn part_len(&self) -> usize {
         1usize << self.exp
     }
 
-    /// Writes one full part: the packet's first octet if not yet written, the partial length
-    /// octet, then the buffered octets ‖ `a` ‖ `b` (together exactly one part long), and
-    /// empties the buffer.
-    fn emit_part(&mut self, a: &[u8], b: &[u8]) -> io::Result<()> {
+    /// The exponent of the part to write next: of the buffered parts while octets are
+    /// buffered, else of the largest power of two in `available` octets, within `exp..=max_exp`.
+    fn next_part_exp(&self, available: usize) -> u8 {
+        if !self.buf.is_empty() {
+            return self.exp;
+        }
+        let largest = available.checked_ilog2().map_or(0, |e| u8::try_from(e).unwrap_or(u8::MAX));
+        largest.clamp(self.exp, self.max_exp)
+    }
+
+    /// Writes one full part of 2^`exp` octets: the packet's first octet if not yet written,
+    /// the partial length octet, then the buffered octets ‖ `a` ‖ `b` (together exactly one
+    /// part long), and empties the buffer.
+    fn emit_part(&mut self, exp: u8, a: &[u8], b: &[u8]) -> io::Result<()> {
         // The packet's first octet before the first part, then the part's length octet.
-        let length = 0xe0 | self.exp;
+        let length = 0xe0 | exp;
         let (head, head_len) =
             if self.header_written { ([length, 0], 1) } else { ([0xc0 | u8::from(self.tag), length], 2) };
         self.header_written = true;
@@ -241,7 +268,8 @@ impl<W: Write> PartialBodyWriter<W> {
         }
         let mut taken = 0usize;
         loop {
-            let need = part_len.saturating_sub(self.buf.len());
+            let exp = self.next_part_exp(total.saturating_sub(taken));
+            let need = (1usize << exp).saturating_sub(self.buf.len());
             let end = taken.saturating_add(need);
             if end > total {
                 return Ok(taken);
@@ -251,7 +279,7 @@ impl<W: Write> PartialBodyWriter<W> {
             let from_b = b
                 .get(taken.saturating_sub(a.len())..end.saturating_sub(a.len()))
                 .ok_or_else(|| io::Error::from(Error::poisoned()))?;
-            self.emit_part(from_a, from_b)?;
+            self.emit_part(exp, from_a, from_b)?;
             taken = end;
         }
     }
@@ -391,6 +419,82 @@ mod tests {
             }
             w.write_all(rest).unwrap();
             assert_eq!(w.finish().unwrap(), reference, "split {split}");
+        }
+    }
+
+    /// The exponents of a framed packet's partial parts (its header is one octet, its final
+    /// length one or two octets).
+    #[allow(clippy::arithmetic_side_effects, reason = "offsets within a test packet of a few KiB")]
+    fn part_exps(framed: &[u8]) -> Vec<u8> {
+        let mut exps = Vec::new();
+        let mut i = 1;
+        while framed[i] >= 0xe0 {
+            let exp = framed[i] & 0x1f;
+            exps.push(exp);
+            i += 1 + (1usize << exp);
+        }
+        let (len, octets) = match framed[i] {
+            first @ 0..192 => (usize::from(first), 1),
+            first => (((usize::from(first) - 192) << 8) + usize::from(framed[i + 1]) + 192, 2),
+        };
+        assert_eq!(i + octets + len, framed.len());
+        exps
+    }
+
+    /// With a larger `max_exp`, octets written through go out in parts of the largest power
+    /// of two they hold, up to 2^`max_exp`; buffered octets in parts of 2^`exp`; the rest
+    /// that vectored writes leave to the caller is still shorter than 2^`exp`.
+    #[test]
+    fn parts_written_through_grow_to_the_largest() {
+        let data: Vec<u8> = (0..9000u32).map(|i| (i % 251) as u8).collect();
+        let framed = |max_exp: u8, split: usize| {
+            let mut w =
+                PartialBodyWriter::with_part_exp(Vec::new(), Tag::LiteralData, 9).with_max_part_exp(max_exp);
+            for piece in data.chunks(split) {
+                w.write_all(piece).unwrap();
+            }
+            w.finish().unwrap()
+        };
+        // 9000 = 4096 + 4096 + 512 + 296 with parts up to 2^12, 2048 × 4 + 512 + 296 up to 2^11.
+        assert_eq!(part_exps(&framed(12, data.len())), [12, 12, 9]);
+        assert_eq!(part_exps(&framed(11, data.len())), [11, 11, 11, 11, 9]);
+        assert_eq!(part_exps(&framed(30, data.len())), [13, 9]);
+        // Small writes are buffered: parts of 2^9 only.
+        assert_eq!(part_exps(&framed(12, 100)), [9; 17]);
+        // Writes of 3000: 2048 through, 952 of which 512 through and 440 buffered, and so on.
+        let mixed = framed(12, 3000);
+        assert!(part_exps(&mixed).iter().all(|e| (9..=12).contains(e)));
+        assert!(part_exps(&mixed).contains(&11));
+        for max_exp in [9, 11, 12, 30] {
+            for split in [1, 100, 511, 512, 3000, 9000] {
+                assert_eq!(unframe(&framed(max_exp, split)).unwrap(), data, "max {max_exp} split {split}");
+                let mut w = PartialBodyWriter::with_part_exp(Vec::new(), Tag::LiteralData, 9)
+                    .with_max_part_exp(max_exp);
+                let mut rest: &[u8] = &[];
+                for piece in data.chunks(split) {
+                    let (mut a, mut b) = (rest, piece);
+                    loop {
+                        let offered = a.len() + b.len();
+                        let n = w.write_vectored(&[io::IoSlice::new(a), io::IoSlice::new(b)]).unwrap();
+                        assert!(n > 0 && n <= offered);
+                        assert!(
+                            n == offered || offered - n < 512,
+                            "max {max_exp} split {split}: a part left"
+                        );
+                        let from_a = n.min(a.len());
+                        a = &a[from_a..];
+                        b = &b[n - from_a..];
+                        if a.is_empty() {
+                            break;
+                        }
+                    }
+                    rest = b;
+                }
+                w.write_all(rest).unwrap();
+                let framed = w.finish().unwrap();
+                assert!(part_exps(&framed).iter().all(|e| (9..=max_exp).contains(e)));
+                assert_eq!(unframe(&framed).unwrap(), data, "vectored, max {max_exp} split {split}");
+            }
         }
     }
 
