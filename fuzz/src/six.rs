@@ -68,9 +68,16 @@ pub fn decrypt(message: &[u8], verify: bool) -> Result<Opened, Refusal> {
     decrypt_with(message, &[PASSWORD], verify)
 }
 
+/// Decrypts a message made from a spec (by sixpgp or an oracle) with every fixed key and
+/// `passwords`. The fuzz limits, except that Argon2 may cost what sixpgp's own SKESKs cost
+/// (64 MiB, 3 passes, 4 lanes): a message with only a password is otherwise refused.
 pub fn decrypt_with(message: &[u8], passwords: &[&str], verify: bool) -> Result<Opened, Refusal> {
     let k = keys();
-    let mut d = Decryptor::new(&k.tsks).limits(sixpgp::fuzzing::fuzz_limits()).at(fixed_time());
+    let limits = sixpgp::fuzzing::fuzz_limits()
+        .with_max_argon2_memory_kib(1 << 16)
+        .with_max_argon2_passes(3)
+        .with_max_argon2_parallelism(4);
+    let mut d = Decryptor::new(&k.tsks).limits(limits).at(fixed_time());
     for p in passwords {
         d = d.password(*p);
     }
