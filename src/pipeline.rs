@@ -7,9 +7,9 @@
 //! which does the I/O and, whenever it would otherwise wait for a worker's result, processes a
 //! queued job itself: n threads in all for one pipeline, so n cores are not oversubscribed, and
 //! all n do the work when the I/O is cheap. Each worker holds at most two jobs (the one it
-//! works on and the next; five, with naps, if its caller says so, see
-//! [`Pipeline::set_caller_bound`]); later ones wait in the queue of slots for the first worker with room or for the calling
-//! thread. A calling thread that only waited would leave a core idle; one that took a job
+//! works on and the next; five, and naps when idle, if its caller says so, see
+//! [`Pipeline::set_caller_bound`]); later ones wait in the queue of slots for the first
+//! worker with room or for the calling thread. A calling thread that only waited would leave a core idle; one that took a job
 //! whenever a worker had a backlog would starve the worker while it had I/O to do, so it helps
 //! only when it would otherwise wait. Each worker has its own job and result channel; the
 //! order of submission is kept in the queue of slots (done here, with worker i, or not
@@ -144,6 +144,7 @@ const PER_WORKER: usize = 2;
 /// Linux with its default timer slack, about the time the calling thread takes to read two
 /// 256 KiB chunks from the page cache.
 const NAPS: u32 = 4;
+/// One nap: the shortest sleep one can ask for; the system's timer slack sets its length.
 const NAP: Duration = Duration::from_micros(1);
 
 /// How a caller sizes its pipeline.
