@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, UNIX_EPOCH};
 
 use sixpgp::{
-    AeadAlgorithm, Cert, DataFormat, Decryptor, Encryptor, Error, SymmetricAlgorithm, Tsk, Unsupported,
+    AeadAlgorithm, Cert, DataFormat, Decryptor, Encryptor, Error, Limits, SymmetricAlgorithm, Tsk, Unsupported,
 };
 
 use crate::{CertView, MessageSpec, Opened, PASSWORD, SECRET_KEYS, SeededRng, fixed_time, in_scope_algorithm};
@@ -65,18 +65,23 @@ fn io_classify(e: &std::io::Error) -> Refusal {
 /// Decrypts `message` with every fixed key and [`PASSWORD`] under the fuzz limits; with
 /// `verify`, also checks signatures against the fixed certificates.
 pub fn decrypt(message: &[u8], verify: bool) -> Result<Opened, Refusal> {
-    decrypt_with(message, &[PASSWORD], verify)
+    open(message, &[PASSWORD], verify, sixpgp::fuzzing::fuzz_limits())
 }
 
 /// Decrypts a message made from a spec (by sixpgp or an oracle) with every fixed key and
-/// `passwords`. The fuzz limits, except that Argon2 may cost what sixpgp's own SKESKs cost
-/// (64 MiB, 3 passes, 4 lanes): a message with only a password is otherwise refused.
+/// `passwords`: the fuzz limits, except that Argon2 may cost what sixpgp's own SKESKs cost
+/// (64 MiB, 3 passes, 4 lanes), or a message with only a password would be refused. Not for
+/// the fuzzer's own input, which `decrypt` takes.
 pub fn decrypt_with(message: &[u8], passwords: &[&str], verify: bool) -> Result<Opened, Refusal> {
-    let k = keys();
     let limits = sixpgp::fuzzing::fuzz_limits()
         .with_max_argon2_memory_kib(1 << 16)
         .with_max_argon2_passes(3)
         .with_max_argon2_parallelism(4);
+    open(message, passwords, verify, limits)
+}
+
+fn open(message: &[u8], passwords: &[&str], verify: bool, limits: Limits) -> Result<Opened, Refusal> {
+    let k = keys();
     let mut d = Decryptor::new(&k.tsks).limits(limits).at(fixed_time());
     for p in passwords {
         d = d.password(*p);

@@ -394,8 +394,8 @@ impl<W: Write> SeipdWriter<W> {
     }
 
     /// Runs the chunk workers for a calling thread that limits the speed (see
-    /// [`Pipeline::set_caller_bound`]). Takes effect until the workers start; the ciphertext
-    /// is the same either way.
+    /// [`Pipeline::set_caller_bound`]). Takes effect only if called before the workers
+    /// start; the ciphertext is the same either way.
     pub(crate) fn set_caller_bound(&mut self) {
         self.pipeline.set_caller_bound();
     }
@@ -762,7 +762,8 @@ impl<R: Read> SeipdReader<R> {
     }
 
     /// Runs the chunk workers for a calling thread that limits the speed (see
-    /// [`Pipeline::set_caller_bound`]). Takes effect until the workers start.
+    /// [`Pipeline::set_caller_bound`]). Takes effect only if called before the workers
+    /// start.
     pub(crate) fn set_caller_bound(&mut self) {
         self.pipeline.set_caller_bound();
     }
@@ -1420,9 +1421,8 @@ mod tests {
             }
         }
         // Parts up to 2^18, as `Encryptor` frames it: as long as a chunk and its tag allow.
-        let run_large = |plain: &[u8], octet: u8, hold: bool, split: usize| {
-            let framed = PartialBodyWriter::new(Vec::new(), Tag::Seipd)
-                .with_max_part_exp(crate::packet::partial::SEIPD_MAX_PART_EXP);
+        let run_large = |plain: &[u8], octet: u8, hold: bool, split: usize, max_exp: u8| {
+            let framed = PartialBodyWriter::new(Vec::new(), Tag::Seipd).with_max_part_exp(max_exp);
             let mut w = SeipdWriter::new(framed, &key(sym), sym, AeadAlgorithm::Ocb, octet, SALT).unwrap();
             w.set_threads(2);
             w.pipeline.set_solo_jobs(1);
@@ -1442,9 +1442,11 @@ mod tests {
         };
         for (octet, len) in [(10, 12 * chunk + 5), (12, 20 * chunk + 100)] {
             let plain = data(len);
-            let reference = packets(&run_large(&plain, octet, false, len));
+            // The body framed in 64 KiB parts only.
+            let reference = packets(&run_large(&plain, octet, false, len, 16));
             for (hold, split) in [(true, len), (true, 10_000), (false, 10_000)] {
-                let framed = run_large(&plain, octet, hold, split);
+                let framed =
+                    run_large(&plain, octet, hold, split, crate::packet::partial::SEIPD_MAX_PART_EXP);
                 assert_eq!(packets(&framed), reference, "octet {octet}, hold {hold}, split {split}");
                 let exps = part_exps(&framed);
                 assert!(exps.iter().all(|e| (16..=18).contains(e)), "octet {octet}: {exps:?}");

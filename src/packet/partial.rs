@@ -3,7 +3,8 @@
 //! <https://www.rfc-editor.org/rfc/rfc9580#section-4.2.1.4>
 //!
 //! [`PartialBodyReader`] reads one data packet's body, following the chain of partial lengths;
-//! [`PartialBodyWriter`] writes one, in parts of a fixed power of two.
+//! [`PartialBodyWriter`] writes one, in parts of a power of two: a fixed one for what it
+//! buffers, up to a larger one for what is written through it.
 
 use std::io::{self, BufRead, Read, Write};
 
