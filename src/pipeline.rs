@@ -152,9 +152,10 @@ const CALLER_BOUND_PER_WORKER: usize = 5;
 const NAPS: u32 = 4;
 /// One nap: the shortest sleep one can ask for; the system's timer slack sets its length.
 const NAP: Duration = Duration::from_micros(1);
-/// A nap that took longer than this (a system with coarse timers: Windows rounds a sleep up
-/// to a millisecond or more) ends the worker's naps for good: the calling thread may be
-/// waiting for the job that came meanwhile.
+/// A nap that took longer than this ends the worker's naps until the next time it runs dry
+/// (the calling thread may be waiting for the job that came meanwhile); two in a row (a
+/// system with coarse timers: Windows rounds a sleep up to a millisecond or more) end them
+/// for good. One alone is a worker preempted now and then.
 const LONGEST_NAP: Duration = Duration::from_micros(250);
 
 /// How a caller sizes its pipeline.
@@ -353,9 +354,9 @@ impl<J: Send + 'static> Pipeline<J> {
             let (job_tx, job_rx) = channel::<J>();
             let (result_tx, result_rx) = channel::<J>();
             let work = Arc::clone(&self.work);
-            let mut naps = self.naps;
+            let mut naps = Naps { left: self.naps, overslept: false };
             let spawned = thread::Builder::new().name(self.name.into()).spawn(move || {
-                while let Some(mut job) = next_job(&job_rx, &mut naps) {
+                while let Some(mut job) = next_job(&job_rx, &mut naps, || thread::sleep(NAP)) {
                     work(&mut job);
                     if result_tx.send(job).is_err() {
                         break;
@@ -538,19 +539,30 @@ impl<J: Send + 'static> Pipeline<J> {
     }
 }
 
-/// A worker's next job, after up to `naps` naps if none is queued (see
-/// [`Pipeline::set_caller_bound`]); `None` once the pipeline is gone. A nap longer than
-/// [`LONGEST_NAP`] sets `naps` to 0: this worker blocks from then on.
-fn next_job<J>(jobs: &Receiver<J>, naps: &mut u32) -> Option<J> {
-    for _ in 0..*naps {
+/// A worker's naps (see [`Pipeline::set_caller_bound`]).
+struct Naps {
+    /// Naps to take each time it runs dry (0: it blocks at once).
+    left: u32,
+    /// Its last nap took longer than [`LONGEST_NAP`].
+    overslept: bool,
+}
+
+/// A worker's next job, after up to `naps.left` naps (`nap`) if none is queued; `None` once
+/// the pipeline is gone. See [`LONGEST_NAP`] for naps that oversleep.
+fn next_job<J>(jobs: &Receiver<J>, naps: &mut Naps, nap: impl Fn()) -> Option<J> {
+    for _ in 0..naps.left {
         match jobs.try_recv() {
             Ok(job) => return Some(job),
             Err(TryRecvError::Disconnected) => return None,
             Err(TryRecvError::Empty) => {
                 let start = Instant::now();
-                thread::sleep(NAP);
-                if start.elapsed() > LONGEST_NAP {
-                    *naps = 0;
+                nap();
+                let overslept = start.elapsed() > LONGEST_NAP;
+                if overslept && naps.overslept {
+                    naps.left = 0;
+                }
+                naps.overslept = overslept;
+                if overslept {
                     break;
                 }
             }
@@ -651,24 +663,52 @@ mod tests {
     /// oversleeps ends its naps.
     #[test]
     fn an_idle_worker_gets_every_job_whether_it_naps_or_blocks() {
+        let nap = || thread::sleep(NAP);
         let (tx, rx) = channel::<u32>();
-        let mut naps = NAPS;
+        let mut naps = Naps { left: NAPS, overslept: false };
         tx.send(1).unwrap();
-        assert_eq!(next_job(&rx, &mut naps), Some(1));
+        assert_eq!(next_job(&rx, &mut naps, nap), Some(1));
         let sender = thread::spawn(move || {
             thread::sleep(Duration::from_micros(30));
             tx.send(2).unwrap();
             thread::sleep(Duration::from_millis(20));
             tx.send(3).unwrap();
         });
-        assert_eq!(next_job(&rx, &mut naps), Some(2));
-        assert_eq!(next_job(&rx, &mut naps), Some(3));
+        assert_eq!(next_job(&rx, &mut naps, nap), Some(2));
+        assert_eq!(next_job(&rx, &mut naps, nap), Some(3));
         sender.join().unwrap();
-        // Naps of 1 µs take 50-90 µs on Linux; a loaded test machine may stretch one past
-        // LONGEST_NAP, which is the other outcome allowed.
-        assert!(naps == NAPS || naps == 0);
-        assert_eq!(next_job(&rx, &mut naps), None);
-        assert_eq!(next_job(&rx, &mut 0), None);
+        assert_eq!(next_job(&rx, &mut naps, nap), None);
+        assert_eq!(next_job(&rx, &mut Naps { left: 0, overslept: false }, nap), None);
+    }
+
+    /// A nap that oversleeps ends the naps until the worker next runs dry; two in a row end
+    /// them for good.
+    #[test]
+    fn naps_that_oversleep_end() {
+        let (tx, rx) = channel::<u32>();
+        let long = || thread::sleep(LONGEST_NAP * 2);
+        let short = || {};
+        let mut naps = Naps { left: NAPS, overslept: false };
+        for (nap_is_long, left_after) in [(true, NAPS), (false, NAPS), (true, NAPS), (true, 0)] {
+            tx.send(7).unwrap();
+            assert_eq!(
+                next_job(&rx, &mut naps, if nap_is_long { &long as &dyn Fn() } else { &short }),
+                Some(7)
+            );
+            // The next call finds nothing queued, naps once (long or short) and, as the queue
+            // stays empty, blocks until the job sent from another thread comes.
+            let tx2 = tx.clone();
+            let sender = thread::spawn(move || {
+                thread::sleep(Duration::from_millis(5));
+                tx2.send(8).unwrap();
+            });
+            assert_eq!(
+                next_job(&rx, &mut naps, if nap_is_long { &long as &dyn Fn() } else { &short }),
+                Some(8)
+            );
+            sender.join().unwrap();
+            assert_eq!(naps.left, left_after, "after a {} nap", if nap_is_long { "long" } else { "short" });
+        }
     }
 
     /// A worker that has not finished a job holds as many as it is allowed (more if
