@@ -187,12 +187,8 @@ pub(crate) struct Pipeline<J> {
     solo: u64,
     /// Jobs in flight at most ([`Shape::max_depth`]).
     max_depth: usize,
-    /// Jobs with one worker at most ([`PER_WORKER`] unless set).
-    per_worker: usize,
-    /// Jobs in flight per thread at most (see [`Pipeline::depth`]).
-    per_thread: usize,
-    /// Naps an idle worker takes before it blocks (0 unless caller-bound).
-    naps: u32,
+    /// Set by [`Pipeline::set_caller_bound`]: deeper queues, and workers that nap.
+    caller_bound: bool,
     /// Whether starting the workers has been tried (once per pipeline).
     started: bool,
     /// Whole buffers of finished jobs, for reuse (zeroizing: wiped when dropped). They become
@@ -228,9 +224,7 @@ impl<J: Send + 'static> Pipeline<J> {
             submitted: 0,
             solo: shape.solo_jobs.max(1),
             max_depth: shape.max_depth,
-            per_worker: PER_WORKER,
-            per_thread: PER_THREAD,
-            naps: 0,
+            caller_bound: false,
             started: false,
             free: Vec::new(),
             buf_len: shape.buf_len,
@@ -275,10 +269,13 @@ impl<J: Send + 'static> Pipeline<J> {
     /// thread's help is what keeps up, and a napping worker would leave a core idle.
     pub(crate) fn set_caller_bound(&mut self) {
         if self.workers.is_empty() {
-            self.per_thread = CALLER_BOUND_PER_THREAD;
-            self.per_worker = CALLER_BOUND_PER_WORKER;
-            self.naps = NAPS;
+            self.caller_bound = true;
         }
+    }
+
+    /// Jobs with one worker at most.
+    fn per_worker(&self) -> usize {
+        if self.caller_bound { CALLER_BOUND_PER_WORKER } else { PER_WORKER }
     }
 
     /// How many jobs may be in flight: two per thread (three if caller-bound), within
@@ -289,7 +286,8 @@ impl<J: Send + 'static> Pipeline<J> {
         if self.threads <= 1 || self.submitted < self.solo {
             return 1;
         }
-        self.threads.saturating_mul(self.per_thread).min(self.max_depth).max(2)
+        let per_thread = if self.caller_bound { CALLER_BOUND_PER_THREAD } else { PER_THREAD };
+        self.threads.saturating_mul(per_thread).min(self.max_depth).max(2)
     }
 
     /// Workers started.
@@ -354,7 +352,7 @@ impl<J: Send + 'static> Pipeline<J> {
             let (job_tx, job_rx) = channel::<J>();
             let (result_tx, result_rx) = channel::<J>();
             let work = Arc::clone(&self.work);
-            let mut naps = Naps { left: self.naps, overslept: false };
+            let mut naps = Naps { left: if self.caller_bound { NAPS } else { 0 }, overslept: false };
             let spawned = thread::Builder::new().name(self.name.into()).spawn(move || {
                 while let Some(mut job) = next_job(&job_rx, &mut naps, || thread::sleep(NAP)) {
                     work(&mut job);
@@ -410,13 +408,14 @@ impl<J: Send + 'static> Pipeline<J> {
 
     /// Sends `job` to the least busy worker that has room; gives it back if none has.
     fn send(&mut self, mut job: J) -> std::result::Result<usize, J> {
+        let per_worker = self.per_worker();
         loop {
             let least_busy = self
                 .pending
                 .iter()
                 .copied()
                 .enumerate()
-                .filter(|&(_, n)| n < self.per_worker)
+                .filter(|&(_, n)| n < per_worker)
                 .min_by_key(|&(_, n)| n);
             let Some((i, _)) = least_busy else { return Err(job) };
             let sent = match self.workers.get(i).and_then(|w| w.jobs.as_ref()) {

@@ -991,7 +991,7 @@ impl<R: Read> Read for SeipdReader<R> {
 mod tests {
     use super::*;
     use crate::packet::header::{Header, Tag};
-    use crate::packet::partial::{PartialBodyReader, PartialBodyWriter};
+    use crate::packet::partial::{PartialBodyReader, PartialBodyWriter, part_exps};
     use crate::pipeline;
     use base64::Engine as _;
     use proptest::prelude::*;
@@ -1431,14 +1431,6 @@ mod tests {
                 w.write_all(piece).unwrap();
             }
             w.finish().unwrap().finish().unwrap()
-        };
-        let part_exps = |framed: &[u8]| {
-            let (mut exps, mut i) = (Vec::new(), 1);
-            while framed[i] >= 0xe0 {
-                exps.push(framed[i] & 0x1f);
-                i += 1 + (1usize << (framed[i] & 0x1f));
-            }
-            exps
         };
         for (octet, len) in [(10, 12 * chunk + 5), (12, 20 * chunk + 100)] {
             let plain = data(len);

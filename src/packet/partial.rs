@@ -347,6 +347,27 @@ impl<W: Write> Write for PartialBodyWriter<W> {
     }
 }
 
+/// The exponents of a framed packet's partial parts (its header is one octet), for tests;
+/// checks that the final length ends the packet.
+#[cfg(test)]
+#[allow(clippy::arithmetic_side_effects, clippy::indexing_slicing, reason = "a test packet of a few KiB")]
+pub(crate) fn part_exps(framed: &[u8]) -> Vec<u8> {
+    let mut exps = Vec::new();
+    let mut i = 1;
+    while framed[i] >= 0xe0 {
+        let exp = framed[i] & 0x1f;
+        exps.push(exp);
+        i += 1 + (1usize << exp);
+    }
+    let (len, octets) = match framed[i] {
+        first @ 0..192 => (usize::from(first), 1),
+        255 => (u32::from_be_bytes(framed[i + 1..i + 5].try_into().unwrap()) as usize, 5),
+        first => (((usize::from(first) - 192) << 8) + usize::from(framed[i + 1]) + 192, 2),
+    };
+    assert_eq!(i + octets + len, framed.len());
+    exps
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -388,6 +409,36 @@ mod tests {
         assert_eq!(frame(b"", 9, 1), [0xcb, 0]);
     }
 
+    /// Writes `data` in pieces of `split` octets as `SeipdWriter` does with held tails: each
+    /// piece in vectored writes behind the rest the writer left of the one before, until the
+    /// writer has taken that rest; checks that what it leaves is less than a part (2^9
+    /// here), with nothing buffered. Then finishes the packet.
+    #[allow(clippy::arithmetic_side_effects, reason = "lengths of a test packet of a few KiB")]
+    fn write_leaving_rest(mut w: PartialBodyWriter<Vec<u8>>, data: &[u8], split: usize) -> Vec<u8> {
+        let mut rest: &[u8] = &[];
+        for piece in data.chunks(split) {
+            let (mut a, mut b) = (rest, piece);
+            loop {
+                let offered = a.len() + b.len();
+                let n = w.write_vectored(&[io::IoSlice::new(a), io::IoSlice::new(b)]).unwrap();
+                assert!(n > 0 && n <= offered, "split {split}: took {n} of {offered}");
+                if n < offered {
+                    assert!(w.buf.is_empty(), "split {split}: parts written, nothing buffered");
+                    assert!(offered - n < 512, "split {split}: {} left, a whole part", offered - n);
+                }
+                let from_a = n.min(a.len());
+                a = &a[from_a..];
+                b = &b[n - from_a..];
+                if a.is_empty() {
+                    break;
+                }
+            }
+            rest = b;
+        }
+        w.write_all(rest).unwrap();
+        w.finish().unwrap()
+    }
+
     /// `write_vectored` writes the whole parts that the buffered octets and its slices make
     /// and leaves the rest (shorter than a part) to the caller, or buffers everything when no
     /// part is complete; a caller that passes the rest again in front of what follows (as
@@ -397,49 +448,9 @@ mod tests {
         let data: Vec<u8> = (0..5000u32).map(|i| (i % 251) as u8).collect();
         let reference = frame(&data, 9, data.len());
         for split in [1, 100, 511, 512, 513, 1500, 5000] {
-            let mut w = PartialBodyWriter::with_part_exp(Vec::new(), Tag::LiteralData, 9);
-            let mut rest: &[u8] = &[];
-            for piece in data.chunks(split) {
-                let (mut a, mut b) = (rest, piece);
-                loop {
-                    let offered = a.len() + b.len();
-                    let n = w.write_vectored(&[io::IoSlice::new(a), io::IoSlice::new(b)]).unwrap();
-                    assert!(n > 0 && n <= offered, "split {split}: took {n} of {offered}");
-                    if n < offered {
-                        assert!(w.buf.is_empty(), "split {split}: parts written, nothing buffered");
-                        assert!(offered - n < 512, "split {split}: {} left, a whole part", offered - n);
-                    }
-                    let from_a = n.min(a.len());
-                    a = &a[from_a..];
-                    b = &b[n - from_a..];
-                    if a.is_empty() {
-                        break;
-                    }
-                }
-                rest = b;
-            }
-            w.write_all(rest).unwrap();
-            assert_eq!(w.finish().unwrap(), reference, "split {split}");
+            let w = PartialBodyWriter::with_part_exp(Vec::new(), Tag::LiteralData, 9);
+            assert_eq!(write_leaving_rest(w, &data, split), reference, "split {split}");
         }
-    }
-
-    /// The exponents of a framed packet's partial parts (its header is one octet, its final
-    /// length one or two octets).
-    #[allow(clippy::arithmetic_side_effects, reason = "offsets within a test packet of a few KiB")]
-    fn part_exps(framed: &[u8]) -> Vec<u8> {
-        let mut exps = Vec::new();
-        let mut i = 1;
-        while framed[i] >= 0xe0 {
-            let exp = framed[i] & 0x1f;
-            exps.push(exp);
-            i += 1 + (1usize << exp);
-        }
-        let (len, octets) = match framed[i] {
-            first @ 0..192 => (usize::from(first), 1),
-            first => (((usize::from(first) - 192) << 8) + usize::from(framed[i + 1]) + 192, 2),
-        };
-        assert_eq!(i + octets + len, framed.len());
-        exps
     }
 
     /// With a larger `max_exp`, octets written through go out in parts of the largest power
@@ -469,30 +480,9 @@ mod tests {
         for max_exp in [9, 11, 12, 30] {
             for split in [1, 100, 511, 512, 3000, 9000] {
                 assert_eq!(unframe(&framed(max_exp, split)).unwrap(), data, "max {max_exp} split {split}");
-                let mut w = PartialBodyWriter::with_part_exp(Vec::new(), Tag::LiteralData, 9)
+                let w = PartialBodyWriter::with_part_exp(Vec::new(), Tag::LiteralData, 9)
                     .with_max_part_exp(max_exp);
-                let mut rest: &[u8] = &[];
-                for piece in data.chunks(split) {
-                    let (mut a, mut b) = (rest, piece);
-                    loop {
-                        let offered = a.len() + b.len();
-                        let n = w.write_vectored(&[io::IoSlice::new(a), io::IoSlice::new(b)]).unwrap();
-                        assert!(n > 0 && n <= offered);
-                        assert!(
-                            n == offered || offered - n < 512,
-                            "max {max_exp} split {split}: a part left"
-                        );
-                        let from_a = n.min(a.len());
-                        a = &a[from_a..];
-                        b = &b[n - from_a..];
-                        if a.is_empty() {
-                            break;
-                        }
-                    }
-                    rest = b;
-                }
-                w.write_all(rest).unwrap();
-                let framed = w.finish().unwrap();
+                let framed = write_leaving_rest(w, &data, split);
                 assert!(part_exps(&framed).iter().all(|e| (9..=max_exp).contains(e)));
                 assert_eq!(unframe(&framed).unwrap(), data, "vectored, max {max_exp} split {split}");
             }
