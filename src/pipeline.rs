@@ -153,10 +153,15 @@ const NAPS: u32 = 4;
 /// One nap: the shortest sleep one can ask for; the system's timer slack sets its length.
 const NAP: Duration = Duration::from_micros(1);
 /// A nap that took longer than this ends the worker's naps until the next time it runs dry
-/// (the calling thread may be waiting for the job that came meanwhile); two in a row (a
-/// system with coarse timers: Windows rounds a sleep up to a millisecond or more) end them
-/// for good. One alone is a worker preempted now and then.
+/// (the calling thread may be waiting for the job that came meanwhile); [`OVERSLEPT_NAPS`]
+/// in a row end them for good.
 const LONGEST_NAP: Duration = Duration::from_micros(250);
+/// Naps in a row that oversleep before a worker stops napping: a system whose timers are
+/// coarse (Windows rounds a sleep up to a millisecond or more) loses at most this many
+/// naps' time per stream. A few in a row are no sign of that: a virtual machine whose idle
+/// core the host has descheduled wakes it in about 0.5 ms, and at times does so for the
+/// first naps of a stream.
+const OVERSLEPT_NAPS: u32 = 8;
 
 /// How a caller sizes its pipeline.
 #[derive(Debug, Clone, Copy)]
@@ -352,7 +357,7 @@ impl<J: Send + 'static> Pipeline<J> {
             let (job_tx, job_rx) = channel::<J>();
             let (result_tx, result_rx) = channel::<J>();
             let work = Arc::clone(&self.work);
-            let mut naps = Naps { left: if self.caller_bound { NAPS } else { 0 }, overslept: false };
+            let mut naps = Naps { left: if self.caller_bound { NAPS } else { 0 }, overslept: 0 };
             let spawned = thread::Builder::new().name(self.name.into()).spawn(move || {
                 while let Some(mut job) = next_job(&job_rx, &mut naps, || thread::sleep(NAP)) {
                     work(&mut job);
@@ -542,8 +547,8 @@ impl<J: Send + 'static> Pipeline<J> {
 struct Naps {
     /// Naps to take each time it runs dry (0: it blocks at once).
     left: u32,
-    /// Its last nap took longer than [`LONGEST_NAP`].
-    overslept: bool,
+    /// Its last naps that took longer than [`LONGEST_NAP`], in a row.
+    overslept: u32,
 }
 
 /// A worker's next job, after up to `naps.left` naps (`nap`) if none is queued; `None` once
@@ -557,10 +562,10 @@ fn next_job<J>(jobs: &Receiver<J>, naps: &mut Naps, nap: impl Fn()) -> Option<J>
                 let start = Instant::now();
                 nap();
                 let overslept = start.elapsed() > LONGEST_NAP;
-                if overslept && naps.overslept {
+                naps.overslept = if overslept { naps.overslept.saturating_add(1) } else { 0 };
+                if naps.overslept >= OVERSLEPT_NAPS {
                     naps.left = 0;
                 }
-                naps.overslept = overslept;
                 if overslept {
                     break;
                 }
@@ -664,7 +669,7 @@ mod tests {
     fn an_idle_worker_gets_every_job_whether_it_naps_or_blocks() {
         let nap = || thread::sleep(NAP);
         let (tx, rx) = channel::<u32>();
-        let mut naps = Naps { left: NAPS, overslept: false };
+        let mut naps = Naps { left: NAPS, overslept: 0 };
         tx.send(1).unwrap();
         assert_eq!(next_job(&rx, &mut naps, nap), Some(1));
         let sender = thread::spawn(move || {
@@ -677,18 +682,24 @@ mod tests {
         assert_eq!(next_job(&rx, &mut naps, nap), Some(3));
         sender.join().unwrap();
         assert_eq!(next_job(&rx, &mut naps, nap), None);
-        assert_eq!(next_job(&rx, &mut Naps { left: 0, overslept: false }, nap), None);
+        assert_eq!(next_job(&rx, &mut Naps { left: 0, overslept: 0 }, nap), None);
     }
 
-    /// A nap that oversleeps ends the naps until the worker next runs dry; two in a row end
-    /// them for good.
+    /// A nap that oversleeps ends the naps until the worker next runs dry; [`OVERSLEPT_NAPS`]
+    /// in a row end them for good, and a short one in between starts the count again.
     #[test]
     fn naps_that_oversleep_end() {
         let (tx, rx) = channel::<u32>();
         let long = || thread::sleep(LONGEST_NAP * 2);
         let short = || {};
-        let mut naps = Naps { left: NAPS, overslept: false };
-        for (nap_is_long, left_after) in [(true, NAPS), (false, NAPS), (true, NAPS), (true, 0)] {
+        let mut naps = Naps { left: NAPS, overslept: 0 };
+        let almost = OVERSLEPT_NAPS - 1;
+        let steps = (0..almost)
+            .map(|_| (true, NAPS))
+            .chain([(false, NAPS)])
+            .chain((0..almost).map(|_| (true, NAPS)))
+            .chain([(true, 0)]);
+        for (nap_is_long, left_after) in steps {
             tx.send(7).unwrap();
             assert_eq!(
                 next_job(&rx, &mut naps, if nap_is_long { &long as &dyn Fn() } else { &short }),
