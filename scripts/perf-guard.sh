@@ -2,12 +2,13 @@
 # Performance regression guard: compares the CPU time (user + system, all threads) of this
 # tree's release `sixsop` with that of a baseline commit (the last release, recorded in
 # scripts/perf-baseline), on the same input, in interleaved pairs, and fails when an operation
-# costs more than LIMIT times the baseline.
+# costs more than LIMIT times the baseline. Wall time is shown beside it, so that
+# `scripts/perf-guard.sh 1024 9` is also the A/B of this tree against the last release.
 #
 #   scripts/perf-guard.sh [SIZE_MIB] [ROUNDS]     (defaults: 512 MiB, 9 rounds)
 #
-# Operations: binary and armored encryption and decryption, a detached signature, and signed
-# binary encryption. Each
+# Operations: binary and armored encryption and decryption, a detached signature and its
+# verification, and signed binary encryption. Each
 # round runs every operation with both builds, the order of the two alternating from round to
 # round; the figure is the median over the rounds of each pair's ratio (this tree / baseline).
 # CPU time in pairs is what stays stable on a shared machine: wall time moves with whatever
@@ -63,6 +64,7 @@ head -c "$((size_mib * 1024 * 1024))" /dev/urandom > "$work/plain"
 "$current_bin" extract-cert < "$work/key" > "$work/cert"
 "$current_bin" encrypt --no-armor "$work/cert" < "$work/plain" > "$work/msg.bin"
 "$current_bin" encrypt "$work/cert" < "$work/plain" > "$work/msg.asc"
+"$current_bin" sign "$work/key" < "$work/plain" > "$work/sig"
 
 # name | arguments | input | limit. Detached signing hashes on the calling thread, as 0.1 did;
 # signing while encrypting hashes on a thread of its own (0.1 did not, and was slower).
@@ -72,19 +74,20 @@ ops=(
     "encrypt, armored|encrypt $work/cert|$work/plain|$limit"
     "decrypt, armored|decrypt $work/key|$work/msg.asc|$limit"
     "sign|sign $work/key|$work/plain|$limit"
+    "verify|verify $work/sig $work/cert|$work/plain|$limit"
     "encrypt, signed|encrypt --no-armor --sign-with $work/key $work/cert|$work/plain|$limit"
 )
 
-# CPU seconds (user + system) of one run; fails if the run fails.
-cpu() {
+# Wall and CPU seconds (user + system) of one run; fails if the run fails.
+measure() {
     local bin=$1 args=$2 input=$3 t
     # shellcheck disable=SC2086 # the arguments are paths without spaces, split on purpose
-    t=$( { TIMEFORMAT='%3U %3S'; time "$bin" $args < "$input" > /dev/null 2> "$work/stderr"; } 2>&1 ) || {
+    t=$( { TIMEFORMAT='%3R %3U %3S'; time "$bin" $args < "$input" > /dev/null 2> "$work/stderr"; } 2>&1 ) || {
         echo "failed: $bin $args" >&2
         cat "$work/stderr" >&2
         exit 1
     }
-    awk -v t="$t" 'BEGIN { split(t, a, " "); printf "%.3f", a[1] + a[2] }'
+    awk -v t="$t" 'BEGIN { split(t, a, " "); printf "%.3f %.3f", a[1], a[2] + a[3] }'
 }
 
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -92,35 +95,42 @@ median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { prin
 # One untimed run of each, so that both binaries and the input are in the page cache.
 for op in "${ops[@]}"; do
     IFS='|' read -r _ args input _ <<< "$op"
-    cpu "$current_bin" "$args" "$input" > /dev/null
-    cpu "$baseline_bin" "$args" "$input" > /dev/null
+    measure "$current_bin" "$args" "$input" > /dev/null
+    measure "$baseline_bin" "$args" "$input" > /dev/null
 done
 
-declare -A ratios base_cpu cur_cpu
+declare -A ratios base_cpu cur_cpu base_wall cur_wall
 for ((r = 0; r < rounds; r++)); do
     for op in "${ops[@]}"; do
         IFS='|' read -r name args input _ <<< "$op"
         if ((r % 2 == 0)); then
-            c=$(cpu "$current_bin" "$args" "$input")
-            b=$(cpu "$baseline_bin" "$args" "$input")
+            read -r cw c <<< "$(measure "$current_bin" "$args" "$input")"
+            read -r bw b <<< "$(measure "$baseline_bin" "$args" "$input")"
         else
-            b=$(cpu "$baseline_bin" "$args" "$input")
-            c=$(cpu "$current_bin" "$args" "$input")
+            read -r bw b <<< "$(measure "$baseline_bin" "$args" "$input")"
+            read -r cw c <<< "$(measure "$current_bin" "$args" "$input")"
         fi
         cur_cpu[$name]+="$c "
         base_cpu[$name]+="$b "
+        cur_wall[$name]+="$cw "
+        base_wall[$name]+="$bw "
         ratios[$name]+="$(awk -v c="$c" -v b="$b" 'BEGIN { printf "%.4f", (b > 0) ? c / b : 99 }') "
     done
 done
 
-echo "perf guard: $size_mib MiB, $rounds interleaved rounds, CPU time (user + system) against $baseline_commit"
-printf '%-18s %12s %12s %10s %7s %s\n' operation "baseline (s)" "this (s)" ratio limit "pair ratios"
+# The limit applies to the CPU ratio (the median of the pairs' ratios); wall time, the ratio
+# of the medians, is shown beside it.
+echo "perf guard: $size_mib MiB, $rounds interleaved rounds, against $baseline_commit; medians, wall / CPU (user + system) seconds"
+printf '%-18s %15s %15s %10s %10s %6s %s\n' operation "baseline (s)" "this (s)" "wall ratio" "CPU ratio" limit "CPU pair ratios"
 failed=0
 for op in "${ops[@]}"; do
     IFS='|' read -r name _ _ op_limit <<< "$op"
     ratio=$(median <<< "${ratios[$name]}")
-    printf '%-18s %12s %12s %9.3fx %6sx %s\n' "$name" "$(median <<< "${base_cpu[$name]}")" \
-        "$(median <<< "${cur_cpu[$name]}")" "$ratio" "$op_limit" "${ratios[$name]}"
+    bw=$(median <<< "${base_wall[$name]}")
+    cw=$(median <<< "${cur_wall[$name]}")
+    wall_ratio=$(awk -v c="$cw" -v b="$bw" 'BEGIN { printf "%.3f", (b > 0) ? c / b : 99 }')
+    printf '%-18s %15s %15s %9sx %9.3fx %6sx %s\n' "$name" "$bw / $(median <<< "${base_cpu[$name]}")" \
+        "$cw / $(median <<< "${cur_cpu[$name]}")" "$wall_ratio" "$ratio" "$op_limit" "${ratios[$name]}"
     if awk -v r="$ratio" -v l="$op_limit" 'BEGIN { exit !(r > l) }'; then
         echo "  $name: above its limit of ${op_limit}x" >&2
         failed=1
