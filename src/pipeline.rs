@@ -547,7 +547,7 @@ impl<J: Send + 'static> Pipeline<J> {
 struct Naps {
     /// Naps to take each time it runs dry (0: it blocks at once).
     left: u32,
-    /// Its last naps that took longer than [`LONGEST_NAP`], in a row.
+    /// How many of its latest naps, in a row, took longer than [`LONGEST_NAP`].
     overslept: u32,
 }
 
