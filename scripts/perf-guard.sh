@@ -103,13 +103,16 @@ declare -A ratios base_cpu cur_cpu base_wall cur_wall
 for ((r = 0; r < rounds; r++)); do
     for op in "${ops[@]}"; do
         IFS='|' read -r name args input _ <<< "$op"
+        # Assigned first: `set -e` stops the script when a run fails only in an assignment.
         if ((r % 2 == 0)); then
-            read -r cw c <<< "$(measure "$current_bin" "$args" "$input")"
-            read -r bw b <<< "$(measure "$baseline_bin" "$args" "$input")"
+            cur=$(measure "$current_bin" "$args" "$input")
+            base=$(measure "$baseline_bin" "$args" "$input")
         else
-            read -r bw b <<< "$(measure "$baseline_bin" "$args" "$input")"
-            read -r cw c <<< "$(measure "$current_bin" "$args" "$input")"
+            base=$(measure "$baseline_bin" "$args" "$input")
+            cur=$(measure "$current_bin" "$args" "$input")
         fi
+        read -r cw c <<< "$cur"
+        read -r bw b <<< "$base"
         cur_cpu[$name]+="$c "
         base_cpu[$name]+="$b "
         cur_wall[$name]+="$cw "
