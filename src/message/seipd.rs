@@ -43,9 +43,11 @@ const MAX_SOLO_CHUNKS: usize = 16;
 /// Octets of chunk buffers a pipeline keeps in flight at most (unless that is less than two
 /// chunks): bounds memory whatever the thread count, for chunk sizes up to 4 MiB.
 const IN_FLIGHT_BUDGET: usize = 8 << 20;
-/// Where a new chunk buffer (of the reader or the writer) starts, before it knows the data is
-/// longer: a small message, or the short last chunk of a longer one, then allocates and wipes
-/// 4 KiB instead of a whole 256 KiB slot.
+/// Where a stream's first chunk buffer (of the reader or the writer) starts, before it knows
+/// the data is longer: a small message then allocates and wipes 4 KiB instead of a whole
+/// 256 KiB slot. Buffers after a full chunk are whole slots from the start: growing each of
+/// them from 4 KiB copied what it held at every doubling, and faulted in more new memory
+/// than the slot it ended as.
 const FIRST_READ_LEN: usize = 4096;
 
 /// Derives the message key and IV prefix (RFC 9580 §5.13.2).
@@ -528,10 +530,14 @@ impl<W: Write> SeipdWriter<W> {
         if free > 0 || n == 0 {
             return Ok(n.min(free));
         }
-        // A new chunk buffer outgrew its start: double (from 4 KiB), up to a whole slot, so
-        // that a short message, or a stream's short last chunk, allocates little.
+        // The first chunk buffer outgrew its start: double (from 4 KiB), up to a whole slot,
+        // so that a short message allocates little. After a full chunk, a whole slot.
         let slot = chunk_size.checked_add(TAG_LEN).ok_or_else(bounds)?;
-        let size = self.cur.len().saturating_mul(2).max(FIRST_READ_LEN).min(slot);
+        let size = if self.chunk_index > 0 || !self.held.is_empty() {
+            slot
+        } else {
+            self.cur.len().saturating_mul(2).max(FIRST_READ_LEN).min(slot)
+        };
         self.cur = grown(&self.pipeline, &self.cur, self.len, size)?;
         let free = size.saturating_sub(self.len).saturating_sub(TAG_LEN);
         Ok(n.min(free))
@@ -679,7 +685,8 @@ enum State {
 /// verified too. Plaintext is released only after its chunk's tag verified, in
 /// order, and only up to the first chunk that failed (the error comes when that plaintext has
 /// been read). `Ok(0)` means the whole packet body was authenticated; truncation anywhere is an
-/// error. The first buffer is 4 KiB (or less) and grows to a slot only if the stream is longer.
+/// error. The first buffer is 4 KiB (or less) and grows to a slot only if the stream is longer;
+/// the buffers after it are whole slots.
 ///
 /// A chunk is decrypted out of its buffer into a plaintext buffer of its own, in the same pass
 /// (`open_to`): the buffers that `inner.read` fills, which may reach the caller's source reader
@@ -789,10 +796,15 @@ impl<R: Read> SeipdReader<R> {
     /// becomes the tail.
     fn read_next(&mut self) -> Result<()> {
         let full_len = self.pipeline.buffer_len();
-        // A recycled buffer, or a new one that starts small and grows to a whole one only if
-        // the data does (a message's last chunk is often short).
-        let mut buf =
-            self.pipeline.recycled().unwrap_or_else(|| SecretVec::zeroed(full_len.min(FIRST_READ_LEN)));
+        // A recycled buffer; after a full chunk, one the pool kept or a new whole one; the
+        // stream's first, a small one that grows to a whole one only if the data does.
+        let mut buf = match self.pipeline.recycled() {
+            Some(buf) => buf,
+            None if self.submitted > 0 => {
+                self.pipeline.pooled().unwrap_or_else(|| SecretVec::zeroed(full_len))
+            }
+            None => SecretVec::zeroed(full_len.min(FIRST_READ_LEN)),
+        };
         let mut filled = self.carry_len;
         buf.get_mut(..filled)
             .ok_or_else(bounds)?
@@ -1450,34 +1462,39 @@ mod tests {
     }
 
     #[test]
-    fn new_chunk_buffers_start_small() {
-        // 64 KiB chunks (octet 10): a short chunk after a full one, on the writer or the
-        // reader, gets a 4 KiB buffer, not a new whole slot. (With one thread the writer
-        // reuses the first chunk's buffer, done and written by then.)
+    fn only_the_first_chunk_buffer_starts_small() {
+        // 64 KiB chunks (octet 10). A short message gets a 4 KiB buffer, on the writer and the
+        // reader; a short chunk after a full one gets a whole slot (with one thread the
+        // writer reuses the first chunk's buffer, done and written by then).
         let sym = SymmetricAlgorithm::Aes128;
         let chunk = 64 << 10;
-        let plain = data(chunk + 6);
-        for threads in [1, 2] {
-            let mut w = SeipdWriter::new(Vec::new(), &key(sym), sym, AeadAlgorithm::Ocb, 10, SALT).unwrap();
-            w.set_threads(threads);
-            w.pipeline.set_solo_jobs(1);
-            w.write_all(&plain).unwrap();
-            let expected = if threads == 1 { chunk + 16 } else { FIRST_READ_LEN };
-            assert_eq!(w.cur.len(), expected, "{threads} threads");
-            let body = w.finish().unwrap();
+        let slot = chunk + 16;
+        for (len, writer_buf, reader_buf) in [(6, FIRST_READ_LEN, FIRST_READ_LEN), (chunk + 6, slot, slot + 32)] {
+            let plain = data(len);
+            for threads in [1, 2] {
+                let mut w = SeipdWriter::new(Vec::new(), &key(sym), sym, AeadAlgorithm::Ocb, 10, SALT).unwrap();
+                w.set_threads(threads);
+                w.pipeline.set_solo_jobs(1);
+                w.write_all(&plain).unwrap();
+                assert_eq!(w.cur.len(), writer_buf, "{len} octets, {threads} threads");
+                let body = w.finish().unwrap();
 
-            let mut r = reader_t(&body, &key(sym), threads).unwrap();
-            let mut first = [0u8; 1];
-            r.read_exact(&mut first).unwrap();
-            if threads > 1 {
-                // It reads ahead; with one thread it reads the tail into the first chunk's
-                // buffer once that has been read.
-                let (tail, n) = r.tail.as_ref().expect("the reader met EOF in its second buffer");
-                assert_eq!((tail.len(), *n), (FIRST_READ_LEN, 6 + 16 + 16));
+                let mut r = reader_t(&body, &key(sym), threads).unwrap();
+                let mut first = [0u8; 1];
+                r.read_exact(&mut first).unwrap();
+                if len < chunk {
+                    // The one buffer was decrypted in place and is the window.
+                    assert_eq!(r.window.as_ref().map(|w| w.len()), Some(reader_buf), "{threads} threads");
+                } else if threads > 1 {
+                    // It reads ahead; with one thread it reads the tail into the first
+                    // chunk's buffer once that has been read.
+                    let (tail, n) = r.tail.as_ref().expect("the reader met EOF in its second buffer");
+                    assert_eq!((tail.len(), *n), (reader_buf, 6 + 16 + 16));
+                }
+                let mut rest = Vec::new();
+                let _ = r.read_to_end(&mut rest).unwrap();
+                assert_eq!([&first[..], &rest].concat(), plain);
             }
-            let mut rest = Vec::new();
-            let _ = r.read_to_end(&mut rest).unwrap();
-            assert_eq!([&first[..], &rest].concat(), plain);
         }
     }
 
