@@ -1469,10 +1469,13 @@ mod tests {
         let sym = SymmetricAlgorithm::Aes128;
         let chunk = 64 << 10;
         let slot = chunk + 16;
-        for (len, writer_buf, reader_buf) in [(6, FIRST_READ_LEN, FIRST_READ_LEN), (chunk + 6, slot, slot + 32)] {
+        for (len, writer_buf, reader_buf) in
+            [(6, FIRST_READ_LEN, FIRST_READ_LEN), (chunk + 6, slot, slot + 32)]
+        {
             let plain = data(len);
             for threads in [1, 2] {
-                let mut w = SeipdWriter::new(Vec::new(), &key(sym), sym, AeadAlgorithm::Ocb, 10, SALT).unwrap();
+                let mut w =
+                    SeipdWriter::new(Vec::new(), &key(sym), sym, AeadAlgorithm::Ocb, 10, SALT).unwrap();
                 w.set_threads(threads);
                 w.pipeline.set_solo_jobs(1);
                 w.write_all(&plain).unwrap();
