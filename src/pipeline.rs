@@ -270,8 +270,9 @@ impl<J: Send + 'static> Pipeline<J> {
     /// queue keeps the calling thread from waiting on a worker that naps, and lets a worker
     /// that fell behind catch up with jobs of its own where the calling thread, waiting for
     /// a result, would otherwise do a queued one. A caller whose workers have more work than
-    /// the cores (another pipeline beside this one) keeps the defaults: there the calling
-    /// thread's help is what keeps up, and a napping worker would leave a core idle.
+    /// the cores (another pipeline or a hash thread beside this one) keeps the defaults:
+    /// there the calling thread's help is what keeps up, and a napping worker would leave a
+    /// core idle.
     pub(crate) fn set_caller_bound(&mut self) {
         if self.workers.is_empty() {
             self.caller_bound = true;

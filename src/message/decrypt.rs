@@ -309,12 +309,13 @@ impl Decryptor {
         if let Some(n) = threads {
             seipd.set_threads(n);
         }
-        if !armored {
-            // As for binary output (see `Encryptor`): the reading thread limits the speed.
+        let verify = self.verify || self.sources.store.is_some();
+        if !armored && !verify {
+            // As for unsigned binary output (see `Encryptor`): the reading thread limits the
+            // speed. (A signed message's hash would run on a thread of its own beside it.)
             seipd.set_caller_bound();
         }
         seipd.set_buffer_pool(self.pool.clone());
-        let verify = self.verify || self.sources.store.is_some();
         let message = MessageReader::new(seipd, self.limits, verify, |signatures| {
             let mut verifier = self.verifier.clone().limits(self.limits);
             if let Some(store) = &self.sources.store {

@@ -453,13 +453,16 @@ impl Encryptor {
             seipd.set_threads(n);
         }
         if !armor {
-            // Binary output: with a fast AEAD the calling thread's reads limit the speed, so
-            // the chunk workers are run for that (deeper queues, naps instead of wake-ups),
-            // and the calling thread does not copy the end of each chunk into the part
-            // writer, at the cost of a chunk buffer more in flight. (With armor, base64
-            // workers share the cores and their buffers the caches, the calling thread's help
-            // is what keeps up, and both cost time there; see docs/performance.md.)
-            seipd.set_caller_bound();
+            // Binary output: the calling thread does not copy the end of each chunk into the
+            // part writer, at the cost of a chunk buffer more in flight. Unsigned, with a fast
+            // AEAD the calling thread's reads limit the speed, so the chunk workers are run
+            // for that (deeper queues, naps instead of wake-ups). (With armor, base64 workers
+            // share the cores and their buffers the caches, and when signing, the hash
+            // thread does: there the calling thread's help is what keeps up, and both cost
+            // time; see docs/performance.md.)
+            if signatures.is_none() {
+                seipd.set_caller_bound();
+            }
             seipd.set_hold_tails(true);
         }
         if let Some(pool) = pool {
