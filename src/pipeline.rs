@@ -706,8 +706,9 @@ mod tests {
                 next_job(&rx, &mut naps, if nap_is_long { &long as &dyn Fn() } else { &short }),
                 Some(7)
             );
-            // The next call finds nothing queued, naps once (long or short) and, as the queue
-            // stays empty, blocks until the job sent from another thread comes.
+            // The next call finds nothing queued and naps: once if the nap is long (which
+            // ends its naps), else all of `naps.left`. As the queue stays empty, it then
+            // blocks until the job sent from another thread comes.
             let tx2 = tx.clone();
             let sender = thread::spawn(move || {
                 thread::sleep(Duration::from_millis(5));
