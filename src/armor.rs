@@ -9,7 +9,7 @@ mod reader;
 mod writer;
 
 use crate::crypto::secret::SecretVec;
-use crate::pipeline::Shape;
+use crate::pipeline::{Shape, policy};
 
 pub use self::reader::ArmorReader;
 pub use self::writer::ArmorWriter;
@@ -52,16 +52,12 @@ impl ArmorKind {
 /// The dashes around a BEGIN or END label.
 const DASHES: &[u8] = b"-----";
 
-/// Octets of blocks the threaded paths keep in flight at most (two blocks per thread within
-/// this): bounds memory whatever the thread count.
-const IN_FLIGHT_BUDGET: usize = 8 << 20;
-
 /// The pipeline of a threaded path, for blocks of `block_len` octets of text (the first block
 /// on the calling thread).
 fn block_pipeline_shape(block_len: usize) -> Shape {
     Shape {
         buf_len: block_len,
-        max_depth: IN_FLIGHT_BUDGET.checked_div(block_len).unwrap_or(1),
+        max_depth: policy::depth_within(policy::armor::IN_FLIGHT_BUDGET, block_len),
         solo_jobs: 1,
     }
 }

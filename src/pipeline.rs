@@ -6,9 +6,8 @@
 //! the previous ones overlap. With `threads` = n, n − 1 workers run beside the calling thread,
 //! which does the I/O and, whenever it would otherwise wait for a worker's result, processes a
 //! queued job itself: n threads in all for one pipeline, so n cores are not oversubscribed, and
-//! all n do the work when the I/O is cheap. Each worker holds at most two jobs (the one it
-//! works on and the next; five, and naps when idle, if its caller says so, see
-//! [`Pipeline::set_caller_bound`]); later ones wait in the queue of slots for the first
+//! all n do the work when the I/O is cheap. Each worker holds a few jobs at most (more, and
+//! naps when idle, if its caller says so, see [`Pipeline::set_caller_bound`]); later ones wait in the queue of slots for the first
 //! worker with room or for the calling thread. A calling thread that only waited would leave
 //! a core idle; one that took a job whenever a worker had a backlog would starve the worker
 //! while it had I/O to do, so it helps only when it would otherwise wait. Each worker has its
@@ -17,7 +16,7 @@
 //!
 //! The pipeline knows none of its callers' numbers: each gives its [`Shape`] (the length of
 //! its buffers, the most jobs in flight, the jobs to run on the calling thread first) when it
-//! makes one. Workers are started only when a stream turns out to be long: after its solo jobs,
+//! makes one; the thread counts and depths come from [`policy`]. Workers are started only when a stream turns out to be long: after its solo jobs,
 //! and only once a second job would wait in the queue (a single queued job, such as a stream's
 //! last, is done by the calling thread). They live as long as the adapter, and they own
 //! nothing but the jobs they are given and the shared work function. While an adapter lives,
@@ -28,48 +27,29 @@
 //! workers and a job is large (a chunk, a block of text), so channel costs are negligible.
 #![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
+pub(crate) mod policy;
 mod pool;
 
 use std::collections::VecDeque;
-use std::num::NonZeroUsize;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
-use std::sync::{Arc, OnceLock};
 use std::thread::{self, JoinHandle};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
+pub(crate) use self::policy::default_threads;
+use self::policy::{
+    CALLER_BOUND_PER_THREAD, CALLER_BOUND_PER_WORKER, LONGEST_NAP, NAP, NAPS, OVERSLEPT_NAPS, PER_THREAD,
+    PER_WORKER, max_threads,
+};
 pub use self::pool::BufferPool;
 use crate::crypto::secret::SecretVec;
 use crate::error::{Error, Result};
 
-/// Most threads used by default: beyond four, memory (buffers in flight) grows faster
-/// than the speed-up on typical machines.
-const MAX_DEFAULT_THREADS: usize = 4;
-
-/// The default thread count: the available parallelism, at most [`MAX_DEFAULT_THREADS`], at
-/// least 1.
-pub(crate) fn default_threads() -> usize {
-    available_cores().clamp(1, MAX_DEFAULT_THREADS)
-}
-
-/// The most threads a caller gets, whatever it asks for: the available parallelism, or
-/// [`MAX_DEFAULT_THREADS`] if that is more (so that a caller may still ask for a few threads on
-/// a small machine). More threads than cores only contend for them.
-fn max_threads() -> usize {
-    available_cores().max(MAX_DEFAULT_THREADS)
-}
-
-/// The available parallelism (at least 1), computed once per process: `available_parallelism`
-/// reads the cgroup quota files on Linux, which costs more than decrypting a small message.
-pub(crate) fn available_cores() -> usize {
-    static CORES: OnceLock<usize> = OnceLock::new();
-    *CORES.get_or_init(|| thread::available_parallelism().map_or(1, NonZeroUsize::get))
-}
-
 /// Applies `job` to every item, spread over at most `threads` threads (the calling thread is
-/// one of them; at most [`max_threads`]), and returns the results in the order of `items`. The threads take `take`
-/// items at a time from a shared counter, so a thread that starts late (a freshly spawned
-/// thread can wait a millisecond for a core) or meets slow items leaves the rest to the others
+/// one of them; at most [`max_threads`]), and returns the results in the order of `items`.
+/// The threads take `take` items at a time from a shared counter, so a thread that starts late
+/// (a freshly spawned thread can wait for a core) or meets slow items leaves the rest to the others
 /// instead of holding up the whole batch. An item whose thread could not report (it could not
 /// be started, or its job panicked) is done again on the calling thread.
 pub(crate) fn map_in_order<T: Sync, R: Send>(
@@ -132,36 +112,6 @@ enum Slot<J> {
     /// it, unless the calling thread, waiting for a result, does it first.
     Queued(J),
 }
-
-/// Jobs sent to one worker and not yet collected, at most, by default: the one it works on and
-/// the next, so that it can start the next without waiting for the calling thread. (Results
-/// count until collected: a worker that has finished both waits for the calling thread to
-/// collect one.)
-const PER_WORKER: usize = 2;
-
-/// Jobs in flight per thread, by default and for a caller-bound pipeline (see
-/// [`Pipeline::depth`]), and jobs with one worker at most for the latter.
-const PER_THREAD: usize = 2;
-const CALLER_BOUND_PER_THREAD: usize = 3;
-const CALLER_BOUND_PER_WORKER: usize = 5;
-
-/// Naps an idle worker of a caller-bound pipeline takes before it blocks (see
-/// [`Pipeline::set_caller_bound`]), each the shortest sleep the system gives: 50-90 µs on
-/// Linux with its default timer slack, about the time the calling thread takes to read two
-/// 256 KiB chunks from the page cache.
-const NAPS: u32 = 4;
-/// One nap: the shortest sleep one can ask for; the system's timer slack sets its length.
-const NAP: Duration = Duration::from_micros(1);
-/// A nap that took longer than this ends the worker's naps until the next time it runs dry
-/// (the calling thread may be waiting for the job that came meanwhile); [`OVERSLEPT_NAPS`]
-/// in a row end them for good.
-const LONGEST_NAP: Duration = Duration::from_micros(250);
-/// Naps in a row that oversleep before a worker stops napping: a system whose timers are
-/// coarse (Windows rounds a sleep up to a millisecond or more) loses at most this many
-/// naps' time per stream. A few in a row are no sign of that: a virtual machine whose idle
-/// core the host has descheduled wakes it in about 0.5 ms, and at times does so for the
-/// first naps of a stream.
-const OVERSLEPT_NAPS: u32 = 8;
 
 /// How a caller sizes its pipeline.
 #[derive(Debug, Clone, Copy)]
@@ -258,21 +208,12 @@ impl<J: Send + 'static> Pipeline<J> {
         }
     }
 
-    /// For a caller whose calling thread limits the speed (it reads the source, and no other
-    /// pipeline shares the cores): three jobs per thread in flight instead of two, up to five
-    /// with one worker instead of [`PER_WORKER`], and workers that nap a few times
-    /// ([`NAPS`]) when they run out of jobs before they block (unless a nap oversleeps, see
-    /// [`LONGEST_NAP`]). Takes effect only if called before the workers start.
-    ///
-    /// A blocked worker must be woken by the calling thread when the next job comes, which
-    /// costs it a few microseconds per job on a virtual machine (an inter-processor
-    /// interrupt); a napping worker wakes on its own timer and finds the job. The deeper
-    /// queue keeps the calling thread from waiting on a worker that naps, and lets a worker
-    /// that fell behind catch up with jobs of its own where the calling thread, waiting for
-    /// a result, would otherwise do a queued one. A caller whose workers have more work than
-    /// the cores (another pipeline or a hash thread beside this one) keeps the defaults:
-    /// there the calling thread's help is what keeps up, and a napping worker would leave a
-    /// core idle.
+    /// For a caller whose calling thread limits the speed (see [`policy::caller_bound`]):
+    /// deeper queues ([`CALLER_BOUND_PER_THREAD`], [`CALLER_BOUND_PER_WORKER`]), and workers
+    /// that nap a few times ([`NAPS`]) when they run out of jobs before they block. A blocked
+    /// worker must be woken by the calling thread when the next job comes, which costs that
+    /// thread time on every job; a napping worker wakes on its own timer and finds the job.
+    /// Takes effect only if called before the workers start.
     pub(crate) fn set_caller_bound(&mut self) {
         if self.workers.is_empty() {
             self.caller_bound = true;
@@ -597,6 +538,8 @@ impl<J> Drop for Pipeline<J> {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     /// The tests' job: an index, a buffer the work changes, and a result.
@@ -660,7 +603,6 @@ mod tests {
             }
             assert_eq!(p.workers.len(), threads.clamp(1, max_threads()) - 1);
         }
-        assert!((1..=MAX_DEFAULT_THREADS).contains(&default_threads()));
     }
 
     /// A caller-bound pipeline's worker gets every job, whether it comes while the worker

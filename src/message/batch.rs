@@ -7,7 +7,7 @@ use crate::crypto::secret::SecretVec;
 use crate::error::{Error, Result};
 use crate::message::decrypt::Decryptor;
 use crate::message::decrypt_reader::{DecryptReader, DecryptSummary};
-use crate::pipeline;
+use crate::pipeline::{self, policy};
 
 /// A decrypted message: its literal data and summary ([`Decryptor::decrypt_bytes`]).
 type Decrypted = (Vec<u8>, DecryptSummary);
@@ -60,10 +60,8 @@ impl Decryptor {
         &self,
         messages: &[M],
     ) -> Vec<Result<(Vec<u8>, DecryptSummary)>> {
-        /// Messages a thread takes from the counter at a time.
-        const TAKE: usize = 16;
-        let threads = self.thread_count().unwrap_or_else(pipeline::available_cores);
-        pipeline::map_in_order(threads, TAKE, messages, |m| self.decrypt_one(m.as_ref()))
+        let threads = policy::batch::threads(self.thread_count());
+        pipeline::map_in_order(threads, policy::batch::TAKE, messages, |m| self.decrypt_one(m.as_ref()))
     }
 
     /// [`decrypt_bytes`](Decryptor::decrypt_bytes) with no thread started inside the message.

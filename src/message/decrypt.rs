@@ -39,7 +39,7 @@ use crate::message::verdict::Verifier;
 use crate::packet::header::Header;
 use crate::packet::partial::PartialBodyReader;
 use crate::packet::seipd::SeipdHeader;
-use crate::pipeline::{self, BufferPool};
+use crate::pipeline::{BufferPool, policy};
 use crate::types::SymmetricAlgorithm;
 
 /// Builds a decryption: keys, passwords and session keys to try, then
@@ -278,8 +278,7 @@ impl Decryptor {
         threads: Option<usize>,
         cancelled: Option<&AtomicBool>,
     ) -> Result<DecryptReader<R>> {
-        // Base64 gets workers of its own: it costs more than the AEAD.
-        let armor_threads = threads.unwrap_or_else(pipeline::default_threads);
+        let armor_threads = policy::armor::message_threads(threads);
         let mut armor =
             ArmorReader::with_limits(source, &self.limits).threads(armor_threads).read_ahead(true);
         let armored = armor.detect()?.is_some();
@@ -310,9 +309,7 @@ impl Decryptor {
             seipd.set_threads(n);
         }
         let verify = self.verify || self.sources.store.is_some();
-        if !armored && !verify {
-            // As for unsigned binary output (see `Encryptor`): the reading thread limits the
-            // speed. (A signed message's hash would run on a thread of its own beside it.)
+        if policy::caller_bound(armored, verify) {
             seipd.set_caller_bound();
         }
         seipd.set_buffer_pool(self.pool.clone());

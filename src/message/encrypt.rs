@@ -32,7 +32,7 @@ use crate::packet::padding::Padding;
 use crate::packet::partial::{PartialBodyWriter, SEIPD_MAX_PART_EXP};
 use crate::packet::s2k::S2k;
 use crate::packet::{PacketBody, Serialize};
-use crate::pipeline::{self, BufferPool};
+use crate::pipeline::{BufferPool, policy};
 use crate::signature::SignatureMode;
 use crate::types::{AeadAlgorithm, SymmetricAlgorithm};
 
@@ -410,8 +410,7 @@ impl Encryptor {
         let session_key = SessionKey::from_bytes(&key_bytes);
 
         let mut sink = if armor {
-            // Base64 gets workers of its own: it costs more than the AEAD.
-            let armor_threads = threads.unwrap_or_else(pipeline::default_threads);
+            let armor_threads = policy::armor::message_threads(threads);
             Sink::Armored(ArmorWriter::new(sink, ArmorKind::Message)?.threads(armor_threads))
         } else {
             Sink::Binary(sink)
@@ -452,17 +451,12 @@ impl Encryptor {
         if let Some(n) = threads {
             seipd.set_threads(n);
         }
+        if policy::caller_bound(armor, signatures.is_some()) {
+            seipd.set_caller_bound();
+        }
         if !armor {
             // Binary output: the calling thread does not copy the end of each chunk into the
-            // part writer, at the cost of a chunk buffer more in flight. Unsigned, with a fast
-            // AEAD the calling thread's reads limit the speed, so the chunk workers are run
-            // for that (deeper queues, naps instead of wake-ups). (With armor, base64 workers
-            // share the cores and their buffers the caches, and when signing, the hash
-            // thread does: there the calling thread's help is what keeps up, and both cost
-            // time; see docs/performance.md.)
-            if signatures.is_none() {
-                seipd.set_caller_bound();
-            }
+            // part writer, at the cost of a chunk buffer more in flight.
             seipd.set_hold_tails(true);
         }
         if let Some(pool) = pool {

@@ -7,25 +7,15 @@ use std::thread::{self, JoinHandle};
 
 use crate::crypto::secret::SecretVec;
 use crate::error::{Error, Poison, Result};
-use crate::pipeline::available_cores;
+use crate::pipeline::policy;
+use crate::pipeline::policy::hash::{BUF_LEN, BUFS};
 use crate::signature::DataHasher;
 
-/// Octets hashed on the calling thread before a hashing thread starts: a short message starts
-/// none.
-const PIPE_THREAD_AFTER: u64 = 4 << 20;
-/// Octets per buffer handed to the hashing thread: large, because the hash is slower than
-/// reading, so the calling thread waits for a free buffer, and each of those waits is a sleep
-/// and a wake-up (with 256 KiB buffers they cost a quarter more CPU time than hashing inline).
-const PIPE_BUF_LEN: usize = 4 << 20;
-/// Buffers in existence at most (being filled, queued or hashed): the memory bound. Two are
-/// enough for the reading to overlap the hashing.
-const PIPE_BUFS: usize = 2;
-
 /// The document hashes of a signing or verifying stream. The hash is serial; everything
-/// else (reading, AEAD, writing) is not, so past [`PIPE_THREAD_AFTER`] octets on a machine
-/// with more than one core the data is copied into buffers that a thread of its own hashes
-/// while the calling thread goes on. The digests are the same either way; memory is bounded
-/// by [`PIPE_BUFS`] buffers, which hold plaintext and are wiped when dropped.
+/// else (reading, AEAD, writing) is not, so for a long stream on a machine with more than one
+/// core ([`policy::hash::beside`]) the data is copied into buffers that a thread of its own
+/// hashes while the calling thread goes on. The digests are the same either way; memory is bounded
+/// by [`BUFS`] buffers, which hold plaintext and are wiped when dropped.
 #[derive(Debug)]
 pub(crate) struct HashPipe {
     state: PipeState,
@@ -40,10 +30,11 @@ pub(crate) enum Hashing {
     /// Always on the calling thread: for detached signing and verification, whose calling
     /// thread only reads the document. The hash is the floor of their time either way, and a
     /// second thread adds its hand-offs and, on two hyperthreads, slows the hash while the
-    /// other one reads (measured: the same wall time for a fifth more CPU time).
+    /// other one reads: more CPU time for the same wall time.
     Inline,
-    /// On a thread of its own past [`PIPE_THREAD_AFTER`] octets when there is a core for it:
-    /// for streams whose calling thread also frames, encrypts or decrypts.
+    /// On a thread of its own for a long stream when there is a core for it
+    /// ([`policy::hash::beside`]): for streams whose calling thread also frames, encrypts or
+    /// decrypts.
     Beside,
 }
 
@@ -62,7 +53,7 @@ struct Threaded {
     jobs: SyncSender<SecretVec>,
     /// Hashed buffers coming back for reuse.
     free: Receiver<SecretVec>,
-    /// Buffers made so far (at most [`PIPE_BUFS`]).
+    /// Buffers made so far (at most [`BUFS`]).
     made: usize,
     handle: JoinHandle<Vec<DataHasher>>,
 }
@@ -84,11 +75,7 @@ impl HashPipe {
     pub(crate) fn update(&mut self, data: &[u8]) -> io::Result<()> {
         self.poison.check_io()?;
         if let PipeState::Inline { hashers, seen } = &mut self.state {
-            if *seen < PIPE_THREAD_AFTER
-                || hashers.is_empty()
-                || self.hashing == Hashing::Inline
-                || available_cores() < 2
-            {
+            if hashers.is_empty() || self.hashing == Hashing::Inline || !policy::hash::beside(*seen) {
                 for h in hashers.iter_mut() {
                     h.update(data);
                 }
@@ -113,7 +100,7 @@ impl HashPipe {
     fn start(&mut self) {
         let PipeState::Inline { hashers, .. } = &mut self.state else { return };
         let (init_tx, init_rx) = sync_channel::<Vec<DataHasher>>(1);
-        let (jobs, jobs_rx) = sync_channel::<SecretVec>(PIPE_BUFS);
+        let (jobs, jobs_rx) = sync_channel::<SecretVec>(BUFS);
         let (free_tx, free) = channel::<SecretVec>();
         let spawned = thread::Builder::new().name("sixpgp-hash".into()).spawn(move || {
             let Ok(mut hashers) = init_rx.recv() else { return Vec::new() };
@@ -132,7 +119,7 @@ impl HashPipe {
             return;
         }
         self.state = PipeState::Threaded(Box::new(Threaded {
-            current: SecretVec::with_capacity(PIPE_BUF_LEN),
+            current: SecretVec::with_capacity(BUF_LEN),
             jobs,
             free,
             made: 1,
@@ -167,14 +154,14 @@ impl Threaded {
     /// Copies `data` into buffers and queues each full one.
     fn push(&mut self, mut data: &[u8]) -> io::Result<()> {
         while !data.is_empty() {
-            let room = PIPE_BUF_LEN.saturating_sub(self.current.len());
+            let room = BUF_LEN.saturating_sub(self.current.len());
             let (head, tail) = data.split_at_checked(room.min(data.len())).unwrap_or((data, &[]));
             self.current.extend_from_slice(head);
             data = tail;
-            if self.current.len() >= PIPE_BUF_LEN {
-                let next = if self.made < PIPE_BUFS {
+            if self.current.len() >= BUF_LEN {
+                let next = if self.made < BUFS {
                     self.made = self.made.saturating_add(1);
-                    SecretVec::with_capacity(PIPE_BUF_LEN)
+                    SecretVec::with_capacity(BUF_LEN)
                 } else {
                     self.free.recv().map_err(|_| lost())?
                 };
@@ -220,7 +207,7 @@ mod tests {
             for piece in data.chunks(step) {
                 pipe.update(piece).unwrap();
             }
-            if available_cores() > 1 {
+            if policy::available_cores() > 1 {
                 assert!(matches!(pipe.state, PipeState::Threaded(_)));
             }
             let got: Vec<Vec<u8>> =
@@ -246,19 +233,18 @@ mod tests {
     /// Once the hashing thread is lost, `update` and `finish` return the same error.
     #[test]
     fn a_lost_thread_poisons_the_pipe() {
-        let (jobs, jobs_rx) = sync_channel::<SecretVec>(PIPE_BUFS);
+        let (jobs, jobs_rx) = sync_channel::<SecretVec>(BUFS);
         let (_free_tx, free) = channel::<SecretVec>();
         drop(jobs_rx);
         let handle = thread::spawn(Vec::new);
-        let threaded =
-            Threaded { current: SecretVec::with_capacity(PIPE_BUF_LEN), jobs, free, made: 1, handle };
+        let threaded = Threaded { current: SecretVec::with_capacity(BUF_LEN), jobs, free, made: 1, handle };
         let mut pipe = HashPipe {
             state: PipeState::Threaded(Box::new(threaded)),
             hashing: Hashing::Beside,
             poison: Poison::default(),
         };
         let same = |e: &io::Error| (e.kind(), e.to_string());
-        let first = pipe.update(&vec![0; PIPE_BUF_LEN]).unwrap_err();
+        let first = pipe.update(&vec![0; BUF_LEN]).unwrap_err();
         assert_eq!(same(&first), (io::ErrorKind::Other, "hashing thread stopped".to_owned()));
         assert_eq!(same(&pipe.update(b"more").unwrap_err()), same(&first));
         assert_eq!(same(&pipe.update(b"").unwrap_err()), same(&first));

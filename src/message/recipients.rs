@@ -15,7 +15,7 @@ use crate::error::{Error, KeyProblem, Result, Unsupported};
 use crate::key::{Cert, flags, from_timestamp, to_timestamp};
 use crate::packet::key::{PublicKeyMaterial, PublicKeyPacket};
 use crate::packet::pkesk::{Pkesk, PkeskFields, Recipient};
-use crate::pipeline;
+use crate::pipeline::{self, policy};
 use crate::types::{AeadAlgorithm, Fingerprint, PublicKeyAlgorithm, SymmetricAlgorithm};
 
 /// Which encryption-capable keys of a certificate to encrypt to, by key flag
@@ -56,11 +56,6 @@ pub(super) struct RecipientPlan {
     /// The Preferred AEAD Ciphersuites of the primary key's binding, in order.
     pub(super) preferences: Vec<(SymmetricAlgorithm, AeadAlgorithm)>,
 }
-
-/// Below this many recipient certificates, they are evaluated and their key agreements done on
-/// the calling thread only: starting a thread costs about as much as a few recipients. (The
-/// work is spread by certificate: the keys of one certificate stay on one thread.)
-const PARALLEL_RECIPIENTS: usize = 8;
 
 /// The random octets drawn for each key a PKESK could go to: an X25519 ephemeral secret, then
 /// (used by ML-KEM-768+X25519 only) the randomness m of ML-KEM.Encaps.
@@ -316,15 +311,6 @@ fn is_candidate(key: &PublicKeyPacket) -> bool {
     matches!(key.material, PublicKeyMaterial::X25519(_) | PublicKeyMaterial::MlKem768X25519 { .. })
 }
 
-/// The thread count for per-recipient work: the builder's, at most the available cores.
-fn recipient_threads(requested: Option<usize>, recipients: usize) -> usize {
-    if recipients < PARALLEL_RECIPIENTS {
-        return 1;
-    }
-    let cores = pipeline::available_cores();
-    requested.unwrap_or(cores).clamp(1, cores)
-}
-
 /// The keys of `cert` to encrypt to, with their key agreements done, and its preferences,
 /// at `t`. `randomness` holds a [`KeyRandomness`] for each of [`key_candidates`].
 ///
@@ -390,7 +376,7 @@ pub(super) fn plans(
         jobs.push((w, mine));
         rest = others;
     }
-    let threads = recipient_threads(threads, jobs.len());
+    let threads = policy::recipients::threads(threads, jobs.len());
     pipeline::map_in_order(threads, 1, &jobs, |&(w, randomness)| match w {
         Work::Cert(cert) => plan(cert, purpose, t, hidden, randomness),
         Work::Prepared(evaluated) => {
