@@ -5,6 +5,7 @@
 //! memory use is bounded by fixed buffers, whatever the size of the data.
 #![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
+mod base64;
 mod reader;
 mod writer;
 

@@ -1,5 +1,5 @@
 //! The library's layering, checked from its source: every `crate::`, `super::` and `self::`
-//! path in `src/` (outside comments and unit-test modules) names a module of the same layer or
+//! path in `src/` (outside comments and unit-test modules, inline or in a `tests.rs` file) names a module of the same layer or
 //! of a layer below, and no two files depend on each other, directly or through others,
 //! except where the grammar itself is recursive. ARCHITECTURE.md describes the same order.
 //!
@@ -414,6 +414,7 @@ fn the_check_finds_upward_uses_root_uses_and_cycles() {
         ("key", "mod a; mod b; pub use a::Cert;"),
         ("key::a", "use super::b::Y;\npub struct Cert;\n#[cfg(test)]\nmod tests { use crate::message::X; }"),
         ("key::b", "use crate::key::Cert;\npub struct Y;"),
+        ("key::b::tests", "use crate::message::X;"),
     ]
     .into_iter()
     .map(|(m, s)| (m.to_owned(), s.to_owned()))
@@ -444,7 +445,9 @@ fn problems(sources: &BTreeMap<String, String>) -> Vec<String> {
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for (from, uses) in &files {
         let top = from.split("::").next().unwrap_or("");
-        if ABOVE_ALL.contains(&top) {
+        // A file of unit tests (`foo/tests.rs`, declared `#[cfg(test)] mod tests;`) is skipped
+        // like an inline test module.
+        if ABOVE_ALL.contains(&top) || from.rsplit("::").next() == Some("tests") {
             continue;
         }
         let Some(own) = layer(from) else {

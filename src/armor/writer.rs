@@ -6,20 +6,16 @@ use std::sync::Arc;
 
 use zeroize::Zeroizing;
 
+use super::base64::{
+    BATCH_LINES, LINE_INPUT_LEN, LINE_LEN, encode_into, encode_lines, encode_lines_into, encoded_lines_len,
+};
 use super::{ArmorKind, DASHES, block_pipeline_shape, reserve_wiped};
 use crate::crypto::secret::{SecretVec, WipedArray};
 use crate::error::{Error, Poison, Result};
 use crate::pipeline::{Pipeline, Work};
 
-/// Input octets per armored line: 48 octets encode to 64 characters.
-const LINE_INPUT_LEN: usize = 48;
-/// Base64 characters per armored line (RFC 9580 §6.3: at most 76; we use 64 like most
-/// implementations).
-const LINE_LEN: usize = 64;
 /// Encoded lines (with their LF) collected before one write to the sink.
 const OUT_CAP: usize = 128 * (LINE_LEN + 1);
-/// Lines encoded per call to the base64 encoder (8 KiB of output on the stack).
-const BATCH_LINES: usize = 128;
 /// Input octets per block when encoding on several threads: 4096 lines (256 KiB of base64).
 const BLOCK_LINES: usize = 4096;
 const BLOCK_INPUT_LEN: usize = BLOCK_LINES * LINE_INPUT_LEN;
@@ -66,7 +62,7 @@ pub struct ArmorWriter<W: Write> {
     /// The first error, reported again by every later call.
     poison: Poison,
     /// With more than one thread: the blocks being encoded (`partial` and `out` are then unused).
-    blocks: Option<Box<Blocks>>,
+    blocks: Option<Box<BlockEncoder>>,
 }
 
 /// A block of input octets and, once the work has run, its armored lines.
@@ -79,7 +75,7 @@ struct EncodeJob {
 }
 
 /// Blocks encoded on worker threads, written in order.
-struct Blocks {
+struct BlockEncoder {
     pipeline: Pipeline<EncodeJob>,
     /// Input of the next block, up to `block_input_len` octets.
     next: SecretVec,
@@ -89,7 +85,7 @@ struct Blocks {
     free: Vec<EncodeJob>,
 }
 
-impl Blocks {
+impl BlockEncoder {
     fn new(threads: usize) -> Self {
         let work: Work<EncodeJob> = Arc::new(|job: &mut EncodeJob| {
             job.text_len = encode_lines_into(&job.input, &mut job.text);
@@ -207,7 +203,7 @@ impl<W: Write> ArmorWriter<W> {
         let untouched = self.partial_len == 0 && self.out.is_empty();
         if untouched && self.blocks.as_ref().is_none_or(|b| b.pipeline.in_flight() == 0 && b.next.is_empty())
         {
-            self.blocks = (threads > 1).then(|| Box::new(Blocks::new(threads)));
+            self.blocks = (threads > 1).then(|| Box::new(BlockEncoder::new(threads)));
         }
         self
     }
@@ -306,71 +302,6 @@ impl<W: Write> ArmorWriter<W> {
     }
 }
 
-/// Writes the base64 of `input` (padded) to the start of `dst` and returns its length, or 0
-/// if `dst` is too short (the callers size it for their longest input). SIMD where the CPU
-/// has it (`base64-simd`: AVX2, SSSE3, NEON).
-fn encode_into(input: &[u8], dst: &mut [u8]) -> usize {
-    let engine = &base64_simd::STANDARD;
-    // `encoded_length` panics above usize::MAX / 2, `encode` on a short `dst`: both are
-    // excluded here (`dst` is shorter than the base64 of half the address space).
-    let Some(dst) =
-        (input.len() <= dst.len()).then(|| engine.encoded_length(input.len())).and_then(|n| dst.get_mut(..n))
-    else {
-        return 0;
-    };
-    engine.encode(input, base64_simd::Out::from_slice(dst)).len()
-}
-
-/// Room for the armored text of `input_len` octets: a whole line and its LF for each line
-/// begun.
-const fn encoded_lines_len(input_len: usize) -> usize {
-    input_len.div_ceil(LINE_INPUT_LEN).saturating_mul(LINE_LEN + 1)
-}
-
-/// Appends the base64 of `input` to `out` in lines of [`LINE_LEN`] characters, each ending in
-/// LF; the last line is shorter (and padded) if `input` is not whole lines.
-fn encode_lines(input: &[u8], out: &mut SecretVec) {
-    let start = out.len();
-    let dst = out.extend_zeroed(encoded_lines_len(input.len()));
-    let n = encode_lines_into(input, dst);
-    out.truncate(start.saturating_add(n));
-}
-
-/// Writes the lines of `input` (as [`encode_lines`]) to the start of `dst` and returns their
-/// length; as many whole lines as fit if `dst` is shorter than [`encoded_lines_len`] (the
-/// callers size it).
-fn encode_lines_into(input: &[u8], dst: &mut [u8]) -> usize {
-    // Wiped: armor also carries secret keys.
-    let mut encoded = WipedArray::<{ BATCH_LINES * LINE_LEN }>::new();
-    let mut written = 0usize;
-    for batch in input.chunks(BATCH_LINES * LINE_INPUT_LEN) {
-        // `encoded` holds the base64 of a whole batch.
-        let n = encode_into(batch, &mut encoded);
-        let (lines, last) = encoded.get(..n).unwrap_or_default().as_chunks::<LINE_LEN>();
-        let (slots, _) = dst.get_mut(written..).unwrap_or_default().as_chunks_mut::<{ LINE_LEN + 1 }>();
-        // Whole lines as fixed-size copies: a few vector moves each, no call to `memcpy`.
-        for (slot, line) in slots.iter_mut().zip(lines) {
-            if let Some((chars, lf)) = slot.split_first_chunk_mut::<LINE_LEN>() {
-                *chars = *line;
-                lf.fill(b'\n');
-            }
-        }
-        if lines.len() > slots.len() {
-            return written.saturating_add(slots.len().saturating_mul(LINE_LEN + 1));
-        }
-        written = written.saturating_add(lines.len().saturating_mul(LINE_LEN + 1));
-        if !last.is_empty()
-            && let Some(slot) = dst.get_mut(written..written.saturating_add(last.len()).saturating_add(1))
-            && let Some((lf, chars)) = slot.split_last_mut()
-        {
-            chars.copy_from_slice(last);
-            *lf = b'\n';
-            written = written.saturating_add(slot.len());
-        }
-    }
-    written
-}
-
 /// Appends `-----BEGIN <label>-----\n` (plus the blank line for BEGIN) or `-----END <label>-----\n`.
 fn write_marker(out: &mut SecretVec, which: &str, kind: ArmorKind) {
     out.extend_from_slice(DASHES);
@@ -454,36 +385,6 @@ mod tests {
         }
         assert_eq!(body.concat(), STANDARD.encode(&data));
         assert_eq!(lines[lines.len() - 1], "-----END PGP PUBLIC KEY BLOCK-----");
-    }
-
-    /// The line encoder against the `base64` crate, across batch edges, and with destinations
-    /// too short for the whole text: whole lines only, never past the end.
-    #[test]
-    fn line_encoder_matches_the_base64_crate() {
-        let data: Vec<u8> = (0..3 * BATCH_LINES * LINE_INPUT_LEN + 100)
-            .map(|i| u8::try_from(i * 13 % 256).unwrap())
-            .collect();
-        let batch = BATCH_LINES * LINE_INPUT_LEN;
-        for len in [0, 1, 2, 3, 47, 48, 49, 96, batch - 1, batch, batch + 1, 2 * batch + 47, data.len()] {
-            let input = &data[..len];
-            let expected: String = STANDARD
-                .encode(input)
-                .as_bytes()
-                .chunks(LINE_LEN)
-                .map(|l| format!("{}\n", std::str::from_utf8(l).unwrap()))
-                .collect();
-            assert!(encoded_lines_len(len) >= expected.len(), "{len}");
-            let mut out = SecretVec::default();
-            out.extend_from_slice(b"x");
-            encode_lines(input, &mut out);
-            assert_eq!(&out[1..], expected.as_bytes(), "{len}");
-            for short in [0, 1, LINE_LEN, LINE_LEN + 1, expected.len().saturating_sub(1)] {
-                let mut dst = vec![0u8; short.min(expected.len())];
-                let n = encode_lines_into(input, &mut dst);
-                assert!(n == expected.len() || n.is_multiple_of(LINE_LEN + 1), "{len} {short}");
-                assert_eq!(&dst[..n], &expected.as_bytes()[..n], "{len} {short}");
-            }
-        }
     }
 
     #[test]
