@@ -116,7 +116,7 @@ pub(crate) fn verify_digest(key: &PublicKeyPacket, sig: &SignaturePacket, digest
 ///
 /// Ed25519: SHA2-256. Its 128-bit collision resistance matches Ed25519's security level (RFC
 /// 9580 asks for a digest of at least 256 bits with Ed25519), and CPUs with SHA extensions
-/// (most recent x86-64, ARMv8) hash it several times faster than SHA2-512; hashing is most of
+/// (most recent x86-64, ARMv8) hash it much faster than SHA2-512; hashing is most of
 /// the cost of signing or verifying a large message. ML-DSA-65+Ed25519 (NIST category 3) keeps
 /// SHA2-512, whose collision resistance is not below the composite's level. Verification
 /// accepts any hash of at least 256 bits either way.
