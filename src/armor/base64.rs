@@ -1,7 +1,8 @@
 //! Base64 for armor ([RFC 9580 §6](https://www.rfc-editor.org/rfc/rfc9580#section-6)): the
 //! line encoder of [`ArmorWriter`](super::ArmorWriter) and the decoders of
 //! [`ArmorReader`](super::ArmorReader), SIMD where the CPU has it (`base64-simd`: AVX2, SSSE3,
-//! NEON). Both sides copy the usual line lengths as fixed-size arrays.
+//! NEON). Both sides copy the usual line lengths as fixed-size arrays. The small helpers are
+//! `#[inline]`: the reader's scanner calls them once per line, from another module.
 
 use crate::crypto::secret::{SecretVec, WipedArray};
 
@@ -22,6 +23,7 @@ const PLAIN: base64_simd::Base64 = base64_simd::STANDARD_NO_PAD;
 /// Writes the base64 of `input` (padded) to the start of `dst` and returns its length, or 0
 /// if `dst` is too short (the callers size it for their longest input). SIMD where the CPU
 /// has it (`base64-simd`: AVX2, SSSE3, NEON).
+#[inline]
 pub(super) fn encode_into(input: &[u8], dst: &mut [u8]) -> usize {
     let engine = &base64_simd::STANDARD;
     // `encoded_length` panics above usize::MAX / 2, `encode` on a short `dst`: both are
@@ -36,6 +38,7 @@ pub(super) fn encode_into(input: &[u8], dst: &mut [u8]) -> usize {
 
 /// Room for the armored text of `input_len` octets: a whole line and its LF for each line
 /// begun.
+#[inline]
 pub(super) const fn encoded_lines_len(input_len: usize) -> usize {
     input_len.div_ceil(LINE_INPUT_LEN).saturating_mul(LINE_LEN + 1)
 }
@@ -88,6 +91,7 @@ pub(super) fn encode_lines_into(input: &[u8], dst: &mut [u8]) -> usize {
 /// `base64-simd`) and returns the length, or `None` for invalid base64 (a character outside
 /// the alphabet, misplaced or, for [`PLAIN`], any padding, nonzero trailing bits, a length of
 /// 4n+1) or a `dst` too short for it.
+#[inline]
 pub(super) fn decode_into(engine: &base64_simd::Base64, src: &[u8], dst: &mut [u8]) -> Option<usize> {
     let len = engine.decoded_length(src).ok()?;
     let dst = dst.get_mut(..len)?;
@@ -96,6 +100,7 @@ pub(super) fn decode_into(engine: &base64_simd::Base64, src: &[u8], dst: &mut [u
 
 /// Whether every octet of `s` is a base64 character other than the padding `=`, with no
 /// early exit, so that the compiler can check many octets per instruction.
+#[inline]
 pub(super) fn plain_base64(s: &[u8]) -> bool {
     let mut bad = 0u8;
     for &b in s {
@@ -110,6 +115,7 @@ pub(super) fn plain_base64(s: &[u8]) -> bool {
 }
 
 /// A character of the base64 alphabet, or the padding `=`.
+#[inline]
 pub(super) fn is_base64(b: u8) -> bool {
     // A table: this runs once per input octet.
     #[allow(
@@ -220,6 +226,7 @@ fn copy_line(dst: &mut [u8], src: &[u8]) {
 /// and goes the one-character-at-a-time way: correct for any input, and linear, but a body
 /// of very short lines whose LFs fall at 64 or 76 (4- or 12-character lines, say) is then
 /// decoded on the calling thread only.
+#[inline]
 pub(super) fn line_end(text: &[u8], limit: usize) -> Option<usize> {
     let window = text.get(..limit).unwrap_or(text);
     [64, 76]
@@ -229,6 +236,7 @@ pub(super) fn line_end(text: &[u8], limit: usize) -> Option<usize> {
 }
 
 /// The most octets `text_len` characters of base64 decode to: 3 per whole quad.
+#[inline]
 pub(super) const fn decoded_len(text_len: usize) -> usize {
     (text_len / 4).saturating_mul(3)
 }

@@ -108,6 +108,7 @@ pub(crate) mod hash {
 
     /// Whether a stream that has hashed `seen` octets on its calling thread moves its hash to
     /// a thread of its own: past [`THREAD_AFTER`], when there is a core for it.
+    #[inline]
     pub(crate) fn beside(seen: u64) -> bool {
         seen >= THREAD_AFTER && super::available_cores() > 1
     }
