@@ -301,19 +301,14 @@ class Decryptor:
     @property
     def untrusted(self) -> bool: ...
     @overload
-    def decrypt(self, message: Data, *, verifications: Literal[False] = False) -> bytes: ...
-    @overload
-    def decrypt(self, message: Data, *, verifications: Literal[True]) -> Decrypted: ...
-    def decrypt(self, message: Data, *, verifications: bool = False) -> Union[bytes, Decrypted]:
+    def decrypt(self, message: Data, *, verifications: Literal[False] = False) -> bytes:
         """Decrypts one message; raises a sixpgp.Error subclass."""
     @overload
-    def decrypt_all(
-        self, messages: Iterable[Data], *, verifications: Literal[False] = False
-    ) -> list[Union[bytes, Error]]: ...
+    def decrypt(self, message: Data, *, verifications: Literal[True]) -> Decrypted: ...
+    @overload
+    def decrypt_all(self, messages: Iterable[Data], *, verifications: Literal[False] = False) -> list[Union[bytes, Error]]:
+        """Decrypts a batch on the library's threads with the GIL released: per message, in
+        order, the plaintext (or with `verifications=True` a `Decrypted`) or the exception
+        object."""
     @overload
     def decrypt_all(self, messages: Iterable[Data], *, verifications: Literal[True]) -> list[Union[Decrypted, Error]]: ...
-    def decrypt_all(
-        self, messages: Iterable[Data], *, verifications: bool = False
-    ) -> Union[list[Union[bytes, Error]], list[Union[Decrypted, Error]]]:
-        """Decrypts a batch on the library's threads with the GIL released: per message, in
-        order, the plaintext (or a `Decrypted`) or the exception object."""
