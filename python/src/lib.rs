@@ -48,7 +48,8 @@ fn add_type_aliases(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let union = typing.getattr("Union")?;
     let iterable = typing.getattr("Iterable")?;
     let none = py.None().into_bound(py);
-    let builtin = |name: &str| -> PyResult<Bound<'_, PyAny>> { Ok(py.import("builtins")?.getattr(name)?) };
+    let builtins = py.import("builtins")?;
+    let builtin = |name: &str| builtins.getattr(name);
     let (bytes, bytearray, memoryview, str_) =
         (builtin("bytes")?, builtin("bytearray")?, builtin("memoryview")?, builtin("str")?);
     let (cert, key) = (py.get_type::<keys::PyCert>().into_any(), py.get_type::<keys::PyKey>().into_any());
