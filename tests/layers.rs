@@ -366,6 +366,13 @@ fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
+/// Every Rust file under `src_dir`: module path → file text.
+fn sources_under(src_dir: &Path) -> BTreeMap<String, String> {
+    let mut paths = Vec::new();
+    rust_files(src_dir, &mut paths);
+    paths.iter().map(|f| (module_of(src_dir, f).join("::"), std::fs::read_to_string(f).unwrap())).collect()
+}
+
 /// The file (module) that defines what `path` names, following re-exports.
 fn resolve(path: &[String], files: &BTreeMap<String, FileUses>, depth: usize) -> String {
     let mut module: Vec<String> = Vec::new();
@@ -396,12 +403,7 @@ fn layer(module: &str, layers: &[&[&str]]) -> Option<usize> {
 #[test]
 fn modules_use_only_their_layer_and_those_below_without_cycles() {
     let src_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut paths = Vec::new();
-    rust_files(&src_dir, &mut paths);
-    let sources: BTreeMap<String, String> = paths
-        .iter()
-        .map(|f| (module_of(&src_dir, f).join("::"), std::fs::read_to_string(f).unwrap()))
-        .collect();
+    let sources = sources_under(&src_dir);
     assert!(sources.len() > 20, "found only {} files under {}", sources.len(), src_dir.display());
     let problems = problems(&sources, LAYERS);
     assert!(problems.is_empty(), "layering problems:\n  {}", problems.join("\n  "));
@@ -410,12 +412,7 @@ fn modules_use_only_their_layer_and_those_below_without_cycles() {
 #[test]
 fn python_binding_modules_use_only_their_layer_and_those_below_without_cycles() {
     let src_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("python").join("src");
-    let mut paths = Vec::new();
-    rust_files(&src_dir, &mut paths);
-    let sources: BTreeMap<String, String> = paths
-        .iter()
-        .map(|f| (module_of(&src_dir, f).join("::"), std::fs::read_to_string(f).unwrap()))
-        .collect();
+    let sources = sources_under(&src_dir);
     assert!(sources.len() > 4, "found only {} files under {}", sources.len(), src_dir.display());
     let problems = problems(&sources, PYTHON_LAYERS);
     assert!(problems.is_empty(), "layering problems in python/src:\n  {}", problems.join("\n  "));
