@@ -159,11 +159,11 @@ impl Destination {
                     Some(dir) if !dir.as_os_str().is_empty() => dir,
                     _ => Path::new("."),
                 };
-                // Created readable by the owner only, as plaintext should be.
-                let temp = tempfile::Builder::new().prefix(".sixpgp-").suffix(".tmp").tempfile_in(dir)?;
-                let mut sink = BufWriter::with_capacity(BUFFER, temp);
-                let out = job(&mut sink)?;
-                let temp = sink.into_inner().map_err(io::IntoInnerError::into_error)?;
+                // Created readable by the owner only, as plaintext should be. Written unbuffered:
+                // the library writes whole chunks, and a buffer would be one more unwiped copy
+                // of the plaintext.
+                let mut temp = tempfile::Builder::new().prefix(".sixpgp-").suffix(".tmp").tempfile_in(dir)?;
+                let out = job(&mut temp)?;
                 if !keep(&out) {
                     return Ok(out);
                 }
