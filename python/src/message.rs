@@ -171,6 +171,21 @@ pub(crate) fn check_signed(
     Err(err)
 }
 
+/// One message's result with `require_signature` applied: a message without the required
+/// signature is an error, and its plaintext is wiped before any Python object holds it.
+fn signed_as_required(
+    py: Python<'_>,
+    require_signature: bool,
+    result: sixpgp::Result<(Vec<u8>, DecryptSummary)>,
+) -> PyResult<(Vec<u8>, DecryptSummary)> {
+    let (mut plaintext, summary) = result.py(py)?;
+    if let Err(e) = check_signed(py, require_signature, &summary.verifications) {
+        zeroize::Zeroize::zeroize(&mut plaintext);
+        return Err(e);
+    }
+    Ok((plaintext, summary))
+}
+
 /// The chunk buffers every encryptor and decryptor of this process shares. Python code calls
 /// `encrypt`/`decrypt` once per message, and each call builds a new handle: without a shared
 /// pool every message over a few hundred KiB would map and zero fresh chunk buffers.
@@ -257,10 +272,9 @@ fn decrypt(
 ) -> PyResult<PyDecrypted> {
     let decryptor = decryptor_from_args(py, keys, passwords, verify, require_signature, untrusted)?;
     let data = convert::octets(data, "data")?;
-    let (plaintext, summary) = py.detach(|| decryptor.decrypt_bytes(&data)).py(py)?;
-    let decrypted = PyDecrypted::new(py, plaintext, &summary)?;
-    check_signed(py, require_signature, &summary.verifications)?;
-    Ok(decrypted)
+    let result = py.detach(|| decryptor.decrypt_bytes(&data));
+    let (plaintext, summary) = signed_as_required(py, require_signature, result)?;
+    PyDecrypted::new(py, plaintext, &summary)
 }
 
 /// Signs `data` with `key` (or several keys) and returns the detached signature, armored text
@@ -325,21 +339,6 @@ pub(crate) struct PyDecryptor {
 }
 
 impl PyDecryptor {
-    /// One message's result with `require_signature` applied: a message without the required
-    /// signature is an error, and its plaintext is wiped.
-    fn checked(
-        &self,
-        py: Python<'_>,
-        result: sixpgp::Result<(Vec<u8>, DecryptSummary)>,
-    ) -> PyResult<(Vec<u8>, DecryptSummary)> {
-        let (mut plaintext, summary) = result.py(py)?;
-        if let Err(e) = check_signed(py, self.require_signature, &summary.verifications) {
-            zeroize::Zeroize::zeroize(&mut plaintext);
-            return Err(e);
-        }
-        Ok((plaintext, summary))
-    }
-
     /// The plaintext, or with `verifications` a `Decrypted`.
     fn output(
         py: Python<'_>,
@@ -398,7 +397,7 @@ impl PyDecryptor {
     ) -> PyResult<Py<PyAny>> {
         let message = convert::octets(message, "message")?;
         let result = py.detach(|| self.inner.decrypt_bytes(&message));
-        Self::output(py, self.checked(py, result)?, verifications)
+        Self::output(py, signed_as_required(py, self.require_signature, result)?, verifications)
     }
 
     /// Decrypts every message of `messages` (an iterable of bytes or str) on the library's
@@ -427,7 +426,7 @@ impl PyDecryptor {
         drop(batch);
         let out = PyList::empty(py);
         for result in results {
-            match self.checked(py, result) {
+            match signed_as_required(py, self.require_signature, result) {
                 Ok(decrypted) => out.append(Self::output(py, decrypted, verifications)?)?,
                 Err(e) => out.append(e.into_value(py))?,
             }
