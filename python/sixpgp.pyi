@@ -3,18 +3,56 @@ Ed25519/X25519 and the post-quantum hybrids ML-KEM-768+X25519 and ML-DSA-65+Ed25
 """
 
 import datetime
-from typing import BinaryIO, Iterable, Optional, Union
+import os
+from typing import BinaryIO, Iterable, Literal, Optional, Union, final, overload
+
+from typing_extensions import TypeAlias
+
+__all__ = [
+    "BadPassword",
+    "Cert",
+    "Data",
+    "Decrypted",
+    "DecryptionFailed",
+    "Decryptor",
+    "Error",
+    "InvalidArgument",
+    "Key",
+    "KeyInfo",
+    "KeyLocked",
+    "KeyUnusable",
+    "Keys",
+    "LimitExceeded",
+    "Malformed",
+    "NoDecryptionKey",
+    "NoGoodSignature",
+    "PROFILES",
+    "Password",
+    "Passwords",
+    "Recipients",
+    "Unsupported",
+    "Verification",
+    "__version__",
+    "decrypt",
+    "decrypt_stream",
+    "encrypt",
+    "encrypt_stream",
+    "sign",
+    "verify",
+]
 
 __version__: str
 PROFILES: dict[str, str]
 """Key profiles: name -> description (as `sixsop list-profiles`)."""
 
-Data = Union[bytes, bytearray, memoryview, str]
+Data: TypeAlias = Union[bytes, bytearray, memoryview, str]
 """Octets; a str is taken as UTF-8 (armored text)."""
-Password = Union[str, bytes]
-Recipients = Union["Cert", "Key", Iterable[Union["Cert", "Key"]], None]
-Keys = Union["Key", Iterable["Key"], None]
-Passwords = Union[Password, Iterable[Password], None]
+Password: TypeAlias = Union[str, bytes, bytearray]
+"""A bytearray is copied into memory the library wipes; the caller can wipe its own."""
+Recipients: TypeAlias = Union["Cert", "Key", Iterable[Union["Cert", "Key"]], None]
+Keys: TypeAlias = Union["Key", Iterable["Key"], None]
+Passwords: TypeAlias = Union[Password, Iterable[Password], None]
+_Path: TypeAlias = Union[str, "os.PathLike[str]"]
 
 class Error(Exception):
     """Base class of every error sixpgp raises."""
@@ -29,7 +67,9 @@ class NoDecryptionKey(Error):
     """No key or password given can open this message."""
 
 class KeyLocked(Error):
-    """Only a password-protected key would open this: load it with its password."""
+    """Only a password-protected key would open this: unlock the key first, with
+    `key.unlock(password)` or `Key.from_bytes(data, password)`. (`passwords=` of `decrypt` is
+    for messages encrypted to a password, not for keys.)"""
 
     fingerprint: str
     """The locked key's fingerprint."""
@@ -45,6 +85,12 @@ class KeyUnusable(Error):
     """Why: "expired", "revoked", "not_yet_valid", "no_valid_self_signature",
     "no_encryption_key", "no_signing_key", "wrong_key_flags", "no_secret",
     "unsupported_algorithm" or "other"."""
+
+class NoGoodSignature(Error):
+    """A good signature was required and the message has none by the certificates given."""
+
+    verifications: list[Verification]
+    """The verdicts on the message's signatures (empty if it is not signed)."""
 
 class Malformed(Error):
     """The input is not well-formed OpenPGP (or is truncated)."""
@@ -62,6 +108,7 @@ class InvalidArgument(Error):
     """An argument cannot be used: no recipient, an unknown profile, a certificate where a
     secret key is needed, ..."""
 
+@final
 class KeyInfo:
     """One key of a certificate (the primary key or a subkey), evaluated now."""
 
@@ -85,15 +132,17 @@ class KeyInfo:
     @property
     def expires(self) -> Optional[datetime.datetime]: ...
 
+@final
 class Cert:
     """A certificate: what others encrypt to and verify with. `bytes(cert)` is its binary
     form, `cert.armor()` its armored text."""
 
     @staticmethod
-    def from_bytes(data: Data) -> Cert:
-        """Loads one certificate, armored or binary (or the public part of a secret key)."""
+    def from_bytes(data: Data, *, untrusted: bool = False) -> Cert:
+        """Loads one certificate, armored or binary (or the public part of a secret key).
+        `untrusted=True` applies the limits meant for input from anyone."""
     @classmethod
-    def read_all(cls, data: Data) -> list[Cert]:
+    def read_all(cls, data: Data, *, untrusted: bool = False) -> list[Cert]:
         """Loads every certificate of a keyring."""
     @property
     def fingerprint(self) -> str:
@@ -105,6 +154,7 @@ class Cert:
     def armor(self) -> str: ...
     def __bytes__(self) -> bytes: ...
 
+@final
 class Key:
     """A secret key. `bytes(key)` and `key.armor()` contain the secret material (protected only
     if the key is locked)."""
@@ -115,15 +165,16 @@ class Key:
         profile: str = "default",
         *,
         password: Optional[Password] = None,
-        validity: Optional[int] = None,
+        validity: Union[int, datetime.timedelta, None] = None,
         signing_only: bool = False,
     ) -> Key:
         """A new key; `profile` is a name from PROFILES. With `password` the key is locked
-        (`unlock` it to use it); `validity` in seconds."""
+        (`unlock` it to use it); `validity` in seconds or a timedelta."""
     @staticmethod
-    def from_bytes(data: Data, password: Optional[Password] = None) -> Key:
-        """Loads one secret key, armored or binary, unlocking it with `password` if given."""
-    def unlock(self, password: Password) -> Key:
+    def from_bytes(data: Data, password: Optional[Password] = None, *, untrusted: bool = False) -> Key:
+        """Loads one secret key, armored or binary, unlocking it with `password` if given.
+        `untrusted=True` applies the limits meant for input from anyone."""
+    def unlock(self, password: Password, *, untrusted: bool = False) -> Key:
         """A copy of this key, unlocked."""
     def lock(self, password: Password) -> Key:
         """A copy of this key, locked with `password` (AES-256-OCB, Argon2)."""
@@ -140,6 +191,7 @@ class Key:
     def armor(self) -> str: ...
     def __bytes__(self) -> bytes: ...
 
+@final
 class Verification:
     """The verdict on one signature."""
 
@@ -161,6 +213,7 @@ class Verification:
     @property
     def created(self) -> Optional[datetime.datetime]: ...
 
+@final
 class Decrypted:
     """A decrypted message."""
 
@@ -186,56 +239,76 @@ def decrypt(
     *,
     passwords: Passwords = None,
     verify: Recipients = None,
+    require_signature: bool = False,
     untrusted: bool = False,
 ) -> Decrypted:
-    """Decrypts one message and checks its signatures against `verify`. `untrusted=True`
+    """Decrypts one message and checks its signatures against `verify`
+    (`require_signature=True`: `NoGoodSignature` unless one is good). `untrusted=True`
     applies the limits meant for input from anyone."""
 
 def sign(data: Data, key: Keys, *, armor: bool = True) -> bytes:
     """A detached signature over `data`."""
 
-def verify(data: Data, signature: Data, certs: Recipients) -> list[Verification]:
+def verify(data: Data, signature: Data, certs: Recipients, *, untrusted: bool = False) -> list[Verification]:
     """Checks a detached signature; a bad signature is a verdict, not an exception."""
 
 def encrypt_stream(
-    src: BinaryIO,
-    dst: BinaryIO,
+    src: Union[BinaryIO, _Path],
+    dst: Union[BinaryIO, _Path],
     recipients: Recipients = None,
     *,
     passwords: Passwords = None,
     signer: Keys = None,
     armor: bool = True,
 ) -> int:
-    """Encrypts `src` to `dst` at bounded memory with the GIL released; returns the octets
-    read."""
+    """Encrypts `src` to `dst` (file objects or paths) at bounded memory with the GIL
+    released; returns the octets read. A `dst` path appears only once the message is complete."""
 
 def decrypt_stream(
-    src: BinaryIO,
-    dst: BinaryIO,
+    src: Union[BinaryIO, _Path],
+    dst: Union[BinaryIO, _Path],
     keys: Keys = None,
     *,
     passwords: Passwords = None,
     verify: Recipients = None,
+    require_signature: bool = False,
     untrusted: bool = False,
 ) -> list[Verification]:
-    """Decrypts `src` to `dst` at bounded memory with the GIL released; returns the verdicts.
-    If it raises, discard what was written."""
+    """Decrypts `src` to `dst` (file objects or paths) at bounded memory with the GIL
+    released; returns the verdicts. A `dst` path appears only once the message has
+    authenticated; written to a file object, discard the output if this raises."""
 
+@final
 class Decryptor:
     """Keys and passwords built once, for many messages."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         keys: Keys = None,
         *,
         passwords: Passwords = None,
+        verify: Recipients = None,
+        require_signature: bool = False,
         threads: Optional[int] = None,
-        untrusted: bool = False,
-    ) -> None: ...
+        untrusted: bool = True,
+    ) -> Decryptor:
+        """`threads`: at least 1, or None for every core. `verify`: certificates to check
+        signatures against (`require_signature=True`: a message without a good one fails with
+        `NoGoodSignature`). `untrusted`: the limits meant for input from anyone (the default:
+        bulk input usually comes from many senders)."""
     @property
     def threads(self) -> Optional[int]: ...
-    def decrypt(self, message: Data) -> bytes:
+    @property
+    def untrusted(self) -> bool: ...
+    @overload
+    def decrypt(self, message: Data, *, verifications: Literal[False] = False) -> bytes:
         """Decrypts one message; raises a sixpgp.Error subclass."""
-    def decrypt_all(self, messages: Iterable[Data]) -> list[Union[bytes, Error]]:
+    @overload
+    def decrypt(self, message: Data, *, verifications: Literal[True]) -> Decrypted: ...
+    @overload
+    def decrypt_all(self, messages: Iterable[Data], *, verifications: Literal[False] = False) -> list[Union[bytes, Error]]:
         """Decrypts a batch on the library's threads with the GIL released: per message, in
-        order, the plaintext or the exception object."""
+        order, the plaintext (or with `verifications=True` a `Decrypted`) or the exception
+        object."""
+    @overload
+    def decrypt_all(self, messages: Iterable[Data], *, verifications: Literal[True]) -> list[Union[Decrypted, Error]]: ...

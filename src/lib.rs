@@ -4,6 +4,8 @@
 //! (RFC 9580), SEIPDv2 AEAD encryption, Ed25519/X25519, and the post-quantum hybrids
 //! ML-KEM-768+X25519 and ML-DSA-65+Ed25519 (RFC 9980).
 #![forbid(unsafe_code)]
+// Feature badges on docs.rs, which builds with nightly and `--cfg docsrs`; stable ignores it.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 //!
 //! Only version 6 keys and signatures, SEIPDv2 and the algorithms above are implemented. There
 //! are no v4 keys, no SEIPDv1, no compression and no legacy algorithms: such input gets a typed
@@ -210,6 +212,7 @@ mod types;
 
 pub use crate::armor::{ArmorKind, ArmorReader, ArmorWriter};
 #[cfg(feature = "async")]
+#[cfg_attr(docsrs, doc(cfg(feature = "async")))]
 pub use crate::async_io::{
     AsyncDecryptReader, AsyncEncryptWriter, AsyncInlineSignWriter, AsyncInlineVerifyReader,
 };

@@ -24,6 +24,9 @@ const LAYERS: &[&[&str]] = &[
     &["async_io"],
 ];
 
+/// The Python binding's modules (`python/src`), from the bottom up, checked the same way.
+const PYTHON_LAYERS: &[&[&str]] = &[&["errors", "convert"], &["keys"], &["message"], &["stream"]];
+
 /// Modules outside the layers: the crate root and the hidden entry points for the fuzzer
 /// and the benchmarks may use anything (and nothing may use them).
 const ABOVE_ALL: &[&str] = &["", "fuzzing", "bench_internals"];
@@ -363,6 +366,13 @@ fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
+/// Every Rust file under `src_dir`: module path → file text.
+fn sources_under(src_dir: &Path) -> BTreeMap<String, String> {
+    let mut paths = Vec::new();
+    rust_files(src_dir, &mut paths);
+    paths.iter().map(|f| (module_of(src_dir, f).join("::"), std::fs::read_to_string(f).unwrap())).collect()
+}
+
 /// The file (module) that defines what `path` names, following re-exports.
 fn resolve(path: &[String], files: &BTreeMap<String, FileUses>, depth: usize) -> String {
     let mut module: Vec<String> = Vec::new();
@@ -385,23 +395,27 @@ fn resolve(path: &[String], files: &BTreeMap<String, FileUses>, depth: usize) ->
     module.join("::")
 }
 
-fn layer(module: &str) -> Option<usize> {
+fn layer(module: &str, layers: &[&[&str]]) -> Option<usize> {
     let top = module.split("::").next().unwrap_or("");
-    LAYERS.iter().position(|l| l.contains(&top))
+    layers.iter().position(|l| l.contains(&top))
 }
 
 #[test]
 fn modules_use_only_their_layer_and_those_below_without_cycles() {
     let src_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut paths = Vec::new();
-    rust_files(&src_dir, &mut paths);
-    let sources: BTreeMap<String, String> = paths
-        .iter()
-        .map(|f| (module_of(&src_dir, f).join("::"), std::fs::read_to_string(f).unwrap()))
-        .collect();
+    let sources = sources_under(&src_dir);
     assert!(sources.len() > 20, "found only {} files under {}", sources.len(), src_dir.display());
-    let problems = problems(&sources);
+    let problems = problems(&sources, LAYERS);
     assert!(problems.is_empty(), "layering problems:\n  {}", problems.join("\n  "));
+}
+
+#[test]
+fn python_binding_modules_use_only_their_layer_and_those_below_without_cycles() {
+    let src_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("python").join("src");
+    let sources = sources_under(&src_dir);
+    assert!(sources.len() > 4, "found only {} files under {}", sources.len(), src_dir.display());
+    let problems = problems(&sources, PYTHON_LAYERS);
+    assert!(problems.is_empty(), "layering problems in python/src:\n  {}", problems.join("\n  "));
 }
 
 /// The check itself finds what it is for: a use of a layer above, a use of the crate root, and
@@ -419,7 +433,7 @@ fn the_check_finds_upward_uses_root_uses_and_cycles() {
     .into_iter()
     .map(|(m, s)| (m.to_owned(), s.to_owned()))
     .collect();
-    let found = problems(&sources);
+    let found = problems(&sources, LAYERS);
     let expect = [
         "packet -> key::a: a layer above (crate::key::Cert)",
         "packet -> key: a layer above (crate::key)",
@@ -432,8 +446,8 @@ fn the_check_finds_upward_uses_root_uses_and_cycles() {
     assert_eq!(found.len(), expect.len(), "{found:#?}");
 }
 
-/// Every layering problem in `sources` (module path → file text).
-fn problems(sources: &BTreeMap<String, String>) -> Vec<String> {
+/// Every layering problem in `sources` (module path → file text), by `layers`.
+fn problems(sources: &BTreeMap<String, String>, layers: &[&[&str]]) -> Vec<String> {
     let modules: BTreeSet<String> = sources.keys().cloned().collect();
     let mut files = BTreeMap::new();
     for (m, text) in sources {
@@ -450,7 +464,7 @@ fn problems(sources: &BTreeMap<String, String>) -> Vec<String> {
         if ABOVE_ALL.contains(&top) || from.rsplit("::").next() == Some("tests") {
             continue;
         }
-        let Some(own) = layer(from) else {
+        let Some(own) = layer(from, layers) else {
             problems.push(format!("{from}: its top-level module is in no layer (tests/layers.rs LAYERS)"));
             continue;
         };
@@ -463,7 +477,7 @@ fn problems(sources: &BTreeMap<String, String>) -> Vec<String> {
             if &to == from {
                 continue;
             }
-            match layer(&to) {
+            match layer(&to, layers) {
                 Some(l) if l > own => {
                     problems.push(format!("{from} -> {to}: a layer above (crate::{})", path.join("::")))
                 }

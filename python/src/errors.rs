@@ -29,7 +29,16 @@ create_exception!(
     sixpgp,
     KeyLocked,
     Error,
-    "Only a password-protected key would open this: load it with its password."
+    "Only a password-protected key would open this: unlock the key first, with \
+     `key.unlock(password)` or `Key.from_bytes(data, password)`. (`passwords=` of `decrypt` is \
+     for messages encrypted to a password, not for keys.) `.fingerprint` names the key."
+);
+create_exception!(
+    sixpgp,
+    NoGoodSignature,
+    Error,
+    "A good signature was required and the message has none by the certificates given (it is \
+     unsigned, or its signatures are bad or by others). `.verifications` lists the verdicts."
 );
 create_exception!(
     sixpgp,
@@ -68,6 +77,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("NoDecryptionKey", py.get_type::<NoDecryptionKey>())?;
     m.add("KeyLocked", py.get_type::<KeyLocked>())?;
     m.add("KeyUnusable", py.get_type::<KeyUnusable>())?;
+    m.add("NoGoodSignature", py.get_type::<NoGoodSignature>())?;
     m.add("Malformed", py.get_type::<Malformed>())?;
     m.add("Unsupported", py.get_type::<Unsupported>())?;
     m.add("LimitExceeded", py.get_type::<LimitExceeded>())?;
@@ -85,6 +95,10 @@ pub(crate) fn to_py(py: Python<'_>, err: LibError) -> PyErr {
         LibError::Decrypt => DecryptionFailed::new_err(message),
         LibError::NoDecryptionKey { .. } => NoDecryptionKey::new_err(message),
         LibError::KeyLocked { fingerprint, .. } => {
+            let message = format!(
+                "{message}: unlock it first, with key.unlock(password) or \
+                 Key.from_bytes(data, password) (passwords= is for messages encrypted to a password)"
+            );
             with_attributes(py, KeyLocked::new_err(message), &[("fingerprint", fingerprint.to_string())])
         }
         LibError::BadPassword => BadPassword::new_err(message),
@@ -104,6 +118,8 @@ pub(crate) fn to_py(py: Python<'_>, err: LibError) -> PyErr {
             with_attributes(py, LimitExceeded::new_err(message), &[("limit", limit.to_string())])
         }
         LibError::InvalidArgument(_) => InvalidArgument::new_err(message),
+        // Not from the input's octets but from the system: the `OSError` subclass of its kind.
+        LibError::Io(err) => PyErr::from(err),
         _ => Error::new_err(message),
     }
 }

@@ -1,11 +1,12 @@
 //! `Key` (a secret key), `Cert` (a certificate) and `KeyInfo` (one key of a certificate).
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyTuple, PyType};
-use sixpgp::{Cert, KeyBuilder, KeyInfo, Password, Profile, PublicKeyAlgorithm, Tsk};
+use pyo3::types::{PyBytes, PyString, PyTuple, PyType};
+use sixpgp::{Cert, KeyBuilder, KeyInfo, Limits, Profile, PublicKeyAlgorithm, Tsk};
+use subtle::ConstantTimeEq;
 
 use crate::convert;
 use crate::errors::{IntoPyResult, InvalidArgument};
@@ -32,37 +33,45 @@ impl PyKey {
         user_id: String,
         profile: &str,
         password: Option<&Bound<'_, PyAny>>,
-        validity: Option<u64>,
+        validity: Option<&Bound<'_, PyAny>>,
         signing_only: bool,
     ) -> PyResult<Self> {
         let profile = profile_named(profile)?;
         let mut builder = KeyBuilder::new(profile).user_id(user_id).signing_only(signing_only);
         if let Some(password) = password {
-            builder = builder.password(Password::from(&convert::octets(password)?[..]));
+            builder = builder.password(convert::password(password, "password")?);
         }
-        if let Some(seconds) = validity {
-            builder = builder.validity(Duration::from_secs(seconds));
+        if let Some(validity) = validity.filter(|v| !v.is_none()) {
+            builder = builder.validity(convert::validity(validity)?);
         }
         let tsk = py.detach(|| builder.generate()).py(py)?;
         Ok(Self(Arc::new(tsk)))
     }
 
     /// Loads one secret key, armored or binary. A locked key is unlocked with `password` if one
-    /// is given (`BadPassword` if it opens nothing), and kept locked otherwise.
+    /// is given (`BadPassword` if it opens nothing), and kept locked otherwise. `untrusted=True`
+    /// applies the limits meant for input from anyone (to the parsing and to the password
+    /// derivations a locked key asks for).
     #[staticmethod]
-    #[pyo3(signature = (data, password = None))]
+    #[pyo3(signature = (data, password = None, *, untrusted = false))]
     fn from_bytes(
         py: Python<'_>,
         data: &Bound<'_, PyAny>,
         password: Option<&Bound<'_, PyAny>>,
+        untrusted: bool,
     ) -> PyResult<Self> {
-        let data = convert::octets(data)?;
-        let password = password.map(|p| convert::octets(p).map(|p| Password::from(&p[..]))).transpose()?;
+        let data = convert::octets(data, "data")?;
+        let password = password.map(|p| convert::password(p, "password")).transpose()?;
+        let limits = limits(untrusted);
         let tsk = py
             .detach(|| {
-                let mut tsk = Tsk::from_bytes(&data)?;
+                let mut tsk = exactly_one(
+                    Tsk::read_all_with_limits(&data[..], &limits)?,
+                    "no secret key found",
+                    "more than one secret key found",
+                )?;
                 if let Some(password) = password.filter(|_| tsk.is_locked()) {
-                    let _ = tsk.unlock(&password)?;
+                    let _ = tsk.unlock_with_limits(&password, &limits)?;
                 }
                 Ok(tsk)
             })
@@ -70,17 +79,21 @@ impl PyKey {
         Ok(Self(Arc::new(tsk)))
     }
 
-    /// A copy of this key with its secret material unlocked by `password`.
-    fn unlock(&self, py: Python<'_>, password: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let password = Password::from(&convert::octets(password)?[..]);
+    /// A copy of this key with its secret material unlocked by `password`. `untrusted=True`
+    /// bounds the password derivations the key may ask for by the limits meant for input from
+    /// anyone.
+    #[pyo3(signature = (password, *, untrusted = false))]
+    fn unlock(&self, py: Python<'_>, password: &Bound<'_, PyAny>, untrusted: bool) -> PyResult<Self> {
+        let password = convert::password(password, "password")?;
+        let limits = limits(untrusted);
         let mut tsk = Tsk::clone(&self.0);
-        let _ = py.detach(|| tsk.unlock(&password)).py(py)?;
+        let _ = py.detach(|| tsk.unlock_with_limits(&password, &limits)).py(py)?;
         Ok(Self(Arc::new(tsk)))
     }
 
     /// A copy of this key with its secret material locked by `password` (AES-256-OCB, Argon2).
     fn lock(&self, py: Python<'_>, password: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let password = Password::from(&convert::octets(password)?[..]);
+        let password = convert::password(password, "password")?;
         let mut tsk = Tsk::clone(&self.0);
         py.detach(|| tsk.lock(&password)).py(py)?;
         Ok(Self(Arc::new(tsk)))
@@ -117,16 +130,23 @@ impl PyKey {
     }
 
     /// The armored form (`-----BEGIN PGP PRIVATE KEY BLOCK-----`).
-    fn armor(&self) -> String {
-        self.0.to_armored().to_string()
+    fn armor<'py>(&self, py: Python<'py>) -> Bound<'py, PyString> {
+        // Straight from the library's wiped buffer into the Python string.
+        PyString::new(py, &self.0.to_armored())
     }
 
     fn __bytes__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, &self.0.to_vec())
     }
 
+    /// Equal if the fingerprints are and the secret serialisations are too, compared in
+    /// constant time.
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.cast::<PyKey>().is_ok_and(|o| o.get().0.to_vec() == self.0.to_vec())
+        other.cast::<PyKey>().is_ok_and(|o| {
+            let other = &o.get().0;
+            other.fingerprint() == self.0.fingerprint()
+                && bool::from(other.to_vec().as_slice().ct_eq(self.0.to_vec().as_slice()))
+        })
     }
 
     fn __hash__(&self) -> u64 {
@@ -154,18 +174,37 @@ pub(crate) struct PyCert(pub(crate) Arc<Cert>);
 #[pymethods]
 impl PyCert {
     /// Loads one certificate, armored or binary (the public part of a secret key too).
+    /// `untrusted=True` applies the limits meant for input from anyone.
     #[staticmethod]
-    fn from_bytes(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let data = convert::octets(data)?;
-        let cert = py.detach(|| Cert::from_bytes(&data)).py(py)?;
+    #[pyo3(signature = (data, *, untrusted = false))]
+    fn from_bytes(py: Python<'_>, data: &Bound<'_, PyAny>, untrusted: bool) -> PyResult<Self> {
+        let data = convert::octets(data, "data")?;
+        let limits = limits(untrusted);
+        let cert = py
+            .detach(|| {
+                exactly_one(
+                    Cert::read_all_with_limits(&data[..], &limits)?,
+                    "no certificate found",
+                    "more than one certificate found",
+                )
+            })
+            .py(py)?;
         Ok(Self(Arc::new(cert)))
     }
 
     /// Loads every certificate of a keyring (armored or binary, one after another).
+    /// `untrusted=True` applies the limits meant for input from anyone.
     #[classmethod]
-    fn read_all(_cls: &Bound<'_, PyType>, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Vec<Self>> {
-        let data = convert::octets(data)?;
-        let certs = py.detach(|| Cert::read_all(&data[..])).py(py)?;
+    #[pyo3(signature = (data, *, untrusted = false))]
+    fn read_all(
+        _cls: &Bound<'_, PyType>,
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        untrusted: bool,
+    ) -> PyResult<Vec<Self>> {
+        let data = convert::octets(data, "data")?;
+        let limits = limits(untrusted);
+        let certs = py.detach(|| Cert::read_all_with_limits(&data[..], &limits)).py(py)?;
         Ok(certs.into_iter().map(|c| Self(Arc::new(c))).collect())
     }
 
@@ -259,6 +298,57 @@ impl PyKeyInfo {
     fn __repr__(&self) -> String {
         format!("<sixpgp.KeyInfo {} {} {:?}>", self.fingerprint, self.algorithm, self.flags)
     }
+}
+
+/// The limits for input from anyone, or the defaults.
+pub(crate) fn limits(untrusted: bool) -> Limits {
+    if untrusted { Limits::untrusted_input() } else { Limits::default() }
+}
+
+/// The one object of a keyring that should hold exactly one, as the library's `from_bytes`
+/// takes it: `none` and `several` are the errors otherwise.
+fn exactly_one<T>(mut all: Vec<T>, none: &'static str, several: &'static str) -> sixpgp::Result<T> {
+    match (all.pop(), all.is_empty()) {
+        (Some(one), true) => Ok(one),
+        (None, _) => Err(sixpgp::Error::InvalidArgument(none)),
+        (Some(_), false) => Err(sixpgp::Error::InvalidArgument(several)),
+    }
+}
+
+/// Whether `obj` is one key or certificate (and not an iterable of them).
+fn is_key_or_cert(obj: &Bound<'_, PyAny>) -> bool {
+    obj.is_instance_of::<PyKey>() || obj.is_instance_of::<PyCert>()
+}
+
+/// Certificates: a `Cert` or `Key` (its certificate), or an iterable of them. `param` names the
+/// argument in a `TypeError`.
+pub(crate) fn certs(obj: &Bound<'_, PyAny>, param: &str) -> PyResult<Vec<Arc<Cert>>> {
+    const WHAT: &str = "a sixpgp.Cert or sixpgp.Key, or an iterable of them";
+    convert::items(obj, param, WHAT, is_key_or_cert)?
+        .iter()
+        .map(|c| {
+            if let Ok(cert) = c.cast::<PyCert>() {
+                Ok(Arc::clone(&cert.get().0))
+            } else if let Ok(key) = c.cast::<PyKey>() {
+                Ok(Arc::new(key.get().0.to_cert()))
+            } else {
+                Err(convert::type_error(param, WHAT, c))
+            }
+        })
+        .collect()
+}
+
+/// Secret keys: a `Key`, or an iterable of them. `param` names the argument in a `TypeError`.
+pub(crate) fn keys(obj: &Bound<'_, PyAny>, param: &str) -> PyResult<Vec<Arc<Tsk>>> {
+    const WHAT: &str = "a sixpgp.Key or an iterable of them";
+    convert::items(obj, param, WHAT, is_key_or_cert)?
+        .iter()
+        .map(|k| {
+            k.cast::<PyKey>()
+                .map(|key| Arc::clone(&key.get().0))
+                .map_err(|_| convert::type_error(param, WHAT, k))
+        })
+        .collect()
 }
 
 /// A profile by its `sixsop list-profiles` name or an alias.

@@ -42,11 +42,12 @@ def test_corpus_raises_only_sixpgp_errors(keys):
         batch.append(data)
         # No password: a corpus SKESK or locked key could ask for an expensive derivation.
         _only_sixpgp_errors(sixpgp.decrypt, data, keys, verify=certs, untrusted=True)
-        _only_sixpgp_errors(sixpgp.Cert.from_bytes, data)
-        _only_sixpgp_errors(sixpgp.Cert.read_all, data)
-        _only_sixpgp_errors(sixpgp.Key.from_bytes, data)
-        _only_sixpgp_errors(sixpgp.verify, b"data", data, certs)
-        _only_sixpgp_errors(sixpgp.verify, data, data, certs)
+        for untrusted in (False, True):
+            _only_sixpgp_errors(sixpgp.Cert.from_bytes, data, untrusted=untrusted)
+            _only_sixpgp_errors(sixpgp.Cert.read_all, data, untrusted=untrusted)
+            _only_sixpgp_errors(sixpgp.Key.from_bytes, data, untrusted=untrusted)
+            _only_sixpgp_errors(sixpgp.verify, b"data", data, certs, untrusted=untrusted)
+            _only_sixpgp_errors(sixpgp.verify, data, data, certs, untrusted=untrusted)
         _only_sixpgp_errors(decryptor.decrypt, data)
         for cut in (1, len(data) // 2):
             _only_sixpgp_errors(sixpgp.decrypt, data[:cut], keys, untrusted=True)

@@ -169,3 +169,103 @@ def test_two_threads_decrypt_at_once_faster_than_in_turn(alice):
         if best < 0.9:
             break
     assert best < 0.9, f"two threads took {best:.2f} of the serial time"
+
+
+def test_decrypt_all_refuses_one_message(alice):
+    message = sixpgp.encrypt(b"one", alice.cert)
+    decryptor = sixpgp.Decryptor(alice)
+    for one in (message, message.decode(), bytearray(message), memoryview(message)):
+        with pytest.raises(TypeError, match=r"Decryptor.decrypt\(message\)"):
+            decryptor.decrypt_all(one)
+    with pytest.raises(TypeError, match="messages"):
+        decryptor.decrypt_all(42)
+    assert decryptor.decrypt_all(iter([message])) == [b"one"]
+
+
+def test_arguments_name_the_parameter(alice):
+    for threads in (-1, 0):
+        with pytest.raises(ValueError, match="threads"):
+            sixpgp.Decryptor(alice, threads=threads)
+    for threads in ("2", 1.0, True):
+        with pytest.raises(TypeError, match="threads"):
+            sixpgp.Decryptor(alice, threads=threads)
+    assert sixpgp.Decryptor(alice, threads=None).threads is None
+    with pytest.raises(TypeError, match="keys: .*not int"):
+        sixpgp.decrypt(b"x", 42)
+    with pytest.raises(TypeError, match="keys: .*not Cert"):
+        sixpgp.Decryptor([alice.cert])
+    with pytest.raises(TypeError, match="recipients: .*not int"):
+        sixpgp.encrypt(b"x", 42)
+    with pytest.raises(TypeError, match="passwords: "):
+        sixpgp.encrypt(b"x", passwords=42)
+    with pytest.raises(TypeError, match="verify: "):
+        sixpgp.decrypt(b"x", alice, verify=[b"not a cert"])
+    with pytest.raises(TypeError, match="data: "):
+        sixpgp.encrypt(42, alice.cert)
+    with pytest.raises(TypeError, match="signer: "):
+        sixpgp.encrypt(b"x", alice.cert, signer=alice.cert)
+
+
+def test_bulk_verification(alice, bob):
+    signed = sixpgp.encrypt(b"signed", alice.cert, signer=bob)
+    unsigned = sixpgp.encrypt(b"unsigned", alice.cert)
+    by_alice = sixpgp.encrypt(b"by alice", alice.cert, signer=alice)
+    batch = [signed, unsigned, by_alice, b"garbage"]
+
+    checking = sixpgp.Decryptor(alice, verify=bob.cert)
+    results = checking.decrypt_all(batch, verifications=True)
+    assert [r.data for r in results[:3]] == [b"signed", b"unsigned", b"by alice"]
+    assert [[v.good for v in r.verifications] for r in results[:3]] == [[True], [], [False]]
+    assert isinstance(results[3], sixpgp.Malformed)
+    assert checking.decrypt_all(batch)[:3] == [b"signed", b"unsigned", b"by alice"]
+    assert checking.decrypt(signed, verifications=True).verifications[0].good
+
+    strict = sixpgp.Decryptor(alice, verify=bob.cert, require_signature=True)
+    results = strict.decrypt_all(batch)
+    assert results[0] == b"signed"
+    assert isinstance(results[1], sixpgp.NoGoodSignature) and results[1].verifications == []
+    assert isinstance(results[2], sixpgp.NoGoodSignature)
+    assert [v.status for v in results[2].verifications] == ["unverifiable"]
+    with pytest.raises(sixpgp.NoGoodSignature):
+        strict.decrypt(unsigned)
+    again = pickle.loads(pickle.dumps(strict))
+    assert isinstance(again.decrypt_all([unsigned])[0], sixpgp.NoGoodSignature)
+    assert again.decrypt_all([signed]) == [b"signed"]
+
+    # The one-message function, as the README shows it.
+    assert sixpgp.decrypt(signed, alice, verify=bob.cert, require_signature=True).data == b"signed"
+    with pytest.raises(sixpgp.NoGoodSignature):
+        sixpgp.decrypt(unsigned, alice, verify=bob.cert, require_signature=True)
+    with pytest.raises(ValueError, match="verify="):
+        sixpgp.Decryptor(alice, require_signature=True)
+
+
+def test_decryptor_defaults_to_the_untrusted_limits(alice):
+    # More session-key packets than the untrusted limits allow (64).
+    many = sixpgp.encrypt(b"to many", [alice.cert] * 70, armor=False)
+    assert sixpgp.Decryptor(alice).untrusted
+    [refused] = sixpgp.Decryptor(alice).decrypt_all([many])
+    assert isinstance(refused, sixpgp.LimitExceeded)
+    assert sixpgp.Decryptor(alice, untrusted=False).decrypt_all([many]) == [b"to many"]
+    assert sixpgp.decrypt(many, alice).data == b"to many"
+    with pytest.raises(sixpgp.LimitExceeded):
+        sixpgp.decrypt(many, alice, untrusted=True)
+    assert not pickle.loads(pickle.dumps(sixpgp.Decryptor(alice, untrusted=False))).untrusted
+
+
+def test_verify_untrusted(alice):
+    signature = sixpgp.sign(b"doc", alice, armor=False)
+    # More signatures than the untrusted limits allow (256).
+    flood = signature * 300
+    assert len(sixpgp.verify(b"doc", flood, alice.cert)) == 300
+    with pytest.raises(sixpgp.LimitExceeded):
+        sixpgp.verify(b"doc", flood, alice.cert, untrusted=True)
+    [verdict] = sixpgp.verify(b"doc", signature, alice.cert, untrusted=True)
+    assert verdict.good
+
+
+def test_plaintext_from_mutable_buffers(alice):
+    for data in (bytearray(b"mutable"), memoryview(b"mutable"), memoryview(bytearray(b"mutable"))):
+        assert sixpgp.decrypt(sixpgp.encrypt(data, alice.cert), alice).data == b"mutable"
+    message = sixpgp.encrypt(b"as a buffer", alice.cert, armor=False)
+    assert sixpgp.Decryptor(alice).decrypt_all([bytearray(message), memoryview(message)]) == [b"as a buffer"] * 2
