@@ -89,3 +89,39 @@ fn decrypting_for_an_unsupported_key_says_which_algorithm() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("ML-KEM-1024+X448"), "{stderr}");
 }
+
+#[test]
+fn every_certificate_and_key_of_a_keyring_is_used() {
+    // Two keys in one file, as `cat alice.asc bob.asc` makes it: armored blocks one after the
+    // other, or binary packets one after the other.
+    let dir = tempdir("keyring");
+    let d = dir.as_path();
+    let alice = ok(&["generate-key", "Alice"], b"", d);
+    let bob = ok(&["generate-key", "Bob"], b"", d);
+    std::fs::write(d.join("alice.key"), &alice).unwrap();
+    std::fs::write(d.join("bob.key"), &bob).unwrap();
+    let alice_cert = ok(&["extract-cert"], &alice, d);
+    let bob_cert = ok(&["extract-cert"], &bob, d);
+    std::fs::write(d.join("bob.cert"), &bob_cert).unwrap();
+    let binary = |armored: &[u8]| ok(&["dearmor"], armored, d);
+    let rings = [
+        ("armored", [&alice_cert[..], &bob_cert[..]].concat(), [&alice[..], &bob[..]].concat()),
+        (
+            "binary",
+            [binary(&alice_cert), binary(&bob_cert)].concat(),
+            [binary(&alice), binary(&bob)].concat(),
+        ),
+    ];
+    let plain = b"to both\n";
+    for (form, certs, keys) in rings {
+        std::fs::write(d.join("both.cert"), &certs).unwrap();
+        std::fs::write(d.join("both.key"), &keys).unwrap();
+        let msg = ok(&["encrypt", "both.cert"], plain, d);
+        // Each key alone decrypts: the message has both recipients.
+        assert_eq!(ok(&["decrypt", "alice.key"], &msg, d), plain, "{form}");
+        assert_eq!(ok(&["decrypt", "bob.key"], &msg, d), plain, "{form}");
+        // A message to Bob alone decrypts with the keyring.
+        let to_bob = ok(&["encrypt", "bob.cert"], plain, d);
+        assert_eq!(ok(&["decrypt", "both.key"], &to_bob, d), plain, "{form}");
+    }
+}

@@ -84,7 +84,8 @@ impl Tsk {
         }
     }
 
-    /// Parses every secret key in a stream.
+    /// Parses every secret key in a stream: binary, or any number of armored blocks one after
+    /// the other (see [`Cert::read_all`]).
     ///
     /// # Errors
     /// As [`Tsk::from_bytes`]; a certificate without secret material is an error.
