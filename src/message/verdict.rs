@@ -79,7 +79,8 @@ pub enum UnverifiableReason {
     Malformed,
     /// The signature is not over a document (binary or text).
     NotDocumentSignature,
-    /// The message carries more signatures than are hashed over its data.
+    /// The message's signatures need more distinct hashes of its data (each a hash algorithm,
+    /// salt and mode) than are computed, 16; copies of one signature share one hash.
     TooManySignatures,
     /// No certificates were given to verify with (decryption without
     /// [`Decryptor::verify_with`](crate::Decryptor::verify_with)).
@@ -121,7 +122,7 @@ impl fmt::Display for UnverifiableReason {
             Self::UnknownCriticalSubpacket => "unknown critical subpacket",
             Self::Malformed => "malformed signature packet",
             Self::NotDocumentSignature => "not a document signature",
-            Self::TooManySignatures => "more signatures on the message than are hashed (16)",
+            Self::TooManySignatures => "more distinct signature hashes than are computed (16)",
             Self::NotRequested => "not verified: no certificates given",
         })
     }
