@@ -383,12 +383,13 @@ impl InlineSignatures {
         let mut announced: Vec<Verification> = pairs
             .map(|((ops, hasher), (body, sig))| match ops {
                 OnePass::V6(ops) => match (sig, hasher) {
-                    (Ok(sig), Ok(slot)) if matches_ops(&ops, &sig) => check(verifier, &sig, hashes, slot),
+                    (Ok(sig), Ok(slot)) if matches_ops(&ops, &sig) => {
+                        confirmed_by(&ops, check(verifier, &sig, hashes, slot))
+                    }
                     (Ok(_), Ok(_)) => one_pass_mismatch(),
                     (Ok(_), Err(v)) => v,
-                    (Err(Error::Unsupported(Unsupported::PacketVersion { .. })), _) => {
-                        other_version(&body, limits)
-                    }
+                    // A v6 One-Pass Signature announces a v6 signature.
+                    (Err(Error::Unsupported(Unsupported::PacketVersion { .. })), _) => one_pass_mismatch(),
                     (Err(_), _) => Verification::unverifiable(UnverifiableReason::Malformed),
                 },
                 OnePass::V3(ops) => announced_by_v3(&ops, &body, limits),
@@ -532,10 +533,22 @@ fn announced_by_v3(ops: &OnePassSignatureV3, body: &[u8], limits: &Limits) -> Ve
     }
 }
 
-/// A v6 signature must repeat what its One-Pass Signature announced (RFC 9580 §5.4).
+/// A v6 signature must repeat what its One-Pass Signature announced (RFC 9580 §5.4),
+/// the signing key included: the One-Pass Signature's fingerprint is what the message names as
+/// its signer (for key look-ups and `MessageInfo::signers`), so the signature must confirm it.
 fn matches_ops(ops: &OnePassSignature, sig: &SignaturePacket) -> bool {
     ops.sig_type == sig.sig_type
         && ops.hash_algorithm == sig.hash_algorithm
         && ops.pk_algorithm == sig.pk_algorithm
         && ops.salt == sig.salt
+        && issuer_of(sig).is_none_or(|issuer| *issuer.as_bytes() == ops.fingerprint)
+}
+
+/// `verdict`, unless the key that made a signature without an issuer fingerprint is not the
+/// one its One-Pass Signature named.
+fn confirmed_by(ops: &OnePassSignature, verdict: Verification) -> Verification {
+    match verdict.signing_key() {
+        Some(key) if *key.as_bytes() != ops.fingerprint => one_pass_mismatch(),
+        _ => verdict,
+    }
 }
