@@ -14,6 +14,7 @@ mod decrypt_reader;
 mod encrypt;
 mod esk;
 mod hash_pipe;
+mod hashes;
 mod inspect;
 mod io;
 mod literal;

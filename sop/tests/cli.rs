@@ -125,3 +125,33 @@ fn every_certificate_and_key_of_a_keyring_is_used() {
         assert_eq!(ok(&["decrypt", "both.key"], &to_bob, d), plain, "{form}");
     }
 }
+
+#[test]
+fn cfb_protected_keys_unlock_and_unsupported_protections_are_not_a_wrong_password() {
+    // RFC 9580 A.4 under S2K usage 254 (CFB, SHA-1 check), 255 and a bare cipher ID; see
+    // scripts/protected-keys.py.
+    let dir = tempdir("cfb-keys");
+    let d = dir.as_path();
+    std::fs::write(d.join("cfb.key"), data("a04-locked-cfb-254.asc")).unwrap();
+    std::fs::write(d.join("right"), "correct horse battery staple").unwrap();
+    std::fs::write(d.join("wrong"), "wrong").unwrap();
+    let message = data("a08-x25519-aead-ocb-message.asc");
+    assert_eq!(ok(&["decrypt", "--with-key-password", "right", "cfb.key"], &message, d), b"Hello, world!");
+    assert_eq!(code(&["decrypt", "--with-key-password", "wrong", "cfb.key"], &message, d), 67);
+    assert_eq!(code(&["sign", "--with-key-password", "wrong", "cfb.key"], b"x", d), 67);
+    let _ = ok(&["sign", "--with-key-password", "right", "cfb.key"], b"x", d);
+
+    let a03 = ok(&["dearmor"], &data("a03-v6-certificate.asc"), d);
+    for file in ["a04-locked-malleable-cfb-255.asc", "a04-locked-cipher-id-7.asc"] {
+        let key = data(file);
+        std::fs::write(d.join("other.key"), &key).unwrap();
+        // The certificate is still there.
+        assert_eq!(ok(&["extract-cert", "--no-armor"], &key, d), a03, "{file}");
+        // Its secret cannot be used: bad data (with the protection named), not KEY_IS_PROTECTED.
+        let out = run(&["sign", "--with-key-password", "right", "other.key"], b"x", d);
+        assert_eq!(out.status.code(), Some(41), "{file}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("S2K usage"), "{file}: {stderr}");
+        assert_eq!(code(&["sign", "other.key"], b"x", d), 41, "{file}");
+    }
+}
