@@ -673,3 +673,37 @@ fn keyring_size_is_bounded() {
     assert!(matches!(e, Error::LimitExceeded(Limit::KeyringLength)), "{e:?}");
     assert_eq!(Cert::read_all_with_limits(&a03[..], &Limits::default()).unwrap().len(), 1);
 }
+
+#[test]
+fn a_packet_of_unknown_critical_type_in_a_key_is_named() {
+    // RFC 9580 §4.3: a packet of an unknown type in the critical range (0 to 39) makes the
+    // whole packet sequence invalid; one in the non-critical range (40 to 63) is skipped. The
+    // first case is the input `fuzz/corpus/diff_cert/critical-unknown-type-31-after-subkey`
+    // (A.4 with a type-31 packet and a Trust packet after its subkey), which Sequoia reads.
+    let packets = split_packets(&dearmor(&data("a04-v6-secret-key.asc")));
+    let with_after_subkey = |tag: u8| -> Vec<u8> {
+        let mut out = Vec::new();
+        for (t, body) in &packets {
+            out.extend(packet(*t, body));
+            if *t == 7 {
+                out.extend(packet(tag, &[0, 1, 2, 3]));
+                out.extend(packet(12, &[0, 0]));
+            }
+        }
+        out
+    };
+    for tag in [15, 16, 22, 31, 39] {
+        let input = with_after_subkey(tag);
+        let e = Tsk::from_bytes(&input).unwrap_err();
+        assert!(matches!(&e, Error::Malformed(m) if m.packet_type() == Some(tag)), "{tag}: {e:?}");
+        let e = Cert::from_bytes(&input).unwrap_err();
+        assert!(matches!(&e, Error::Malformed(m) if m.packet_type() == Some(tag)), "{tag}: {e:?}");
+    }
+    // A known packet type that certificates do not hold is named the same way.
+    let e = Cert::from_bytes(&with_after_subkey(4)).unwrap_err();
+    assert!(matches!(&e, Error::Malformed(m) if m.packet_type() == Some(4)), "{e:?}");
+    let a04 = Tsk::from_bytes(&data("a04-v6-secret-key.asc")).unwrap();
+    for tag in [40, 63] {
+        assert_eq!(Tsk::from_bytes(&with_after_subkey(tag)).unwrap().to_cert(), a04.to_cert(), "{tag}");
+    }
+}

@@ -199,9 +199,10 @@ fn parse_packets(
             }
             Tag::Padding | Tag::Marker | Tag::Trust => {}
             _ => {
-                let b = current
-                    .as_mut()
-                    .ok_or(Error::malformed("certificate: first packet is not a primary key"))?;
+                let b = current.as_mut().ok_or(Error::misplaced_packet(
+                    "certificate: first packet is not a primary key",
+                    u8::from(raw.tag),
+                ))?;
                 component(b, &raw, limits)?;
             }
         }
@@ -271,7 +272,26 @@ fn component(b: &mut Builder, raw: &RawPacket, limits: &Limits) -> Result<()> {
         },
         // Unknown packet types in the non-critical range are skipped (RFC 9580 §4.3).
         Tag::Other(t) if t >= 40 => {}
-        _ => return Err(Error::malformed("certificate: unexpected packet type")),
+        tag => return Err(misplaced(&b.current, tag)),
     }
     Ok(())
+}
+
+/// The error for a packet that has no place in a certificate: one of an unknown critical type
+/// (RFC 9580 §4.3: "a critical packet of an unknown type" makes the whole sequence invalid, where
+/// a non-critical one, 40 to 63, is skipped), or a known type that certificates do not hold;
+/// and after which component it came.
+fn misplaced(current: &Current, tag: Tag) -> Error {
+    let critical_unknown = matches!(tag, Tag::Other(_));
+    let context = match (critical_unknown, current) {
+        (true, Current::Primary) => "certificate: unknown critical packet type after the primary key",
+        (true, Current::UserId) => "certificate: unknown critical packet type after a user ID",
+        (true, Current::Subkey) => "certificate: unknown critical packet type after a subkey",
+        (true, Current::Skipped) => "certificate: unknown critical packet type after a skipped component",
+        (false, Current::Primary) => "certificate: packet type not allowed after the primary key",
+        (false, Current::UserId) => "certificate: packet type not allowed after a user ID",
+        (false, Current::Subkey) => "certificate: packet type not allowed after a subkey",
+        (false, Current::Skipped) => "certificate: packet type not allowed after a skipped component",
+    };
+    Error::misplaced_packet(context, u8::from(tag))
 }
