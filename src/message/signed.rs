@@ -19,9 +19,8 @@ use crate::message::hashes::{DataHashes, HashSlot};
 use crate::message::io::{copy_wiped, read_via_fill_buf};
 use crate::message::literal::LiteralReader;
 use crate::message::literal_info::LiteralInfo;
-use crate::message::verdict::{
-    BadReason, UnverifiableReason, Verification, Verifier, issuer_of, other_version,
-};
+use crate::message::verdict::{BadReason, UnverifiableReason, Verification, issuer_of, other_version};
+use crate::message::verifier::Verifier;
 use crate::packet::header::{Header, Tag, peek_tag};
 use crate::packet::one_pass::{OnePass, OnePassSignature, OnePassSignatureV3};
 use crate::packet::signature::{SignaturePacket, SignatureV4};

@@ -1,16 +1,19 @@
-//! Verifying document signatures: detached ([`DetachedVerifier`]) and inline
-//! ([`InlineVerifyReader`]), streaming over the signed data (RFC 9580 §5.2, §10.3). The
-//! signed-message grammar is read by `signed`, and what counts as good is `verdict`'s.
+//! Verifying document signatures: detached ([`DetachedVerifier`]), cleartext (through it) and
+//! inline ([`InlineVerifyReader`]), streaming over the signed data (RFC 9580 §5.2, §10.3), and
+//! the [`Verifier`] methods that start them. The signed-message grammar is read by `signed`,
+//! and what counts as good is `verifier`'s.
 
 use std::fmt;
 use std::io::{self, BufRead, Read, Write};
 
 use crate::armor::ArmorReader;
 use crate::error::{Error, Limit, Result};
+use crate::message::cleartext::CleartextMessage;
 use crate::message::hash_pipe::Hashing;
 use crate::message::hashes::DataHashes;
 use crate::message::signed::{Container, MessageReader, Pending};
-use crate::message::verdict::{BadReason, Verification, Verifier, issuer_of};
+use crate::message::verdict::{BadReason, Verification, issuer_of};
+use crate::message::verifier::Verifier;
 use crate::packet::header::Tag;
 use crate::packet::read_raw_packet;
 use crate::types::{Fingerprint, HashAlgorithm};
@@ -100,6 +103,19 @@ impl Verifier {
     /// signed message (compressed data is not supported); I/O errors.
     pub fn inline_reader<R: BufRead>(self, source: R) -> Result<InlineVerifyReader<R>> {
         InlineVerifyReader::new(self, source)
+    }
+
+    /// Verifies the signatures of a cleartext-signed message over its text.
+    ///
+    /// # Errors
+    /// As [`Verifier::detached`] for the signature block.
+    pub fn verify_cleartext(self, message: &CleartextMessage) -> Result<Vec<Verification>> {
+        let mut sink = self.detached(message.signatures())?;
+        if !message.hashes.is_empty() {
+            sink.require_hashes(&message.hashes);
+        }
+        message.write_canonical(&mut sink)?;
+        Ok(sink.finish())
     }
 }
 
