@@ -1,6 +1,7 @@
 //! Keyrings: every certificate and key of a keyring is read, whatever its framing (binary,
 //! several armored blocks one after the other, or a mix), and an encryption to the
 //! certificates read has every one of them as a recipient.
+#![allow(clippy::unwrap_used, clippy::panic, reason = "tests fail by panicking")]
 
 mod common;
 
