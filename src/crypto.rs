@@ -5,6 +5,7 @@
 mod accel;
 pub(crate) mod aead;
 mod aes_kw;
+pub(crate) mod cfb;
 pub(crate) mod chunk_aead;
 pub(crate) mod ed25519;
 pub(crate) mod hash;

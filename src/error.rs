@@ -151,6 +151,7 @@ impl fmt::Display for KeyProblem {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Malformed {
     context: &'static str,
+    packet_type: Option<u8>,
 }
 
 impl Malformed {
@@ -159,11 +160,22 @@ impl Malformed {
     pub fn context(&self) -> &'static str {
         self.context
     }
+
+    /// The type ID of the packet found where it may not be, when that is what is wrong (a
+    /// packet of an unknown critical type, RFC 9580 §4.3, or a known one out of place).
+    #[must_use]
+    pub fn packet_type(&self) -> Option<u8> {
+        self.packet_type
+    }
 }
 
 impl fmt::Display for Malformed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.context)
+        f.write_str(self.context)?;
+        match self.packet_type {
+            Some(t) => write!(f, " (packet type {t})"),
+            None => Ok(()),
+        }
     }
 }
 
@@ -301,7 +313,13 @@ impl fmt::Display for Limit {
 impl Error {
     /// Malformed input, with a short static description of where.
     pub(crate) const fn malformed(context: &'static str) -> Self {
-        Self::Malformed(Malformed { context })
+        Self::Malformed(Malformed { context, packet_type: None })
+    }
+
+    /// A packet of type `packet_type` where the grammar allows none of its type; `context` says
+    /// where.
+    pub(crate) const fn misplaced_packet(context: &'static str, packet_type: u8) -> Self {
+        Self::Malformed(Malformed { context, packet_type: Some(packet_type) })
     }
 
     /// No key opens a message for `recipients`.

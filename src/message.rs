@@ -14,6 +14,7 @@ mod decrypt_reader;
 mod encrypt;
 mod esk;
 mod hash_pipe;
+mod hashes;
 mod inspect;
 mod io;
 mod literal;
@@ -26,6 +27,7 @@ mod sign;
 mod signed;
 pub(crate) mod skesk;
 mod verdict;
+mod verifier;
 mod verify;
 
 pub use cleartext::{CleartextMessage, CleartextSignWriter, is_cleartext_signed};
@@ -39,7 +41,8 @@ pub use lookup::KeyStore;
 pub use recipients::{Purpose, Recipients};
 pub use session_key::DecryptedWith;
 pub use sign::{InlineSignWriter, SignWriter, Signer};
-pub use verdict::{BadReason, UnverifiableReason, Verification, VerificationStatus, Verifier};
+pub use verdict::{BadReason, UnverifiableReason, Verification, VerificationStatus};
+pub use verifier::Verifier;
 pub use verify::{DetachedVerifier, InlineVerifyReader};
 
 // For the async adapters, a layer above, which read through the same `BufRead` pattern.

@@ -7,9 +7,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use sixpgp::{
-    Cert, Decryptor, Encryptor, Error, Fingerprint, KeyBuilder, KeyProblem, KeyStore, MessageInfo, Profile,
-    PublicKeyAlgorithm, ReasonForRevocation, Recipient, Signer, SkippedPacket, Tsk, Unsupported,
-    UnverifiableReason, VerificationStatus, Verifier,
+    Cert, Decryptor, Encryptor, Error, Fingerprint, KeyBuilder, KeyProblem, KeyStore, Limit, Limits,
+    MessageInfo, Profile, PublicKeyAlgorithm, ReasonForRevocation, Recipient, Signer, SkippedPacket, Tsk,
+    Unsupported, UnverifiableReason, VerificationStatus, Verifier,
 };
 
 const T0: u64 = 1_700_000_000;
@@ -100,6 +100,23 @@ fn packet(tag: u8, body: &[u8]) -> Vec<u8> {
     let len = u8::try_from(body.len()).unwrap();
     assert!(len < 192);
     [&[0xc0 | tag, len][..], body].concat()
+}
+
+/// An SKESK whose Argon2 parameters exceed the limits is listed as skipped, with the limit, and
+/// not counted as a password: decryption runs no password through it and reports that limit.
+#[test]
+fn message_info_lists_skesks_over_the_limits_as_skipped() {
+    let message = Encryptor::default().password("pw").at(at(1)).encrypt_bytes(b"hello").unwrap();
+    let info = MessageInfo::from_bytes(&message).unwrap();
+    assert_eq!((info.passwords, &info.skipped[..]), (1, &[][..]));
+
+    let small = Limits::default().with_max_argon2_memory_kib(8);
+    let info = MessageInfo::from_reader(&message[..], &small).unwrap();
+    assert_eq!(info.passwords, 0);
+    assert_eq!(info.skipped, [SkippedPacket::SkeskOverLimit(Limit::Argon2Memory)]);
+    let e = Decryptor::default().password("pw").limits(small).decrypt_bytes(&message).unwrap_err();
+    assert!(matches!(e, Error::LimitExceeded(Limit::Argon2Memory)), "{e:?}");
+    assert_eq!(Decryptor::default().password("pw").decrypt_bytes(&message).unwrap().0, b"hello");
 }
 
 /// Session-key packets this crate cannot use are skipped alike by `MessageInfo` (which lists

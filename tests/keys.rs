@@ -4,7 +4,7 @@ mod common;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use common::{TestRng, data, dearmor, json, packet};
+use common::{TestRng, data, dearmor, json, packet, split_packets};
 use sixpgp::{Cert, Error, KeyBuilder, Limits, Password, Profile, PublicKeyAlgorithm, Tsk, Unsupported};
 
 fn at(secs: u64) -> SystemTime {
@@ -70,6 +70,70 @@ fn a05_locked_key_unlocks_with_its_passphrase() {
     assert_eq!(tsk.unlock(&Password::from("correct horse battery staple")).unwrap(), 2);
     assert!(!tsk.is_locked());
     assert_eq!(&tsk.to_vec()[..], &dearmor(&data("a04-v6-secret-key.asc"))[..]);
+}
+
+/// The S2K usage octet of each secret key packet (after the 42 octets of a v6 Ed25519 or
+/// X25519 public key).
+fn usages(tsk_bytes: &[u8]) -> Vec<u8> {
+    split_packets(tsk_bytes)
+        .iter()
+        .filter(|(tag, _)| matches!(tag, 5 | 7))
+        .map(|(_, body)| body[42])
+        .collect()
+}
+
+#[test]
+fn cfb_protected_v6_key_unlocks_with_its_passphrase() {
+    // A.4 under S2K usage 254 (AES-128 CFB, SHA-1 check, iterated and salted SHA2-256), as
+    // other implementations write v6 keys; made by scripts/protected-keys.py.
+    let bytes = data("a04-locked-cfb-254.asc");
+    let mut tsk = Tsk::from_bytes(&bytes).unwrap();
+    assert!(tsk.is_locked());
+    assert_eq!(usages(&tsk.to_vec()), [254, 254]);
+    assert_eq!(&tsk.to_vec()[..], &dearmor(&bytes)[..]);
+    assert_eq!(tsk.to_cert().to_vec(), dearmor(&data("a03-v6-certificate.asc")));
+    // A wrong password opens nothing.
+    assert!(matches!(tsk.unlock(&Password::from("wrong")), Err(Error::BadPassword)));
+    assert!(tsk.is_locked());
+    // The right one opens both packets, giving A.4's material.
+    assert_eq!(tsk.unlock(&Password::from("correct horse battery staple")).unwrap(), 2);
+    assert!(!tsk.is_locked());
+    assert_eq!(&tsk.to_vec()[..], &dearmor(&data("a04-v6-secret-key.asc"))[..]);
+    // A.8's message, to A.3's subkey, decrypts with it.
+    let (plain, _) = sixpgp::Decryptor::new([tsk.clone()])
+        .decrypt_bytes(&data("a08-x25519-aead-ocb-message.asc"))
+        .unwrap();
+    assert_eq!(plain, b"Hello, world!");
+    // Locked again, it is AEAD-protected (usage 253), never CFB.
+    tsk.lock(&Password::from("new")).unwrap();
+    assert_eq!(usages(&tsk.to_vec()), [253, 253]);
+    let mut again = Tsk::from_bytes(&tsk.to_vec()).unwrap();
+    assert_eq!(again.unlock(&Password::from("new")).unwrap(), 2);
+}
+
+#[test]
+fn unsupported_protections_are_named_and_the_certificate_stays_readable() {
+    // A.4 under S2K usage 255 (MalleableCFB) and a bare cipher ID (7), which v6 keys must not
+    // use: the key reads and round-trips, its certificate is A.3's, and any use of the secret
+    // names the protection; it is never taken for a wrong password.
+    for (file, usage) in [("a04-locked-malleable-cfb-255.asc", 255), ("a04-locked-cipher-id-7.asc", 7)] {
+        let bytes = data(file);
+        let mut tsk = Tsk::from_bytes(&bytes).unwrap();
+        assert_eq!(&tsk.to_vec()[..], &dearmor(&bytes)[..], "{file}");
+        assert_eq!(usages(&tsk.to_vec()), [usage, usage]);
+        assert_eq!(Cert::from_bytes(&bytes).unwrap().to_vec(), dearmor(&data("a03-v6-certificate.asc")));
+        // Not locked: no password opens it.
+        assert!(!tsk.is_locked(), "{file}");
+        for password in ["correct horse battery staple", "wrong"] {
+            let e = tsk.unlock(&Password::from(password)).unwrap_err();
+            assert!(
+                matches!(e, Error::Unsupported(Unsupported::SecretKeyProtection(u)) if u == usage),
+                "{file}: {e:?}"
+            );
+        }
+        let e = sixpgp::Signer::new().key(tsk.clone()).sign_bytes(b"x").unwrap_err();
+        assert!(matches!(e, Error::Unsupported(Unsupported::SecretKeyProtection(u)) if u == usage), "{e:?}");
+    }
 }
 
 #[test]

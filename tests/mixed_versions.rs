@@ -241,10 +241,31 @@ fn a_v3_one_pass_signature_with_the_wrong_signature() {
         let results = read_inline(&tsk, &message, Limits::default()).unwrap();
         assert_eq!(results[0].status(), mismatch, "{results:?}");
     }
-    // A v4 signature announced by a v6 One-Pass Signature is not verified either.
+    // A v6 One-Pass Signature announces a v6 signature (RFC 9580 §5.4): a v4 one does not
+    // match it.
     let message = [packet(4, &ops6), packet(11, &literal), packet(2, &v4_signature(0))].concat();
     let results = read_inline(&tsk, &message, Limits::default()).unwrap();
-    assert_eq!(results[0].status(), VerificationStatus::Unverifiable(UnverifiableReason::UnsupportedVersion));
+    assert_eq!(results[0].status(), mismatch);
+}
+
+#[test]
+fn a_one_pass_signature_naming_another_key_is_a_mismatch() {
+    // A v6 One-Pass Signature names its signing key by fingerprint (its last 33 octets: the
+    // fingerprint, then the nested flag), and the signature's issuer fingerprint must be the
+    // same (RFC 9580 §5.4): the signer a message names is one its signature confirms.
+    let tsk = v6_key();
+    let (ops6, literal, sig6) = v6_inline(&tsk, b"x");
+    let message = [packet(4, &ops6), packet(11, &literal), packet(2, &sig6)].concat();
+    assert!(read_inline(&tsk, &message, Limits::default()).unwrap()[0].is_good());
+    let mut other = ops6.clone();
+    let at = other.len() - 33;
+    other[at] ^= 1;
+    let named = MessageInfo::from_bytes(&message).unwrap().signers;
+    let message = [packet(4, &other), packet(11, &literal), packet(2, &sig6)].concat();
+    // What the message claims: another key.
+    assert_ne!(MessageInfo::from_bytes(&message).unwrap().signers, named);
+    let results = read_inline(&tsk, &message, Limits::default()).unwrap();
+    assert_eq!(results[0].status(), VerificationStatus::Bad(BadReason::OnePassMismatch));
 }
 
 #[test]

@@ -16,6 +16,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
         Err(Refusal::OutOfScope(_)) => return,
         Ok(o) => Ok(o.plaintext),
         Err(Refusal::Refused(e)) => Err(e),
+        Err(e @ Refusal::CriticalUnknownPacket(_)) => Err(format!("{e:?}")),
     };
     let oracles = [("Sequoia", Some(sq::decrypt(data, false))), ("rPGP", rpgp::decrypt(data, false))];
     for (name, theirs) in oracles {

@@ -54,6 +54,13 @@ pub struct CertView {
     pub in_scope: bool,
 }
 
+/// A packet type ID that RFC 9580 §5 does not assign, in the critical range (0 to 39; §4.3):
+/// a reader must refuse the packet sequence that holds one.
+#[must_use]
+pub fn critical_unknown_packet_type(id: u8) -> bool {
+    matches!(id, 0 | 15 | 16 | 22..=39)
+}
+
 /// The algorithms in the scope of the comparison (RFC 9580 X25519/Ed25519, RFC 9980 30 and 35).
 #[must_use]
 pub fn in_scope_algorithm(id: u8) -> bool {

@@ -8,7 +8,10 @@ use sixpgp::{
     AeadAlgorithm, Cert, DataFormat, Decryptor, Encryptor, Error, Limits, SymmetricAlgorithm, Tsk, Unsupported,
 };
 
-use crate::{CertView, MessageSpec, Opened, PASSWORD, SECRET_KEYS, SeededRng, fixed_time, in_scope_algorithm};
+use crate::{
+    CertView, MessageSpec, Opened, PASSWORD, SECRET_KEYS, SeededRng, critical_unknown_packet_type, fixed_time,
+    in_scope_algorithm,
+};
 
 struct Keys {
     tsks: Vec<Tsk>,
@@ -30,10 +33,19 @@ fn keys() -> &'static Keys {
 #[derive(Debug)]
 pub enum Refusal {
     OutOfScope(String),
+    /// A packet of an unknown critical type (0, 15, 16, 22 to 39) where a certificate or a
+    /// message has its packets: RFC 9580 §4.3 makes the whole sequence invalid, where an
+    /// oracle may skip the packet.
+    CriticalUnknownPacket(u8),
     Refused(String),
 }
 
 fn classify(e: &Error) -> Refusal {
+    if let Error::Malformed(m) = e
+        && let Some(t) = m.packet_type().filter(|&t| critical_unknown_packet_type(t))
+    {
+        return Refusal::CriticalUnknownPacket(t);
+    }
     let out = match e {
         Error::LimitExceeded(_) => true,
         Error::Unsupported(u) => match u {

@@ -89,3 +89,69 @@ fn decrypting_for_an_unsupported_key_says_which_algorithm() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("ML-KEM-1024+X448"), "{stderr}");
 }
+
+#[test]
+fn every_certificate_and_key_of_a_keyring_is_used() {
+    // Two keys in one file, as `cat alice.asc bob.asc` makes it: armored blocks one after the
+    // other, or binary packets one after the other.
+    let dir = tempdir("keyring");
+    let d = dir.as_path();
+    let alice = ok(&["generate-key", "Alice"], b"", d);
+    let bob = ok(&["generate-key", "Bob"], b"", d);
+    std::fs::write(d.join("alice.key"), &alice).unwrap();
+    std::fs::write(d.join("bob.key"), &bob).unwrap();
+    let alice_cert = ok(&["extract-cert"], &alice, d);
+    let bob_cert = ok(&["extract-cert"], &bob, d);
+    std::fs::write(d.join("bob.cert"), &bob_cert).unwrap();
+    let binary = |armored: &[u8]| ok(&["dearmor"], armored, d);
+    let rings = [
+        ("armored", [&alice_cert[..], &bob_cert[..]].concat(), [&alice[..], &bob[..]].concat()),
+        (
+            "binary",
+            [binary(&alice_cert), binary(&bob_cert)].concat(),
+            [binary(&alice), binary(&bob)].concat(),
+        ),
+    ];
+    let plain = b"to both\n";
+    for (form, certs, keys) in rings {
+        std::fs::write(d.join("both.cert"), &certs).unwrap();
+        std::fs::write(d.join("both.key"), &keys).unwrap();
+        let msg = ok(&["encrypt", "both.cert"], plain, d);
+        // Each key alone decrypts: the message has both recipients.
+        assert_eq!(ok(&["decrypt", "alice.key"], &msg, d), plain, "{form}");
+        assert_eq!(ok(&["decrypt", "bob.key"], &msg, d), plain, "{form}");
+        // A message to Bob alone decrypts with the keyring.
+        let to_bob = ok(&["encrypt", "bob.cert"], plain, d);
+        assert_eq!(ok(&["decrypt", "both.key"], &to_bob, d), plain, "{form}");
+    }
+}
+
+#[test]
+fn cfb_protected_keys_unlock_and_unsupported_protections_are_not_a_wrong_password() {
+    // RFC 9580 A.4 under S2K usage 254 (CFB, SHA-1 check), 255 and a bare cipher ID; see
+    // scripts/protected-keys.py.
+    let dir = tempdir("cfb-keys");
+    let d = dir.as_path();
+    std::fs::write(d.join("cfb.key"), data("a04-locked-cfb-254.asc")).unwrap();
+    std::fs::write(d.join("right"), "correct horse battery staple").unwrap();
+    std::fs::write(d.join("wrong"), "wrong").unwrap();
+    let message = data("a08-x25519-aead-ocb-message.asc");
+    assert_eq!(ok(&["decrypt", "--with-key-password", "right", "cfb.key"], &message, d), b"Hello, world!");
+    assert_eq!(code(&["decrypt", "--with-key-password", "wrong", "cfb.key"], &message, d), 67);
+    assert_eq!(code(&["sign", "--with-key-password", "wrong", "cfb.key"], b"x", d), 67);
+    let _ = ok(&["sign", "--with-key-password", "right", "cfb.key"], b"x", d);
+
+    let a03 = ok(&["dearmor"], &data("a03-v6-certificate.asc"), d);
+    for file in ["a04-locked-malleable-cfb-255.asc", "a04-locked-cipher-id-7.asc"] {
+        let key = data(file);
+        std::fs::write(d.join("other.key"), &key).unwrap();
+        // The certificate is still there.
+        assert_eq!(ok(&["extract-cert", "--no-armor"], &key, d), a03, "{file}");
+        // Its secret cannot be used: bad data (with the protection named), not KEY_IS_PROTECTED.
+        let out = run(&["sign", "--with-key-password", "right", "other.key"], b"x", d);
+        assert_eq!(out.status.code(), Some(41), "{file}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("S2K usage"), "{file}: {stderr}");
+        assert_eq!(code(&["sign", "other.key"], b"x", d), 41, "{file}");
+    }
+}

@@ -82,7 +82,8 @@ impl Builder {
 impl Cert {
     /// Parses exactly one certificate, armored or binary.
     ///
-    /// A transferable secret key is accepted too; its secret parts are dropped.
+    /// A transferable secret key is accepted too; its secret parts are dropped. A second
+    /// certificate, in the same armored block or in another, is an error, never dropped.
     ///
     /// # Errors
     /// `Malformed`/`Truncated` for broken input, `Unsupported` for a non-v6 primary key, and
@@ -104,10 +105,12 @@ impl Cert {
         }
     }
 
-    /// Parses every certificate in a stream (a keyring), armored or binary.
+    /// Parses every certificate in a stream (a keyring): binary, or any number of armored
+    /// blocks one after the other, separated by nothing but whitespace.
     ///
     /// # Errors
-    /// As [`Cert::from_bytes`], except that any number of certificates is fine.
+    /// As [`Cert::from_bytes`], except that any number of certificates is fine; `Malformed` for
+    /// anything but whitespace or another block after an armored block.
     pub fn read_all(reader: impl BufRead) -> Result<Vec<Self>> {
         Self::read_all_with_limits(reader, &Limits::default())
     }
@@ -121,27 +124,72 @@ impl Cert {
     }
 }
 
-/// Reads every key in `reader`, armored or binary.
-pub(super) fn parse_keyring(reader: impl BufRead, limits: &Limits) -> Result<Vec<ParsedKey>> {
-    // The armor reader is read from directly: its buffers are wiped, where a `BufReader`'s
-    // would leave the secret key packets it held in freed memory.
-    let mut input = ArmorReader::with_limits(reader, limits);
-    parse_packets(&mut input, limits)
+/// Reads every key in `reader`: binary, or one or more armored blocks one after the other (as
+/// `cat` of several armored files, or a key server, gives them). Every block is read: a
+/// keyring must not lose a certificate to its framing.
+pub(super) fn parse_keyring(mut reader: impl BufRead, limits: &Limits) -> Result<Vec<ParsedKey>> {
+    let mut keys = Vec::new();
+    let mut totals = Totals::default();
+    loop {
+        // The armor reader is read from directly: its buffers are wiped, where a `BufReader`'s
+        // would leave the secret key packets it held in freed memory.
+        let mut input = ArmorReader::with_limits(&mut reader, limits);
+        let armored = input.detect()?.is_some();
+        parse_packets(&mut input, limits, &mut totals, &mut keys)?;
+        // Binary input is read to its end; an armored block ends at its END line, and
+        // another block may follow.
+        if !armored || only_whitespace_left(input.into_inner())? {
+            return Ok(keys);
+        }
+    }
 }
 
-/// Reads every key from a binary packet stream.
-fn parse_packets(input: &mut impl BufRead, limits: &Limits) -> Result<Vec<ParsedKey>> {
-    let mut keys = Vec::new();
+/// Skips whitespace and says whether the input ended.
+fn only_whitespace_left(input: &mut impl BufRead) -> Result<bool> {
+    loop {
+        let buf = match input.fill_buf() {
+            Ok(buf) => buf,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Error::from_io(e)),
+        };
+        if buf.is_empty() {
+            return Ok(true);
+        }
+        match buf.iter().position(|b| !b.is_ascii_whitespace()) {
+            Some(skip) => {
+                input.consume(skip);
+                return Ok(false);
+            }
+            None => {
+                let len = buf.len();
+                input.consume(len);
+            }
+        }
+    }
+}
+
+/// What a whole keyring has used of its limits, over all its armored blocks.
+#[derive(Default)]
+struct Totals {
+    packets: usize,
+    octets: usize,
+}
+
+/// Reads every key from a binary packet stream into `keys`.
+fn parse_packets(
+    input: &mut impl BufRead,
+    limits: &Limits,
+    totals: &mut Totals,
+    keys: &mut Vec<ParsedKey>,
+) -> Result<()> {
     let mut current: Option<Builder> = None;
-    let mut count = 0usize;
-    let mut octets = 0usize;
     while let Some(raw) = read_raw_packet(input, limits)? {
-        count = count.saturating_add(1);
-        octets = octets.saturating_add(raw.body.len());
-        if octets > limits.max_keyring_len() {
+        totals.packets = totals.packets.saturating_add(1);
+        totals.octets = totals.octets.saturating_add(raw.body.len());
+        if totals.octets > limits.max_keyring_len() {
             return Err(Error::LimitExceeded(Limit::KeyringLength));
         }
-        Limits::check(count as u64, limits.max_cert_packets() as u64, Limit::CertPackets)?;
+        Limits::check(totals.packets as u64, limits.max_cert_packets() as u64, Limit::CertPackets)?;
         match raw.tag {
             Tag::PublicKey | Tag::SecretKey => {
                 if let Some(b) = current.take() {
@@ -151,9 +199,10 @@ fn parse_packets(input: &mut impl BufRead, limits: &Limits) -> Result<Vec<Parsed
             }
             Tag::Padding | Tag::Marker | Tag::Trust => {}
             _ => {
-                let b = current
-                    .as_mut()
-                    .ok_or(Error::malformed("certificate: first packet is not a primary key"))?;
+                let b = current.as_mut().ok_or(Error::misplaced_packet(
+                    "certificate: first packet is not a primary key",
+                    u8::from(raw.tag),
+                ))?;
                 component(b, &raw, limits)?;
             }
         }
@@ -161,7 +210,7 @@ fn parse_packets(input: &mut impl BufRead, limits: &Limits) -> Result<Vec<Parsed
     if let Some(b) = current.take() {
         keys.push(b.finish());
     }
-    Ok(keys)
+    Ok(())
 }
 
 fn primary_builder(raw: &RawPacket, limits: &Limits) -> Result<Builder> {
@@ -223,7 +272,26 @@ fn component(b: &mut Builder, raw: &RawPacket, limits: &Limits) -> Result<()> {
         },
         // Unknown packet types in the non-critical range are skipped (RFC 9580 §4.3).
         Tag::Other(t) if t >= 40 => {}
-        _ => return Err(Error::malformed("certificate: unexpected packet type")),
+        tag => return Err(misplaced(&b.current, tag)),
     }
     Ok(())
+}
+
+/// The error for a packet that has no place in a certificate: one of an unknown critical type
+/// (RFC 9580 §4.3: "a critical packet of an unknown type" makes the whole sequence invalid, where
+/// a non-critical one, 40 to 63, is skipped), or a known type that certificates do not hold;
+/// and after which component it came.
+fn misplaced(current: &Current, tag: Tag) -> Error {
+    let critical_unknown = matches!(tag, Tag::Other(_));
+    let context = match (critical_unknown, current) {
+        (true, Current::Primary) => "certificate: unknown critical packet type after the primary key",
+        (true, Current::UserId) => "certificate: unknown critical packet type after a user ID",
+        (true, Current::Subkey) => "certificate: unknown critical packet type after a subkey",
+        (true, Current::Skipped) => "certificate: unknown critical packet type after a skipped component",
+        (false, Current::Primary) => "certificate: packet type not allowed after the primary key",
+        (false, Current::UserId) => "certificate: packet type not allowed after a user ID",
+        (false, Current::Subkey) => "certificate: packet type not allowed after a subkey",
+        (false, Current::Skipped) => "certificate: packet type not allowed after a skipped component",
+    };
+    Error::misplaced_packet(context, u8::from(tag))
 }

@@ -399,7 +399,7 @@ mod tests {
     fn primary_secret(tsk: &Tsk) -> &SecretKeyMaterial {
         match &tsk.secrets.primary {
             SecretKeyData::Plain(m) => m,
-            SecretKeyData::Encrypted(_) => panic!("locked"),
+            SecretKeyData::Encrypted(_) | SecretKeyData::Unsupported(_) => panic!("locked"),
         }
     }
 

@@ -11,7 +11,7 @@ use crate::armor::ArmorKind;
 use crate::crypto::aead::AeadCipher;
 use crate::crypto::rng::Rng;
 use crate::crypto::secret::{Password, SecretVec};
-use crate::crypto::{ed25519, hkdf, mldsa_ed25519, mlkem_x25519, s2k, x25519};
+use crate::crypto::{cfb, ed25519, hkdf, mldsa_ed25519, mlkem_x25519, s2k, x25519};
 use crate::error::{Error, KeyProblem, Limit, Result, Unsupported};
 use crate::key::cert::{Cert, armored, write_packet};
 use crate::key::parse::{self, Secrets};
@@ -28,6 +28,8 @@ use crate::types::{AeadAlgorithm, SymmetricAlgorithm};
 
 /// S2K usage octet for AEAD protection (RFC 9580 §3.7.2.1).
 const USAGE_AEAD: u8 = 253;
+/// S2K usage octet for CFB protection with a SHA-1 check (RFC 9580 §3.7.2.1).
+const USAGE_CFB: u8 = 254;
 
 /// Argon2 parameters for keys we lock: RFC 9580 §3.7.1.4's second recommended option
 /// (t = 3, p = 4, 64 MiB), which opens in well under a second.
@@ -84,7 +86,8 @@ impl Tsk {
         }
     }
 
-    /// Parses every secret key in a stream.
+    /// Parses every secret key in a stream: binary, or any number of armored blocks one after
+    /// the other (see [`Cert::read_all`]).
     ///
     /// # Errors
     /// As [`Tsk::from_bytes`]; a certificate without secret material is an error.
@@ -152,7 +155,9 @@ impl Tsk {
         std::iter::once(&self.secrets.primary).chain(self.secrets.subkeys.iter().flatten())
     }
 
-    /// True if any secret key packet is password-protected.
+    /// True if any secret key packet is password-protected. A secret under a protection this
+    /// crate does not implement (see [`Tsk::unlock_with_limits`]) does not count: no password
+    /// opens it, and using it is `Unsupported(SecretKeyProtection)`.
     #[must_use]
     pub fn is_locked(&self) -> bool {
         self.all_secrets().any(|s| matches!(s, SecretKeyData::Encrypted(_)))
@@ -185,44 +190,45 @@ impl Tsk {
 
     /// [`Tsk::unlock`] with explicit limits on the S2K work a key may ask for.
     ///
-    /// A packet whose protection this crate does not implement (for example S2K usage 254,
-    /// CFB), or whose decrypted material does not match its public key, stays locked: it does
-    /// not keep the other packets from opening.
+    /// Both protections of RFC 9580 §3.7.2.1 for v6 keys are read: AEAD (S2K usage 253) and
+    /// CFB with a SHA-1 check (254); [`Tsk::lock`] writes only the first. A packet whose
+    /// protection this crate does not implement (S2K usage 255, a bare cipher ID, 252, an
+    /// unknown cipher or S2K type), or whose decrypted material does not match its public key,
+    /// stays locked: it does not keep the other packets from opening.
     ///
     /// Every parameter of a packet's protection is checked before its S2K runs, and at most
     /// [`Limits::max_unlock_derivations`] S2K runs are attempted per call.
     ///
     /// # Errors
     /// `BadPassword` if `password` was tried on locked packets and opened none;
+    /// `Unsupported`/`Malformed` if no packet could be tried at all, for the first such
+    /// packet's reason (a protection this crate does not implement is never reported as a
+    /// wrong password);
     /// `LimitExceeded` if a packet's S2K parameters exceed `limits` (checked before anything is
     /// allocated), or `LimitExceeded(UnlockDerivations)` when one more packet would need an S2K
     /// run past [`Limits::max_unlock_derivations`]. The key is left as it was before the
     /// failing packet: the packets opened before it stay open.
     pub fn unlock_with_limits(&mut self, password: &Password, limits: &Limits) -> Result<usize> {
         let mut opened = 0usize;
-        let mut derivations = 0usize;
-        if let Some(m) = unlock_or_skip(
-            &self.cert.primary,
-            Tag::SecretKey,
-            &self.secrets.primary,
-            password,
-            limits,
-            &mut derivations,
-        )? {
+        let mut attempt = Attempt { password, limits, derivations: 0, skipped: None };
+        if let Some(m) = attempt.unlock_or_skip(&self.cert.primary, Tag::SecretKey, &self.secrets.primary)? {
             self.secrets.primary = SecretKeyData::Plain(m);
             opened = opened.saturating_add(1);
         }
         for (sub, secret) in self.cert.subkeys.iter().zip(self.secrets.subkeys.iter_mut()) {
             let Some(data) = secret else { continue };
-            if let Some(m) =
-                unlock_or_skip(&sub.key, Tag::SecretSubkey, data, password, limits, &mut derivations)?
-            {
+            if let Some(m) = attempt.unlock_or_skip(&sub.key, Tag::SecretSubkey, data)? {
                 *data = SecretKeyData::Plain(m);
                 opened = opened.saturating_add(1);
             }
         }
-        if opened == 0 && derivations > 0 {
-            return Err(Error::BadPassword);
+        if opened == 0 {
+            if attempt.derivations > 0 {
+                return Err(Error::BadPassword);
+            }
+            if let Some(why) = attempt.skipped {
+                return Err(why);
+            }
         }
         Ok(opened)
     }
@@ -269,6 +275,9 @@ impl Tsk {
         match data {
             Some(SecretKeyData::Plain(m)) => Ok(m),
             Some(SecretKeyData::Encrypted(_)) => Err(Error::key_locked(*fingerprint)),
+            Some(SecretKeyData::Unsupported(u)) => {
+                Err(Error::Unsupported(Unsupported::SecretKeyProtection(u.usage)))
+            }
             None if *fingerprint == self.cert.fingerprint => {
                 Err(Error::key_unusable(*fingerprint, KeyProblem::NoSecret))
             }
@@ -365,60 +374,114 @@ fn protection_ad(public: &PublicKeyPacket, tag: Tag) -> Vec<u8> {
     ad
 }
 
-/// [`try_unlock`], but a packet that cannot be opened for a reason other than a resource limit
-/// (an unimplemented protection, corrupted material) just stays locked.
-fn unlock_or_skip(
-    public: &PublicKeyPacket,
-    tag: Tag,
-    data: &SecretKeyData,
-    password: &Password,
-    limits: &Limits,
-    derivations: &mut usize,
-) -> Result<Option<SecretKeyMaterial>> {
-    match try_unlock(public, tag, data, password, limits, derivations) {
-        Err(Error::Unsupported(_) | Error::Malformed(_)) => Ok(None),
-        other => other,
-    }
+/// One password tried on the packets of a key.
+struct Attempt<'a> {
+    password: &'a Password,
+    limits: &'a Limits,
+    /// S2K runs so far, counted against the limit.
+    derivations: usize,
+    /// Why the first packet that could not be tried was not.
+    skipped: Option<Error>,
 }
 
-/// Tries `password` on one secret key packet; `Ok(None)` if it is not locked or the password
-/// does not open it. `derivations` counts the S2K runs of this unlock against the limit.
-fn try_unlock(
-    public: &PublicKeyPacket,
-    tag: Tag,
-    data: &SecretKeyData,
-    password: &Password,
-    limits: &Limits,
-    derivations: &mut usize,
-) -> Result<Option<SecretKeyMaterial>> {
-    let SecretKeyData::Encrypted(enc) = data else {
-        return Ok(None);
-    };
-    let aead = match (enc.usage, enc.aead) {
-        (USAGE_AEAD, Some(aead)) => aead,
-        (usage, _) => return Err(Error::Unsupported(Unsupported::SecretKeyProtection(usage))),
-    };
-    let key_len = check_protection(enc.symmetric, aead, &enc.s2k, enc.iv.len(), limits)?;
-    let split = enc
-        .ciphertext
-        .len()
-        .checked_sub(16)
-        .ok_or(Error::malformed("secret key: encrypted material shorter than its tag"))?;
-    if *derivations >= limits.max_unlock_derivations() {
-        return Err(Error::LimitExceeded(Limit::UnlockDerivations));
+impl Attempt<'_> {
+    /// [`Attempt::try_unlock`], but a packet that cannot be opened for a reason other than a
+    /// resource limit (an unimplemented protection, corrupted material) just stays locked, and
+    /// the first such reason is kept.
+    fn unlock_or_skip(
+        &mut self,
+        public: &PublicKeyPacket,
+        tag: Tag,
+        data: &SecretKeyData,
+    ) -> Result<Option<SecretKeyMaterial>> {
+        match self.try_unlock(public, tag, data) {
+            Err(e @ (Error::Unsupported(_) | Error::Malformed(_))) => {
+                let _ = self.skipped.get_or_insert(e);
+                Ok(None)
+            }
+            other => other,
+        }
     }
-    *derivations = derivations.saturating_add(1);
-    let kek = protection_kek(tag, enc.symmetric, aead, &enc.s2k, password.as_bytes(), key_len, limits)?;
-    let cipher = AeadCipher::new(enc.symmetric, aead, &kek)?;
-    let (ct, tag_bytes) = enc.ciphertext.split_at(split);
-    let tag_arr: [u8; 16] = tag_bytes.try_into().map_err(|_| Error::malformed("secret key: tag"))?;
-    let mut buf = SecretVec::new(ct.to_vec());
-    if cipher.decrypt_in_place(&enc.iv, &protection_ad(public, tag), &mut buf, &tag_arr).is_err() {
-        return Ok(None);
+
+    /// Tries the password on one secret key packet; `Ok(None)` if it is not locked or the
+    /// password does not open it.
+    fn try_unlock(
+        &mut self,
+        public: &PublicKeyPacket,
+        tag: Tag,
+        data: &SecretKeyData,
+    ) -> Result<Option<SecretKeyMaterial>> {
+        let enc = match data {
+            SecretKeyData::Plain(_) => return Ok(None),
+            SecretKeyData::Unsupported(u) => {
+                return Err(Error::Unsupported(Unsupported::SecretKeyProtection(u.usage)));
+            }
+            SecretKeyData::Encrypted(enc) => enc,
+        };
+        let plain = match (enc.usage, enc.aead) {
+            (USAGE_AEAD, Some(aead)) => self.open_aead(public, tag, enc, aead)?,
+            (USAGE_CFB, _) => self.open_cfb(enc)?,
+            (usage, _) => return Err(Error::Unsupported(Unsupported::SecretKeyProtection(usage))),
+        };
+        let Some(plain) = plain else { return Ok(None) };
+        let material = SecretKeyMaterial::parse(public.algorithm, &plain)?;
+        check_secret_matches(public, &material)?;
+        Ok(Some(material))
     }
-    let material = SecretKeyMaterial::parse(public.algorithm, &buf)?;
-    check_secret_matches(public, &material)?;
-    Ok(Some(material))
+
+    /// Counts one more S2K run against the limit.
+    fn derivation(&mut self) -> Result<()> {
+        if self.derivations >= self.limits.max_unlock_derivations() {
+            return Err(Error::LimitExceeded(Limit::UnlockDerivations));
+        }
+        self.derivations = self.derivations.saturating_add(1);
+        Ok(())
+    }
+
+    /// Usage 253: AEAD under a key derived with HKDF from the S2K output.
+    fn open_aead(
+        &mut self,
+        public: &PublicKeyPacket,
+        tag: Tag,
+        enc: &EncryptedSecret,
+        aead: AeadAlgorithm,
+    ) -> Result<Option<SecretVec>> {
+        let key_len = check_protection(enc.symmetric, aead, &enc.s2k, enc.iv.len(), self.limits)?;
+        let split = enc
+            .ciphertext
+            .len()
+            .checked_sub(16)
+            .ok_or(Error::malformed("secret key: encrypted material shorter than its tag"))?;
+        self.derivation()?;
+        let password = self.password.as_bytes();
+        let kek = protection_kek(tag, enc.symmetric, aead, &enc.s2k, password, key_len, self.limits)?;
+        let cipher = AeadCipher::new(enc.symmetric, aead, &kek)?;
+        let (ct, tag_bytes) = enc.ciphertext.split_at(split);
+        let tag_arr: [u8; 16] = tag_bytes.try_into().map_err(|_| Error::malformed("secret key: tag"))?;
+        let mut buf = SecretVec::new(ct.to_vec());
+        if cipher.decrypt_in_place(&enc.iv, &protection_ad(public, tag), &mut buf, &tag_arr).is_err() {
+            return Ok(None);
+        }
+        Ok(Some(buf))
+    }
+
+    /// Usage 254: CFB under the S2K output itself, with a SHA-1 check (RFC 9580 §3.7.2.1).
+    fn open_cfb(&mut self, enc: &EncryptedSecret) -> Result<Option<SecretVec>> {
+        // "Argon2 is only used with AEAD (S2K usage octet 253). An implementation MUST NOT
+        // create and MUST reject as malformed any secret key packet where the S2K usage octet
+        // is not AEAD (253) and the S2K specifier type is Argon2."
+        if matches!(enc.s2k, S2k::Argon2 { .. }) {
+            return Err(Error::malformed("secret key: Argon2 S2K without AEAD protection"));
+        }
+        let key_len = enc
+            .symmetric
+            .key_len()
+            .ok_or(Error::Unsupported(Unsupported::SymmetricAlgorithm(u8::from(enc.symmetric))))?;
+        s2k::check(&enc.s2k, key_len, self.limits)?;
+        self.derivation()?;
+        let key = s2k::derive(&enc.s2k, self.password.as_bytes(), key_len, self.limits)?;
+        cfb::open_sha1_checked(enc.symmetric, &key, &enc.iv, &enc.ciphertext)
+    }
 }
 
 /// Encrypts one secret key packet's material with a fresh salt and nonce.

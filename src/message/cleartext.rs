@@ -16,7 +16,6 @@ use crate::armor::{ArmorKind, ArmorReader, ArmorWriter};
 use crate::error::{Error, Limit, Result};
 use crate::limits::Limits;
 use crate::message::sign::{SignWriter, Signer};
-use crate::message::verdict::{Verification, Verifier};
 use crate::signature::SignatureMode;
 use crate::types::HashAlgorithm;
 
@@ -51,7 +50,7 @@ pub struct CleartextMessage {
     /// The binary Signature packets.
     signatures: Vec<u8>,
     /// The algorithms the `Hash` armor headers name (empty when there is none).
-    hashes: Vec<HashAlgorithm>,
+    pub(super) hashes: Vec<HashAlgorithm>,
 }
 
 impl fmt::Debug for CleartextMessage {
@@ -211,7 +210,7 @@ impl CleartextMessage {
     }
 
     /// Feeds the canonical form of the text (CR LF line endings, no final line break).
-    fn write_canonical(&self, w: &mut impl Write) -> io::Result<()> {
+    pub(super) fn write_canonical(&self, w: &mut impl Write) -> io::Result<()> {
         let mut first = true;
         for line in self.text.split(|&b| b == b'\n') {
             if !first {
@@ -221,21 +220,6 @@ impl CleartextMessage {
             w.write_all(line)?;
         }
         Ok(())
-    }
-}
-
-impl Verifier {
-    /// Verifies the signatures of a cleartext-signed message over its text.
-    ///
-    /// # Errors
-    /// As [`Verifier::detached`] for the signature block.
-    pub fn verify_cleartext(self, message: &CleartextMessage) -> Result<Vec<Verification>> {
-        let mut sink = self.detached(&message.signatures)?;
-        if !message.hashes.is_empty() {
-            sink.require_hashes(&message.hashes);
-        }
-        message.write_canonical(&mut sink)?;
-        Ok(sink.finish())
     }
 }
 

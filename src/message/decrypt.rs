@@ -35,7 +35,7 @@ use crate::message::lookup::{KeyStore, SharedStore};
 use crate::message::seipd::SeipdReader;
 use crate::message::session_key::KeySources;
 use crate::message::signed::MessageReader;
-use crate::message::verdict::Verifier;
+use crate::message::verifier::Verifier;
 use crate::packet::header::Header;
 use crate::packet::partial::PartialBodyReader;
 use crate::packet::seipd::SeipdHeader;

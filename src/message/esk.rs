@@ -13,6 +13,7 @@
 
 use std::io::BufRead;
 
+use crate::crypto::s2k;
 use crate::error::{Error, Limit, Result, Unsupported};
 use crate::limits::Limits;
 use crate::message::skesk::skesk_s2k;
@@ -37,6 +38,10 @@ pub enum SkippedPacket {
     /// An SKESK no password can open here: what this crate does not implement about it (its
     /// version, cipher, AEAD mode or S2K), or `None` if its fields do not fit each other.
     Skesk(Option<Unsupported>),
+    /// An SKESK whose S2K asks for more than the [`Limits`] allow: decryption runs no
+    /// password through it, and fails with `LimitExceeded` of this limit if nothing else
+    /// opens the message.
+    SkeskOverLimit(Limit),
 }
 
 /// The session-key packets of an encrypted message, as decryption uses them.
@@ -50,8 +55,11 @@ pub(super) struct EskSequence {
     /// Whom the PKESKs of algorithms this crate does not implement are for, to say so if they
     /// are the only ones for the given keys.
     pub(super) unsupported: Vec<(pkesk::Recipient, PublicKeyAlgorithm)>,
-    /// The SKESKs a password may open, in order.
+    /// The SKESKs a password may open, in order, and those over the limits (which decryption
+    /// reports if nothing else opens the message).
     pub(super) skesks: Vec<Skesk>,
+    /// How many of `skesks` ask for more S2K work than the limits allow.
+    pub(super) skesks_over_limit: usize,
     /// The PKESKs and SKESKs decryption does not try, in order.
     pub(super) skipped: Vec<SkippedPacket>,
 }
@@ -100,7 +108,7 @@ impl EskSequence {
                     if raw.tag == Tag::Pkesk {
                         this.pkesk(Pkesk::parse(&raw.body))?;
                     } else {
-                        this.skesk(Skesk::parse(&raw.body))?;
+                        this.skesk(Skesk::parse(&raw.body), limits)?;
                     }
                 }
                 tag if tag.is_ignored_in_messages() => {}
@@ -129,10 +137,16 @@ impl EskSequence {
     }
 
     /// Keeps an SKESK that a password may open, or says why it is skipped.
-    fn skesk(&mut self, parsed: Result<Skesk>) -> Result<()> {
+    fn skesk(&mut self, parsed: Result<Skesk>, limits: &Limits) -> Result<()> {
         match parsed {
             Ok(s) => match skesk_s2k(&s) {
-                Ok(_) => self.skesks.push(s),
+                Ok((spec, key_len)) => {
+                    if let Err(Error::LimitExceeded(limit)) = s2k::check(&spec, key_len, limits) {
+                        self.skipped.push(SkippedPacket::SkeskOverLimit(limit));
+                        self.skesks_over_limit = self.skesks_over_limit.saturating_add(1);
+                    }
+                    self.skesks.push(s);
+                }
                 Err(Error::Unsupported(why)) => self.skipped.push(SkippedPacket::Skesk(Some(why))),
                 Err(_) => self.skipped.push(SkippedPacket::Skesk(None)),
             },

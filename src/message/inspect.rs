@@ -27,10 +27,12 @@ pub struct MessageInfo {
     /// The recipients of the v6 PKESK packets, in order, including those of public-key
     /// algorithms this crate does not implement (also listed in [`skipped`](Self::skipped)).
     pub recipients: Vec<Recipient>,
-    /// How many SKESK packets (passwords) decryption will try a password on.
+    /// How many SKESK packets (passwords) decryption will try a password on: not those over
+    /// the limits, which are in [`skipped`](Self::skipped).
     pub passwords: usize,
     /// The PKESK and SKESK packets decryption will not try (of versions, algorithms or S2K
-    /// specifiers this crate does not implement), in order, and why. Padding, Marker and
+    /// specifiers this crate does not implement, or S2K parameters over the limits given),
+    /// in order, and why. Padding, Marker and
     /// unknown non-critical packets, which every reader ignores, are not listed.
     pub skipped: Vec<SkippedPacket>,
     /// For an unencrypted signed message, the signing keys its signatures name, in order.
@@ -78,7 +80,7 @@ impl MessageInfo {
         Ok(Self {
             encrypted: true,
             recipients: esk.recipients,
-            passwords: esk.skesks.len(),
+            passwords: esk.skesks.len().saturating_sub(esk.skesks_over_limit),
             skipped: esk.skipped,
             signers: Vec::new(),
         })

@@ -139,7 +139,8 @@ impl Signer {
                         chosen = Some((k.key, k.fingerprint));
                         break;
                     }
-                    Err(e @ Error::KeyLocked { .. }) => locked = locked.or(Some(e)),
+                    // Why the key's secret cannot be used, rather than "no signing key".
+                    Err(e @ (Error::KeyLocked { .. } | Error::Unsupported(_))) => locked = locked.or(Some(e)),
                     Err(_) => {}
                 }
             }

@@ -14,19 +14,19 @@ use std::io::{self, BufRead, Read};
 
 use crate::error::{Error, Limit, Poison, Result, Unsupported};
 use crate::limits::Limits;
-use crate::message::hash_pipe::{HashPipe, Hashing};
+use crate::message::hash_pipe::Hashing;
+use crate::message::hashes::{DataHashes, HashSlot};
 use crate::message::io::{copy_wiped, read_via_fill_buf};
 use crate::message::literal::LiteralReader;
 use crate::message::literal_info::LiteralInfo;
-use crate::message::verdict::{
-    BadReason, UnverifiableReason, Verification, Verifier, issuer_of, other_version,
-};
+use crate::message::verdict::{BadReason, UnverifiableReason, Verification, issuer_of, other_version};
+use crate::message::verifier::Verifier;
 use crate::packet::header::{Header, Tag, peek_tag};
 use crate::packet::one_pass::{OnePass, OnePassSignature, OnePassSignatureV3};
 use crate::packet::signature::{SignaturePacket, SignatureV4};
 use crate::packet::{PacketBody, RawPacket, read_raw_packet};
-use crate::signature::{DataHasher, SignatureMode};
-use crate::types::{Fingerprint, HashAlgorithm};
+use crate::signature::SignatureMode;
+use crate::types::Fingerprint;
 
 /// What holds a signed message: how its end is checked once the trailing signatures were read.
 pub(super) trait Container: BufRead {
@@ -202,9 +202,8 @@ pub(super) struct InlineSignatures {
     one_pass: Vec<(OnePass, OpsHash)>,
     /// Every Signature packet, header included, in the order found.
     signature_packets: Vec<u8>,
-    /// From the first literal data on: the running hashes, moved out of `prefixed` and
-    /// `one_pass` (see [`hash_slots`]) until `read_suffix` puts them back.
-    pipe: Option<HashPipe>,
+    /// The running hashes of the literal data that `prefixed` and `one_pass` need.
+    hashes: DataHashes,
 }
 
 impl fmt::Debug for InlineSignatures {
@@ -215,20 +214,6 @@ impl fmt::Debug for InlineSignatures {
             .field("prefixed", &self.prefixed.len())
             .finish_non_exhaustive()
     }
-}
-
-/// Most signatures of one inline-signed message whose hashes run over its literal data: each
-/// hashes all of it again, so a message with many (up to `Limits::max_signatures`) One-Pass
-/// Signatures would multiply the cost of reading it. Those beyond are reported as unverifiable.
-const MAX_HASHED_SIGNATURES: usize = 16;
-
-/// The verdict on a signature whose hash was not started.
-fn not_hashed(hashing: bool) -> Verification {
-    Verification::unverifiable(if hashing {
-        UnverifiableReason::TooManySignatures
-    } else {
-        UnverifiableReason::NotRequested
-    })
 }
 
 /// Appends a signature packet to the kept signature packets, whose total size is bounded by
@@ -272,14 +257,7 @@ impl InlineSignatures {
             prefixed: Vec::new(),
             one_pass: Vec::new(),
             signature_packets: Vec::new(),
-            pipe: None,
-        };
-        // Hashes started so far: each one hashes all of the literal data again.
-        let mut hashers = 0usize;
-        let mut may_hash = || {
-            let ok = hashing && hashers < MAX_HASHED_SIGNATURES;
-            hashers = hashers.saturating_add(usize::from(ok));
-            ok
+            hashes: DataHashes::new(Hashing::Beside),
         };
         loop {
             match peek_tag(source)? {
@@ -301,17 +279,14 @@ impl InlineSignatures {
                         ));
                     }
                     serialize(&raw, &mut this.signature_packets, limits)?;
-                    this.prefixed.push(if may_hash() {
-                        Pending::from_body(&raw.body, limits)?
-                    } else {
-                        Pending::Done(not_hashed(hashing))
-                    });
+                    let hashes = if hashing { Some(&mut this.hashes) } else { None };
+                    this.prefixed.push(Pending::from_body(&raw.body, limits, hashes)?);
                 }
                 Tag::OnePassSignature => {
                     let ops = OnePass::parse(&raw.body)?;
                     let hasher = match &ops {
-                        OnePass::V6(v6) if may_hash() => start_for(v6),
-                        OnePass::V6(_) => Err(not_hashed(hashing)),
+                        OnePass::V6(v6) if hashing => start_for(v6, &mut this.hashes),
+                        OnePass::V6(_) => Err(Verification::unverifiable(UnverifiableReason::NotRequested)),
                         // A v4 signature is never verified: nothing to hash for it.
                         OnePass::V3(_) => {
                             Err(Verification::unverifiable(UnverifiableReason::UnsupportedVersion))
@@ -331,24 +306,9 @@ impl InlineSignatures {
 
     /// Hashes more literal data.
     fn update(&mut self, data: &[u8]) {
-        if !self.hashing {
-            return;
-        }
-        if self.pipe.is_none() {
-            self.pipe = into_pipe(hash_slots(&mut self.prefixed, &mut self.one_pass), Hashing::Beside);
-        }
-        if let Some(pipe) = &mut self.pipe {
+        if self.hashing {
             // A lost hashing thread is reported by `read_suffix`.
-            let _ = pipe.update(data);
-            return;
-        }
-        for p in &mut self.prefixed {
-            p.update(data);
-        }
-        for (_, h) in &mut self.one_pass {
-            if let Ok(h) = h {
-                h.update(data);
-            }
+            let _ = self.hashes.update(data);
         }
     }
 
@@ -371,12 +331,7 @@ impl InlineSignatures {
         limits: &Limits,
         verifier: Option<&Verifier>,
     ) -> Result<Vec<Verification>> {
-        if let Some(pipe) = self.pipe.take() {
-            let hashers = pipe.finish()?;
-            for (slot, hasher) in hash_slots(&mut self.prefixed, &mut self.one_pass).zip(hashers) {
-                *slot = hasher;
-            }
-        }
+        self.hashes.finish()?;
         let mut trailing = Vec::new();
         while let Some(raw) = read_raw_packet(source, limits)? {
             match raw.tag {
@@ -419,18 +374,21 @@ impl InlineSignatures {
             });
             return Ok(prefixed.chain(announced).collect());
         };
-        let mut results: Vec<Verification> = prefixed.into_iter().map(|p| p.finish(verifier)).collect();
+        let hashes = &self.hashes;
+        let mut results: Vec<Verification> =
+            prefixed.into_iter().map(|p| p.finish(verifier, hashes)).collect();
         // The first trailing signature belongs to the last One-Pass Signature (§10.3).
         let pairs = one_pass.into_iter().rev().zip(trailing);
         let mut announced: Vec<Verification> = pairs
             .map(|((ops, hasher), (body, sig))| match ops {
                 OnePass::V6(ops) => match (sig, hasher) {
-                    (Ok(sig), Ok(h)) if matches_ops(&ops, &sig) => verifier.check(&sig, h),
+                    (Ok(sig), Ok(slot)) if matches_ops(&ops, &sig) => {
+                        confirmed_by(&ops, check(verifier, &sig, hashes, slot))
+                    }
                     (Ok(_), Ok(_)) => one_pass_mismatch(),
                     (Ok(_), Err(v)) => v,
-                    (Err(Error::Unsupported(Unsupported::PacketVersion { .. })), _) => {
-                        other_version(&body, limits)
-                    }
+                    // A v6 One-Pass Signature announces a v6 signature.
+                    (Err(Error::Unsupported(Unsupported::PacketVersion { .. })), _) => one_pass_mismatch(),
                     (Err(_), _) => Verification::unverifiable(UnverifiableReason::Malformed),
                 },
                 OnePass::V3(ops) => announced_by_v3(&ops, &body, limits),
@@ -487,19 +445,24 @@ pub(super) fn named_signers(source: &mut impl BufRead, limits: &Limits) -> Resul
 /// One signature awaiting the end of the data.
 #[derive(Debug)]
 pub(super) enum Pending {
-    Hashing(Box<SignaturePacket>, DataHasher),
+    /// Its hash runs in the message's [`DataHashes`].
+    Hashing(Box<SignaturePacket>, HashSlot),
     Done(Verification),
 }
 
 impl Pending {
-    /// Parses a Signature packet body and starts its hash. A signature that does not parse is
-    /// a verdict, not an error; one over the limits is an error, as for any other packet.
+    /// Parses a Signature packet body and starts its hash among `hashes` (`None`: the
+    /// signature is not to be verified). A signature that does not parse is a verdict, not an
+    /// error; one over the limits is an error, as for any other packet.
     ///
     /// # Errors
     /// `LimitExceeded` (too many subpackets).
-    pub(super) fn from_body(body: &[u8], limits: &Limits) -> Result<Self> {
+    pub(super) fn from_body(body: &[u8], limits: &Limits, hashes: Option<&mut DataHashes>) -> Result<Self> {
         Ok(match SignaturePacket::parse_with_limits(body, limits) {
-            Ok(sig) => Self::start(sig),
+            Ok(sig) => match hashes {
+                Some(hashes) => Self::start(sig, hashes),
+                None => Self::Done(Verification::not_requested(&sig)),
+            },
             Err(e @ Error::LimitExceeded(_)) => return Err(e),
             Err(Error::Unsupported(Unsupported::PacketVersion { .. })) => {
                 Self::Done(other_version(body, limits))
@@ -508,61 +471,42 @@ impl Pending {
         })
     }
 
-    fn start(sig: SignaturePacket) -> Self {
+    fn start(sig: SignaturePacket, hashes: &mut DataHashes) -> Self {
         let Some(mode) = SignatureMode::from_signature_type(sig.sig_type) else {
             return Self::Done(Verification::unverifiable(UnverifiableReason::NotDocumentSignature));
         };
-        match DataHasher::new(sig.hash_algorithm, &sig.salt, mode) {
-            Ok(h) => Self::Hashing(Box::new(sig), h),
-            Err(_) => Self::Done(Verification::unverifiable(UnverifiableReason::UnsupportedHash)),
+        match hashes.slot(sig.hash_algorithm, &sig.salt, mode) {
+            Ok(slot) => Self::Hashing(Box::new(sig), slot),
+            Err(verdict) => Self::Done(verdict),
         }
     }
 
-    pub(super) fn update(&mut self, data: &[u8]) {
-        if let Self::Hashing(_, h) = self {
-            h.update(data);
-        }
-    }
-
-    pub(super) fn finish(self, verifier: &Verifier) -> Verification {
+    /// The verdict, once `hashes` has hashed all of the data.
+    pub(super) fn finish(self, verifier: &Verifier, hashes: &DataHashes) -> Verification {
         match self {
-            Self::Hashing(sig, h) => verifier.check(&sig, h),
+            Self::Hashing(sig, slot) => check(verifier, &sig, hashes, slot),
             Self::Done(v) => v,
         }
     }
 }
 
+/// Checks `sig` over its hash of the data; a hash that was lost (with the hashing thread)
+/// leaves the signature unverifiable, never good.
+fn check(verifier: &Verifier, sig: &SignaturePacket, hashes: &DataHashes, slot: HashSlot) -> Verification {
+    match hashes.hasher(slot) {
+        Some(hasher) => verifier.check(sig, hasher),
+        None => Verification::unverifiable(UnverifiableReason::UnsupportedHash),
+    }
+}
+
 /// The hash a One-Pass Signature started, or the verdict if it cannot be started.
-type OpsHash = std::result::Result<DataHasher, Verification>;
-
-/// The running hashes of `prefixed` and `one_pass`, always in this order.
-pub(super) fn hash_slots<'x>(
-    prefixed: &'x mut [Pending],
-    one_pass: &'x mut [(OnePass, OpsHash)],
-) -> impl Iterator<Item = &'x mut DataHasher> {
-    let prefixed = prefixed.iter_mut().filter_map(|p| match p {
-        Pending::Hashing(_, h) => Some(h),
-        Pending::Done(_) => None,
-    });
-    prefixed.chain(one_pass.iter_mut().filter_map(|(_, h)| h.as_mut().ok()))
-}
-
-/// Moves the hashes of `slots` into a [`HashPipe`], leaving an empty hash in each slot until
-/// they are put back.
-pub(super) fn into_pipe<'x>(
-    slots: impl Iterator<Item = &'x mut DataHasher>,
-    hashing: Hashing,
-) -> Option<HashPipe> {
-    let empty = DataHasher::new(HashAlgorithm::Sha256, &[], SignatureMode::Binary).ok()?;
-    Some(HashPipe::new(slots.map(|slot| std::mem::replace(slot, empty.clone())).collect(), hashing))
-}
+type OpsHash = std::result::Result<HashSlot, Verification>;
 
 /// Starts the hash a One-Pass Signature announces.
-fn start_for(ops: &OnePassSignature) -> OpsHash {
+fn start_for(ops: &OnePassSignature, hashes: &mut DataHashes) -> OpsHash {
     let mode = SignatureMode::from_signature_type(ops.sig_type)
         .ok_or_else(|| Verification::unverifiable(UnverifiableReason::NotDocumentSignature))?;
-    DataHasher::new(ops.hash_algorithm, &ops.salt, mode)
-        .map_err(|_| Verification::unverifiable(UnverifiableReason::UnsupportedHash))
+    hashes.slot(ops.hash_algorithm, &ops.salt, mode)
 }
 
 /// The verdict on a signature that differs from what its One-Pass Signature announced.
@@ -588,10 +532,22 @@ fn announced_by_v3(ops: &OnePassSignatureV3, body: &[u8], limits: &Limits) -> Ve
     }
 }
 
-/// A v6 signature must repeat what its One-Pass Signature announced (RFC 9580 §5.4).
+/// A v6 signature must repeat what its One-Pass Signature announced (RFC 9580 §5.4),
+/// the signing key included: the One-Pass Signature's fingerprint is what the message names as
+/// its signer (for key look-ups and `MessageInfo::signers`), so the signature must confirm it.
 fn matches_ops(ops: &OnePassSignature, sig: &SignaturePacket) -> bool {
     ops.sig_type == sig.sig_type
         && ops.hash_algorithm == sig.hash_algorithm
         && ops.pk_algorithm == sig.pk_algorithm
         && ops.salt == sig.salt
+        && issuer_of(sig).is_none_or(|issuer| *issuer.as_bytes() == ops.fingerprint)
+}
+
+/// `verdict`, unless the key that made a signature without an issuer fingerprint is not the
+/// one its One-Pass Signature named.
+fn confirmed_by(ops: &OnePassSignature, verdict: Verification) -> Verification {
+    match verdict.signing_key() {
+        Some(key) if *key.as_bytes() != ops.fingerprint => one_pass_mismatch(),
+        _ => verdict,
+    }
 }

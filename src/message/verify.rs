@@ -1,15 +1,19 @@
-//! Verifying document signatures: detached ([`DetachedVerifier`]) and inline
-//! ([`InlineVerifyReader`]), streaming over the signed data (RFC 9580 §5.2, §10.3). The
-//! signed-message grammar is read by `signed`, and what counts as good is `verdict`'s.
+//! Verifying document signatures: detached ([`DetachedVerifier`]), cleartext (through it) and
+//! inline ([`InlineVerifyReader`]), streaming over the signed data (RFC 9580 §5.2, §10.3), and
+//! the [`Verifier`] methods that start them. The signed-message grammar is read by `signed`,
+//! and what counts as good is `verifier`'s.
 
 use std::fmt;
 use std::io::{self, BufRead, Read, Write};
 
 use crate::armor::ArmorReader;
 use crate::error::{Error, Limit, Result};
-use crate::message::hash_pipe::{HashPipe, Hashing};
-use crate::message::signed::{Container, MessageReader, Pending, hash_slots, into_pipe};
-use crate::message::verdict::{BadReason, UnverifiableReason, Verification, Verifier, issuer_of};
+use crate::message::cleartext::CleartextMessage;
+use crate::message::hash_pipe::Hashing;
+use crate::message::hashes::DataHashes;
+use crate::message::signed::{Container, MessageReader, Pending};
+use crate::message::verdict::{BadReason, Verification, issuer_of};
+use crate::message::verifier::Verifier;
 use crate::packet::header::Tag;
 use crate::packet::read_raw_packet;
 use crate::types::{Fingerprint, HashAlgorithm};
@@ -30,6 +34,7 @@ impl Verifier {
             .map_err(Error::from_io)?;
         let mut r = &bytes[..];
         let mut items = Vec::new();
+        let mut hashes = DataHashes::new(Hashing::Inline);
         while let Some(raw) = read_raw_packet(&mut r, self.parse_limits())? {
             match raw.tag {
                 Tag::Signature => {}
@@ -39,7 +44,7 @@ impl Verifier {
             if items.len() >= self.parse_limits().max_signatures() {
                 return Err(Error::LimitExceeded(Limit::Signatures));
             }
-            items.push(Pending::from_body(&raw.body, self.parse_limits())?);
+            items.push(Pending::from_body(&raw.body, self.parse_limits(), Some(&mut hashes))?);
         }
         if items.is_empty() {
             return Err(Error::malformed("detached signatures: no signature packet"));
@@ -53,7 +58,7 @@ impl Verifier {
             .collect();
         let mut verifier = self;
         verifier.look_up(&issuers)?;
-        Ok(DetachedVerifier { verifier, items, pipe: None })
+        Ok(DetachedVerifier { verifier, items, hashes })
     }
 
     /// Verifies detached `signatures` over `data` held in memory.
@@ -99,6 +104,19 @@ impl Verifier {
     pub fn inline_reader<R: BufRead>(self, source: R) -> Result<InlineVerifyReader<R>> {
         InlineVerifyReader::new(self, source)
     }
+
+    /// Verifies the signatures of a cleartext-signed message over its text.
+    ///
+    /// # Errors
+    /// As [`Verifier::detached`] for the signature block.
+    pub fn verify_cleartext(self, message: &CleartextMessage) -> Result<Vec<Verification>> {
+        let mut sink = self.detached(message.signatures())?;
+        if !message.hashes.is_empty() {
+            sink.require_hashes(&message.hashes);
+        }
+        message.write_canonical(&mut sink)?;
+        Ok(sink.finish())
+    }
 }
 
 /// A sink that verifies detached signatures over what is written to it (see
@@ -108,9 +126,9 @@ impl Verifier {
 pub struct DetachedVerifier {
     verifier: Verifier,
     items: Vec<Pending>,
-    /// From the first write on: the running hashes, moved out of `items` (see
-    /// [`hash_slots`]) until they are needed there again.
-    pipe: Option<HashPipe>,
+    /// The running hashes `items` need: one per distinct hash, so that copies of a signature
+    /// cost one.
+    hashes: DataHashes,
 }
 
 impl DetachedVerifier {
@@ -118,7 +136,6 @@ impl DetachedVerifier {
     /// message's `Hash` header must not name other algorithms than its signatures use
     /// (RFC 9580 §7.1), since a reader may show the header to the user.
     pub(super) fn require_hashes(&mut self, named: &[HashAlgorithm]) {
-        self.take_back_hashes();
         for item in &mut self.items {
             if let Pending::Hashing(sig, _) = item
                 && !named.contains(&sig.hash_algorithm)
@@ -130,46 +147,17 @@ impl DetachedVerifier {
 
     /// One [`Verification`] per signature, in order.
     pub fn finish(mut self) -> Vec<Verification> {
-        self.take_back_hashes();
-        let verifier = self.verifier;
-        self.items.into_iter().map(|p| p.finish(&verifier)).collect()
-    }
-
-    /// Puts the running hashes back into `items`. If the hashing thread was lost (it cannot
-    /// be, short of a panic), the hashes it held could not be computed: those signatures are
-    /// unverifiable, never good.
-    fn take_back_hashes(&mut self) {
-        let Some(pipe) = self.pipe.take() else { return };
-        match pipe.finish() {
-            Ok(hashers) => {
-                for (slot, hasher) in hash_slots(&mut self.items, &mut []).zip(hashers) {
-                    *slot = hasher;
-                }
-            }
-            Err(_) => {
-                for item in &mut self.items {
-                    if let Pending::Hashing(..) = item {
-                        *item =
-                            Pending::Done(Verification::unverifiable(UnverifiableReason::UnsupportedHash));
-                    }
-                }
-            }
-        }
+        // A lost hashing thread (it cannot be lost, short of a panic) leaves no hash: those
+        // signatures are unverifiable, never good.
+        let _ = self.hashes.finish();
+        let (verifier, hashes) = (self.verifier, self.hashes);
+        self.items.into_iter().map(|p| p.finish(&verifier, &hashes)).collect()
     }
 }
 
 impl Write for DetachedVerifier {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        if self.pipe.is_none() {
-            self.pipe = into_pipe(hash_slots(&mut self.items, &mut []), Hashing::Inline);
-        }
-        if let Some(pipe) = &mut self.pipe {
-            pipe.update(data)?;
-            return Ok(data.len());
-        }
-        for p in &mut self.items {
-            p.update(data);
-        }
+        self.hashes.update(data)?;
         Ok(data.len())
     }
 
@@ -250,5 +238,32 @@ impl<R: BufRead> BufRead for InlineVerifyReader<R> {
 impl<R: BufRead> Read for InlineVerifyReader<R> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
         self.message.read(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::key::{KeyBuilder, Profile};
+    use crate::message::hashes::MAX_HASHES;
+    use crate::message::sign::Signer;
+
+    /// The work a flood of detached signatures causes is the number of hashes that run over
+    /// the data: one for any number of copies of one signature, [`MAX_HASHES`] at most.
+    #[test]
+    fn a_signature_flood_runs_a_bounded_number_of_hashes() {
+        let tsk = KeyBuilder::new(Profile::Rfc9580).user_id("F").generate().unwrap();
+        let sign = || Signer::new().key(tsk.clone()).armor(false).sign_bytes(b"data").unwrap();
+        let certs = [tsk.to_cert()];
+
+        let copies = sign().repeat(1024);
+        let sink = Verifier::new(&certs).detached(&copies).unwrap();
+        assert_eq!(sink.hashes.len(), 1);
+        assert_eq!(sink.items.len(), 1024);
+
+        let distinct: Vec<u8> = (0..100).flat_map(|_| sign()).collect();
+        let sink = Verifier::new(&certs).detached(&distinct).unwrap();
+        assert_eq!(sink.hashes.len(), MAX_HASHES);
+        assert_eq!(sink.items.len(), 100);
     }
 }

@@ -69,12 +69,35 @@ pub(crate) enum SecretKeyData {
     Plain(SecretKeyMaterial),
     /// S2K usage 253 (AEAD) or 254 (CFB): protected by a password.
     Encrypted(EncryptedSecret),
+    /// Any other S2K usage (255 MalleableCFB, a bare cipher ID, 252 for a secret held
+    /// elsewhere): kept verbatim, so that the key still reads, round-trips and gives its
+    /// certificate, but never unlocked.
+    Unsupported(UnsupportedSecret),
+}
+
+/// Secret key material under a protection this crate does not implement.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct UnsupportedSecret {
+    /// The S2K usage octet.
+    pub(crate) usage: u8,
+    /// Everything after the usage octet, as read.
+    rest: Vec<u8>,
+}
+
+/// The usage and the size only, as for [`EncryptedSecret`].
+impl fmt::Debug for UnsupportedSecret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("UnsupportedSecret")
+            .field("usage", &self.usage)
+            .field("rest", &format_args!("[{} octets, redacted]", self.rest.len()))
+            .finish()
+    }
 }
 
 /// Password-protected secret key material (RFC 9580 §3.7.2.1, §5.5.3).
 #[derive(Clone, PartialEq, Eq)]
 pub(crate) struct EncryptedSecret {
-    /// The S2K usage octet: 253 (AEAD) or 254 (CFB, kept for round-trip only).
+    /// The S2K usage octet: 253 (AEAD) or 254 (CFB with a SHA-1 check, read only).
     pub(crate) usage: u8,
     pub(crate) symmetric: SymmetricAlgorithm,
     /// Present when `usage == 253`.
@@ -450,6 +473,10 @@ pub(crate) fn write_secret_key(
             material.write_to(w)
         }
         SecretKeyData::Encrypted(enc) => enc.write_to(w),
+        SecretKeyData::Unsupported(u) => {
+            w.write_all(&[u.usage])?;
+            w.write_all(&u.rest)
+        }
     }
 }
 
@@ -458,6 +485,7 @@ pub(crate) fn secret_key_len(public: &PublicKeyPacket, secret: &SecretKeyData) -
     let secret = match secret {
         SecretKeyData::Plain(material) => material.encoded_len().saturating_add(1),
         SecretKeyData::Encrypted(enc) => enc.encoded_len(),
+        SecretKeyData::Unsupported(u) => u.rest.len().saturating_add(1),
     };
     public.encoded_len().saturating_add(secret)
 }
@@ -468,19 +496,20 @@ impl PacketBody for SecretKeyPacket {
     /// Parses a whole secret key or secret subkey packet body.
     ///
     /// # Errors
-    /// As [`PublicKeyPacket::parse`]; `Unsupported(SecretKeyProtection)` for S2K usage values
-    /// other than 0, 253 and 254; `Malformed` if the protection fields or the plain material
-    /// have the wrong size.
+    /// As [`PublicKeyPacket::parse`]; `Malformed` if the protection fields or the plain
+    /// material have the wrong size. S2K usage values other than 0, 253 and 254 are kept as
+    /// [`SecretKeyData::Unsupported`].
     fn parse(body: &[u8]) -> Result<Self> {
         let mut r = Reader::new(body, "secret key");
         let public = PublicKeyPacket::parse_from(&mut r)?;
         // RFC 9580 §5.5.3: a one-octet string-to-key usage. v6 keys MUST NOT use 255, and
-        // other non-zero values (a bare cipher ID) are legacy.
+        // other non-zero values (a bare cipher ID) are legacy; such a secret is kept, unread,
+        // so that the rest of the key stays usable.
         let usage = r.u8()?;
         let secret = match usage {
             USAGE_PLAIN => SecretKeyData::Plain(SecretKeyMaterial::parse(public.algorithm, r.rest())?),
             USAGE_AEAD | USAGE_CFB => SecretKeyData::Encrypted(EncryptedSecret::parse_from(usage, &mut r)?),
-            other => return Err(Error::Unsupported(Unsupported::SecretKeyProtection(other))),
+            usage => SecretKeyData::Unsupported(UnsupportedSecret { usage, rest: r.rest().to_vec() }),
         };
         r.finish()?;
         Ok(Self { public, secret })
@@ -661,14 +690,14 @@ pub(super) mod tests {
         let mut long = plain.clone();
         long.push(0);
         assert!(matches!(SecretKeyPacket::parse(&long), Err(Error::Malformed(_))));
+        // Other protections are kept verbatim, never read.
         for usage in [1u8, 9, 252, 255] {
             let mut v = ed25519_public();
             v.push(usage);
             v.extend([0x22; 40]);
-            assert!(matches!(
-                SecretKeyPacket::parse(&v),
-                Err(Error::Unsupported(Unsupported::SecretKeyProtection(u))) if u == usage
-            ));
+            let parsed = SecretKeyPacket::parse(&v).unwrap();
+            assert!(matches!(&parsed.secret, SecretKeyData::Unsupported(u) if u.usage == usage));
+            assert_eq!(&*parsed.to_vec(), &v[..]);
         }
         // AEAD (253), AES-256, OCB, Argon2 S2K (20 octets), 15-octet nonce: count 38.
         let mut aead = ed25519_public();
