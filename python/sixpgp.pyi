@@ -174,6 +174,10 @@ class Key:
     def from_bytes(data: Data, password: Optional[Password] = None, *, untrusted: bool = False) -> Key:
         """Loads one secret key, armored or binary, unlocking it with `password` if given.
         `untrusted=True` applies the limits meant for input from anyone."""
+    @classmethod
+    def read_all(cls, data: Data, *, untrusted: bool = False) -> list[Key]:
+        """Loads every secret key of a keyring (armored blocks or binary, one after another);
+        locked keys stay locked."""
     def unlock(self, password: Password, *, untrusted: bool = False) -> Key:
         """A copy of this key, unlocked."""
     def lock(self, password: Password) -> Key:

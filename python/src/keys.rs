@@ -79,6 +79,23 @@ impl PyKey {
         Ok(Self(Arc::new(tsk)))
     }
 
+    /// Loads every secret key of a keyring (armored blocks or binary keys, one after another),
+    /// as they are: locked keys stay locked (see `unlock`). `untrusted=True` applies the limits
+    /// meant for input from anyone.
+    #[classmethod]
+    #[pyo3(signature = (data, *, untrusted = false))]
+    fn read_all(
+        _cls: &Bound<'_, PyType>,
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        untrusted: bool,
+    ) -> PyResult<Vec<Self>> {
+        let data = convert::octets(data, "data")?;
+        let limits = limits(untrusted);
+        let keys = py.detach(|| Tsk::read_all_with_limits(&data[..], &limits)).py(py)?;
+        Ok(keys.into_iter().map(|k| Self(Arc::new(k))).collect())
+    }
+
     /// A copy of this key with its secret material unlocked by `password`. `untrusted=True`
     /// bounds the password derivations the key may ask for by the limits meant for input from
     /// anyone.

@@ -34,3 +34,12 @@ def test_one_object_expected_refuses_a_second(alice, bob):
             sixpgp.Key.from_bytes(ring)
         # The keys of a keyring are certificates too.
         assert sixpgp.Cert.read_all(ring) == [alice.cert, bob.cert], form
+
+
+def test_every_key_of_a_keyring_is_read_and_decrypts(alice, bob):
+    message = sixpgp.encrypt(b"to both", [alice.cert, bob.cert])
+    for form, ring in rings(alice, bob).items():
+        keys = sixpgp.Key.read_all(ring)
+        assert [k.fingerprint for k in keys] == [alice.fingerprint, bob.fingerprint], form
+        for key in keys:
+            assert sixpgp.decrypt(message, key).data == b"to both", form
