@@ -25,6 +25,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::SystemTime;
 
 use crate::armor::ArmorReader;
+use crate::crypto::aead::KeyedAead;
 use crate::crypto::secret::{Password, SessionKey};
 use crate::error::{Error, Result, Unsupported};
 use crate::key::{Cert, Tsk};
@@ -292,13 +293,11 @@ impl Decryptor {
         // 2. The SEIPD fields: version (v1 is refused here), cipher, mode, chunk size, salt.
         let mut body = PartialBodyReader::new(armor, seipd_length);
         let header = SeipdHeader::read_from(&mut body)?;
+        let _ = KeyedAead::check(header.sym, header.aead)?;
         let key_len = header
             .sym
             .key_len()
             .ok_or(Error::Unsupported(Unsupported::SymmetricAlgorithm(header.sym.into())))?;
-        if header.aead.nonce_len().is_none() {
-            return Err(Error::Unsupported(Unsupported::AeadAlgorithm(header.aead.into())));
-        }
 
         // 3. The session key, with the keys the store has for the named recipients.
         let (session_key, decrypted_with) =

@@ -17,7 +17,7 @@ use crate::armor::{ArmorKind, ArmorWriter};
 use crate::crypto::rng::Rng;
 use crate::crypto::s2k;
 use crate::crypto::secret::{Password, SecretVec, SessionKey};
-use crate::error::{Error, Poison, Result, Unsupported};
+use crate::error::{Error, Poison, Result};
 use crate::key::{Cert, Profile, Tsk, to_timestamp};
 use crate::limits::Limits;
 use crate::message::io::{Sink, copy_wiped};
@@ -479,13 +479,8 @@ impl Encryptor {
 
 /// A suite set with [`Encryptor::cipher_suite`], if this crate implements it.
 fn check_suite(suite: (SymmetricAlgorithm, AeadAlgorithm)) -> Result<(SymmetricAlgorithm, AeadAlgorithm)> {
-    use AeadAlgorithm::{Eax, Gcm, Ocb};
-    use SymmetricAlgorithm::{Aes128, Aes192, Aes256};
-    match suite {
-        (Aes128 | Aes192 | Aes256, Ocb | Gcm | Eax) => Ok(suite),
-        (Aes128 | Aes192 | Aes256, aead) => Err(Error::Unsupported(Unsupported::AeadAlgorithm(aead.into()))),
-        (sym, _) => Err(Error::Unsupported(Unsupported::SymmetricAlgorithm(sym.into()))),
-    }
+    let _ = crate::crypto::aead::KeyedAead::check(suite.0, suite.1)?;
+    Ok(suite)
 }
 
 /// The encrypted stream: sink ← PKESKs/SKESKs ← SEIPD framing ← chunk engine.

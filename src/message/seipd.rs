@@ -3,7 +3,7 @@
 //!
 //! <https://www.rfc-editor.org/rfc/rfc9580#section-5.13.2>
 //!
-//! [`ChunkCipher`] is pure (no I/O, `&self` only), so several chunks can be processed in
+//! [`SeipdCipher`] is pure (no I/O, `&self` only), so several chunks can be processed in
 //! parallel; the adapters only move bytes and keep the chunk index and total length.
 
 mod cipher;
@@ -12,12 +12,12 @@ mod reader;
 mod tests;
 mod writer;
 
-use crate::crypto::chunk_aead::TAG_LEN;
+use crate::crypto::aead_backend::TAG_LEN;
 use crate::crypto::secret::SecretVec;
 use crate::error::{Error, Result};
 use crate::pipeline::{Pipeline, Shape, Work};
 
-pub(crate) use cipher::ChunkCipher;
+pub(crate) use cipher::SeipdCipher;
 #[cfg(test)]
 use cipher::derive_keys;
 pub(crate) use reader::SeipdReader;
@@ -37,9 +37,8 @@ const MAX_SOLO_CHUNKS: usize = 16;
 const IN_FLIGHT_BUDGET: usize = 8 << 20;
 /// Where a stream's first chunk buffer (of the reader or the writer) starts, before it knows
 /// the data is longer: a small message then allocates and wipes 4 KiB instead of a whole
-/// 256 KiB slot. Buffers after a full chunk are whole slots from the start: growing each of
-/// them from 4 KiB copied what it held at every doubling, and faulted in more new memory
-/// than the slot it ended as.
+/// 256 KiB slot. Buffers after a full chunk are whole slots from the start: the stream is
+/// known to be long by then, and growing them would copy their data at each step.
 const FIRST_READ_LEN: usize = 4096;
 
 fn bounds() -> Error {
@@ -47,7 +46,7 @@ fn bounds() -> Error {
 }
 
 /// One chunk slot: chunk ‖ tag.
-fn slot_len(cipher: &ChunkCipher) -> Result<usize> {
+fn slot_len(cipher: &SeipdCipher) -> Result<usize> {
     cipher.chunk_size().checked_add(TAG_LEN).ok_or(Error::InvalidArgument("chunk size"))
 }
 

@@ -2,8 +2,8 @@
 //!
 //! <https://www.rfc-editor.org/rfc/rfc9580#section-5.13.2>
 
-use crate::crypto::aead::AeadCipher;
-use crate::crypto::chunk_aead::TAG_LEN;
+use crate::crypto::aead::KeyedAead;
+use crate::crypto::aead_backend::TAG_LEN;
 use crate::crypto::hkdf;
 use crate::crypto::secret::{SecretVec, SessionKey};
 use crate::error::{Error, Result, Unsupported};
@@ -45,8 +45,8 @@ pub(crate) fn derive_keys(session_key: &[u8], header: &SeipdHeader) -> Result<(S
 
 /// The keyed per-message state: one AEAD cipher, the IV and the associated data.
 #[derive(Debug)]
-pub(crate) struct ChunkCipher {
-    cipher: AeadCipher,
+pub(crate) struct SeipdCipher {
+    cipher: KeyedAead,
     /// IV ‖ space for the chunk index; only the first `nonce_len` octets are used.
     iv: [u8; 16],
     nonce_len: usize,
@@ -55,7 +55,7 @@ pub(crate) struct ChunkCipher {
     chunk_size: usize,
 }
 
-impl ChunkCipher {
+impl SeipdCipher {
     /// Derives the message key and IV for `header` from `session_key`.
     ///
     /// # Errors
@@ -65,10 +65,11 @@ impl ChunkCipher {
         if header.sym.key_len() != Some(session_key.as_bytes().len()) && header.sym.key_len().is_some() {
             return Err(Error::InvalidArgument("session key length does not match the cipher"));
         }
+        let _ = KeyedAead::check(header.sym, header.aead)?;
         let (okm, key_len) = derive_keys(session_key.as_bytes(), header)?;
         let (message_key, iv_part) =
             okm.split_at_checked(key_len).ok_or(Error::InvalidArgument("HKDF length"))?;
-        let cipher = AeadCipher::new(header.sym, header.aead, message_key)?;
+        let cipher = KeyedAead::new(header.sym, header.aead, message_key)?;
         let mut iv = [0u8; 16];
         iv.get_mut(..iv_part.len()).ok_or(Error::InvalidArgument("IV length"))?.copy_from_slice(iv_part);
         let nonce_len = iv_part.len().checked_add(INDEX_LEN).ok_or(Error::InvalidArgument("IV length"))?;
@@ -114,21 +115,21 @@ impl ChunkCipher {
     ///
     /// # Errors
     /// `InvalidArgument` if `buf` is longer than a chunk.
-    pub(crate) fn encrypt_chunk(&self, index: u64, buf: &mut [u8]) -> Result<[u8; TAG_LEN]> {
+    pub(crate) fn seal_chunk(&self, index: u64, buf: &mut [u8]) -> Result<[u8; TAG_LEN]> {
         if buf.len() > self.chunk_size {
             return Err(Error::InvalidArgument("chunk too long"));
         }
         let nonce = self.nonce(index)?;
-        self.cipher.encrypt_in_place(Self::nonce_slice(&nonce, self.nonce_len)?, self.chunk_ad(), buf)
+        self.cipher.seal(Self::nonce_slice(&nonce, self.nonce_len)?, self.chunk_ad(), buf)
     }
 
     /// Decrypts chunk number `index` in place after checking `tag`; `buf` is wiped on failure.
     ///
     /// # Errors
     /// `Decrypt` if the tag does not verify.
-    pub(crate) fn decrypt_chunk(&self, index: u64, buf: &mut [u8], tag: &[u8; TAG_LEN]) -> Result<()> {
+    pub(crate) fn open_chunk(&self, index: u64, buf: &mut [u8], tag: &[u8; TAG_LEN]) -> Result<()> {
         let nonce = self.nonce(index)?;
-        self.cipher.decrypt_in_place(Self::nonce_slice(&nonce, self.nonce_len)?, self.chunk_ad(), buf, tag)
+        self.cipher.open(Self::nonce_slice(&nonce, self.nonce_len)?, self.chunk_ad(), buf, tag)
     }
 
     /// Decrypts chunk number `index` from `ct` into `out` (as long) after checking `tag`;
@@ -136,7 +137,7 @@ impl ChunkCipher {
     ///
     /// # Errors
     /// `Decrypt` if the tag does not verify.
-    pub(crate) fn decrypt_chunk_to(
+    pub(crate) fn open_chunk_to(
         &self,
         index: u64,
         ct: &[u8],
@@ -144,7 +145,7 @@ impl ChunkCipher {
         tag: &[u8; TAG_LEN],
     ) -> Result<()> {
         let nonce = self.nonce(index)?;
-        self.cipher.decrypt_to(Self::nonce_slice(&nonce, self.nonce_len)?, self.chunk_ad(), ct, out, tag)
+        self.cipher.open_to(Self::nonce_slice(&nonce, self.nonce_len)?, self.chunk_ad(), ct, out, tag)
     }
 
     /// The final tag: the AEAD of the empty string with the nonce for `chunk_count` and
@@ -152,26 +153,17 @@ impl ChunkCipher {
     ///
     /// # Errors
     /// None in practice (the inputs are fixed-size).
-    pub(crate) fn final_tag(&self, chunk_count: u64, total: u64) -> Result<[u8; TAG_LEN]> {
+    pub(crate) fn seal_final(&self, chunk_count: u64, total: u64) -> Result<[u8; TAG_LEN]> {
         let nonce = self.nonce(chunk_count)?;
-        self.cipher.encrypt_in_place(
-            Self::nonce_slice(&nonce, self.nonce_len)?,
-            &self.final_ad(total),
-            &mut [],
-        )
+        self.cipher.seal(Self::nonce_slice(&nonce, self.nonce_len)?, &self.final_ad(total), &mut [])
     }
 
     /// Checks the final tag.
     ///
     /// # Errors
     /// `Decrypt` if it does not verify.
-    pub(crate) fn verify_final_tag(&self, chunk_count: u64, total: u64, tag: &[u8; TAG_LEN]) -> Result<()> {
+    pub(crate) fn open_final(&self, chunk_count: u64, total: u64, tag: &[u8; TAG_LEN]) -> Result<()> {
         let nonce = self.nonce(chunk_count)?;
-        self.cipher.decrypt_in_place(
-            Self::nonce_slice(&nonce, self.nonce_len)?,
-            &self.final_ad(total),
-            &mut [],
-            tag,
-        )
+        self.cipher.open(Self::nonce_slice(&nonce, self.nonce_len)?, &self.final_ad(total), &mut [], tag)
     }
 }

@@ -3,8 +3,8 @@
 use std::io::{self, BufRead, Read};
 use std::sync::Arc;
 
-use super::{ChunkCipher, FIRST_READ_LEN, Job, bounds, chunk_pipeline, grown, octets, slot_len};
-use crate::crypto::chunk_aead::TAG_LEN;
+use super::{FIRST_READ_LEN, Job, SeipdCipher, bounds, chunk_pipeline, grown, octets, slot_len};
+use crate::crypto::aead_backend::TAG_LEN;
 use crate::crypto::secret::{SecretVec, SessionKey};
 use crate::error::{Error, Poison, Result};
 use crate::packet::seipd::SeipdHeader;
@@ -17,11 +17,11 @@ pub(super) const LOOKAHEAD: usize = 2 * TAG_LEN;
 
 /// The pipeline work of the reader: check the tag after `buf[..len]` and decrypt it into the
 /// job's plaintext buffer, which is wiped on failure.
-fn decrypt_job(cipher: &ChunkCipher, job: &mut Job) -> Result<()> {
+fn decrypt_job(cipher: &SeipdCipher, job: &mut Job) -> Result<()> {
     let (ct, rest) = job.buf.split_at_checked(job.len).ok_or_else(bounds)?;
     let tag = *rest.first_chunk::<TAG_LEN>().ok_or_else(bounds)?;
     let out = job.out.as_mut().and_then(|out| out.get_mut(..job.len)).ok_or_else(bounds)?;
-    cipher.decrypt_chunk_to(job.index, ct, out, &tag)
+    cipher.open_chunk_to(job.index, ct, out, &tag)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,7 +59,7 @@ enum State {
 #[derive(Debug)]
 pub(crate) struct SeipdReader<R: Read> {
     inner: R,
-    cipher: Arc<ChunkCipher>,
+    cipher: Arc<SeipdCipher>,
     pub(super) pipeline: Pipeline<Job>,
     /// The look-ahead read after the last submitted chunk (ciphertext, not secret).
     carry: [u8; LOOKAHEAD],
@@ -95,7 +95,7 @@ impl<R: Read> SeipdReader<R> {
     /// `Unsupported` for an unknown cipher or AEAD mode; `Decrypt` if the session key does not
     /// have the cipher's key length.
     pub(crate) fn new(inner: R, session_key: &SessionKey, header: &SeipdHeader) -> Result<Self> {
-        let cipher = Arc::new(ChunkCipher::new(session_key, header).map_err(|e| match e {
+        let cipher = Arc::new(SeipdCipher::new(session_key, header).map_err(|e| match e {
             Error::InvalidArgument(_) => Error::Decrypt,
             other => other,
         })?);
@@ -205,7 +205,7 @@ impl<R: Read> SeipdReader<R> {
             octets(chunk_size)
                 .ok()
                 .and_then(|size| size.checked_mul(count))
-                .is_some_and(|total| self.cipher.verify_final_tag(count, total, tag).is_ok())
+                .is_some_and(|total| self.cipher.open_final(count, total, tag).is_ok())
         });
         let result =
             if ends_here { Err(Error::malformed("SEIPD: data after the final tag")) } else { Ok(()) };
@@ -290,7 +290,7 @@ impl<R: Read> SeipdReader<R> {
         let body = n.checked_sub(TAG_LEN).ok_or_else(bounds)?;
         let final_tag = *buf.get(body..).and_then(|t| t.first_chunk::<TAG_LEN>()).ok_or_else(bounds)?;
         if body == 0 {
-            return self.cipher.verify_final_tag(self.chunk_index, self.total, &final_tag);
+            return self.cipher.open_final(self.chunk_index, self.total, &final_tag);
         }
         // A chunk of 1..=chunk size octets ‖ its tag; anything else is not a chunk.
         let len = body
@@ -302,11 +302,11 @@ impl<R: Read> SeipdReader<R> {
         let (ct, rest) = tail.split_at_mut_checked(len).ok_or_else(bounds)?;
         let tag = *rest.first_chunk::<TAG_LEN>().ok_or_else(bounds)?;
         // Wipes `ct` if the tag does not verify; the rest of `tail` is the tag.
-        self.cipher.decrypt_chunk(self.chunk_index, ct, &tag)?;
+        self.cipher.open_chunk(self.chunk_index, ct, &tag)?;
         let count = self.chunk_index.checked_add(1).ok_or(Error::malformed("SEIPD: too many chunks"))?;
         let total = self.total.checked_add(octets(len)?).ok_or(Error::malformed("SEIPD: too long"))?;
         // The authenticated last chunk is released only with the final tag.
-        self.cipher.verify_final_tag(count, total, &final_tag)?;
+        self.cipher.open_final(count, total, &final_tag)?;
         self.release(self.chunk_index, tail, len)
     }
 

@@ -683,7 +683,7 @@ fn check_seipd_vector(v: &serde_json::Value) {
     assert_eq!(okm[key_len..], hexf(v, "iv"));
 
     // Nonces and the final AD.
-    let cipher = ChunkCipher::new(&session_key, &header).unwrap();
+    let cipher = SeipdCipher::new(&session_key, &header).unwrap();
     let nonce_len = header.aead.nonce_len().unwrap();
     assert_eq!(cipher.nonce(0).unwrap()[..nonce_len], hexf(v, "chunk0_nonce"));
     assert_eq!(cipher.nonce(1).unwrap()[..nonce_len], hexf(v, "final_nonce"));
@@ -693,14 +693,14 @@ fn check_seipd_vector(v: &serde_json::Value) {
 
     // The chunk (A.8 prints it) and the final tag, by the pure functions.
     let mut chunk = plaintext.clone();
-    let tag = cipher.encrypt_chunk(0, &mut chunk).unwrap();
+    let tag = cipher.seal_chunk(0, &mut chunk).unwrap();
     chunk.extend_from_slice(&tag);
     if v.get("chunk0_encrypted").is_some() {
         assert_eq!(chunk, hexf(v, "chunk0_encrypted"));
     }
     let (after_fields, final_tag) = body[36..].split_at(chunk.len());
     assert_eq!(after_fields, chunk);
-    assert_eq!(final_tag, cipher.final_tag(1, total).unwrap());
+    assert_eq!(final_tag, cipher.seal_final(1, total).unwrap());
 
     // The streaming reader decrypts to literal ‖ padding, at any read size.
     assert_eq!(decrypt_with(body, &session_key, false).unwrap(), plaintext);

@@ -5,8 +5,8 @@ use std::io::{self, Write};
 use std::ops::Range;
 use std::sync::Arc;
 
-use super::{ChunkCipher, FIRST_READ_LEN, Job, bounds, chunk_pipeline, grown, octets, slot_len};
-use crate::crypto::chunk_aead::TAG_LEN;
+use super::{FIRST_READ_LEN, Job, SeipdCipher, bounds, chunk_pipeline, grown, octets, slot_len};
+use crate::crypto::aead_backend::TAG_LEN;
 use crate::crypto::secret::{SecretVec, SessionKey};
 use crate::error::{Error, Poison, Result};
 use crate::packet::Serialize;
@@ -15,10 +15,10 @@ use crate::pipeline::{BufferPool, Pipeline, Work};
 use crate::types::{AeadAlgorithm, SymmetricAlgorithm};
 
 /// The pipeline work of the writer: encrypt `buf[..len]` in place, tag after it.
-fn encrypt_job(cipher: &ChunkCipher, job: &mut Job) -> Result<()> {
+fn encrypt_job(cipher: &SeipdCipher, job: &mut Job) -> Result<()> {
     let slot = job.buf.get_mut(..job.len.checked_add(TAG_LEN).ok_or_else(bounds)?).ok_or_else(bounds)?;
     let (data, tag_out) = slot.split_at_mut_checked(job.len).ok_or_else(bounds)?;
-    let tag = cipher.encrypt_chunk(job.index, data)?;
+    let tag = cipher.seal_chunk(job.index, data)?;
     tag_out.copy_from_slice(&tag);
     Ok(())
 }
@@ -46,7 +46,7 @@ fn encrypt_job(cipher: &ChunkCipher, job: &mut Job) -> Result<()> {
 #[must_use = "call finish() to write the final tag"]
 pub(crate) struct SeipdWriter<W: Write> {
     pub(super) inner: W,
-    cipher: Arc<ChunkCipher>,
+    cipher: Arc<SeipdCipher>,
     pub(super) pipeline: Pipeline<Job>,
     /// Full chunks not handed to the pipeline yet: fewer than `lookback` octets follow them.
     held: VecDeque<SecretVec>,
@@ -92,7 +92,7 @@ impl<W: Write> SeipdWriter<W> {
             return Err(Error::InvalidArgument("chunk size octet above 16"));
         }
         let header = SeipdHeader { sym, aead, chunk_size_octet, salt };
-        let cipher = Arc::new(ChunkCipher::new(session_key, &header)?);
+        let cipher = Arc::new(SeipdCipher::new(session_key, &header)?);
         let slot_len = slot_len(&cipher)?;
         header.write_to(&mut inner)?;
         let work_cipher = Arc::clone(&cipher);
@@ -356,7 +356,7 @@ impl<W: Write> SeipdWriter<W> {
         }
         self.drain(0)?;
         self.write_unwritten()?;
-        let tag = self.cipher.final_tag(self.chunk_index, self.total)?;
+        let tag = self.cipher.seal_final(self.chunk_index, self.total)?;
         self.inner.write_all(&tag)?;
         self.inner.flush()?;
         let Self { inner, .. } = self;
