@@ -19,7 +19,7 @@
 //! <https://www.rfc-editor.org/rfc/rfc9580#section-10.3>
 
 use std::fmt;
-use std::io::BufRead;
+use std::io::{BufRead, Read, Seek};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::SystemTime;
@@ -31,6 +31,7 @@ use crate::error::{Error, Result, Unsupported};
 use crate::key::{Cert, Tsk};
 use crate::limits::Limits;
 use crate::message::decrypt_reader::DecryptReader;
+use crate::message::decrypt_seek::SeekableReader;
 use crate::message::esk::EskSequence;
 use crate::message::lookup::{KeyStore, SharedStore};
 use crate::message::seipd::SeipdReader;
@@ -270,6 +271,21 @@ impl Decryptor {
         cancelled: &AtomicBool,
     ) -> Result<DecryptReader<R>> {
         self.open_with(source, self.threads, Some(cancelled))
+    }
+
+    /// Opens a binary message in a seekable `source` (from its current position) for random
+    /// access to its plaintext: see [`SeekableReader`] for what is authenticated when, and
+    /// which messages seek in O(1) chunks. Signatures inside the message are not verified,
+    /// even with [`verify_with`](Self::verify_with). Nothing is decrypted but the chunks the
+    /// reads touch (and the first, which holds the literal data header).
+    ///
+    /// # Errors
+    /// `InvalidArgument` for armored input (dearmor it first: an armored message cannot be
+    /// read at an offset); otherwise as [`reader`](Self::reader).
+    pub fn seekable_reader<R: Read + Seek>(&self, source: R) -> Result<SeekableReader<R>> {
+        SeekableReader::open(source, &self.limits, |esk, header, key_len| {
+            self.sources.find(esk, header, key_len, &self.limits, None)
+        })
     }
 
     /// [`open`](Decryptor::open) with the chunk thread count `threads`.

@@ -8,6 +8,7 @@
 
 mod cipher;
 mod reader;
+mod seek;
 #[cfg(test)]
 mod tests;
 mod writer;
@@ -21,6 +22,7 @@ pub(crate) use cipher::SeipdCipher;
 #[cfg(test)]
 use cipher::derive_keys;
 pub(crate) use reader::SeipdReader;
+pub(crate) use seek::RandomChunks;
 pub(crate) use writer::SeipdWriter;
 
 /// Octets of chunks the writer and the reader process on the calling thread before they start
