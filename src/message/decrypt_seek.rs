@@ -446,4 +446,9 @@ impl<R: Read + Seek> Seek for SeekableReader<R> {
 }
 
 #[cfg(test)]
+#[allow(
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation,
+    reason = "offsets and lengths of test messages of at most a few hundred KiB"
+)]
 mod tests;

@@ -188,6 +188,11 @@ impl PartIndex {
 }
 
 #[cfg(test)]
+#[allow(
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation,
+    reason = "offsets of test packets of at most a few hundred KiB"
+)]
 mod tests {
     use super::*;
     use crate::packet::header::{Header, Tag};
