@@ -11,6 +11,7 @@ mod convert;
 mod errors;
 mod keys;
 mod message;
+mod seekable;
 mod stream;
 
 /// The module `sixpgp`.
@@ -24,6 +25,7 @@ fn sixpgp_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     keys::register(m)?;
     message::register(m)?;
     stream::register(m)?;
+    seekable::register(m)?;
     let profiles = pyo3::types::PyDict::new(py);
     for profile in sixpgp::Profile::ALL {
         profiles.set_item(profile.name(), profile.description())?;
