@@ -177,9 +177,8 @@ fn plaintext_before_a_bad_chunk_is_released_in_order() {
 
 /// Data after the final tag (the packet length is not authenticated): the message fails,
 /// and the last chunk is not released, whatever the thread count, the AEAD mode, whether the
-/// plaintext fills its last chunk, and how much data follows. Before the check on full
-/// buffers, a message whose length is a multiple of the chunk size released its whole
-/// plaintext and failed only after it.
+/// plaintext fills its last chunk, and how much data follows (a message whose length is a
+/// multiple of the chunk size is the case a reader could get wrong: its last buffer is full).
 #[test]
 fn data_after_the_final_tag_fails_before_the_last_chunk() {
     for (sym, aead) in MODES {
