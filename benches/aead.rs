@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, reason = "a benchmark fails loudly")]
 
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use sixpgp::bench_internals::ChunkAead;
+use sixpgp::bench_internals::KeyedAead;
 use sixpgp::{AeadAlgorithm, SymmetricAlgorithm};
 
 const SUITES: [(SymmetricAlgorithm, AeadAlgorithm, &str); 5] = [
@@ -22,21 +22,21 @@ fn aead(c: &mut Criterion) {
         let _ = group.throughput(Throughput::Bytes(len as u64));
         for (sym, mode, name) in SUITES {
             let key = vec![0x42u8; sym.key_len().unwrap()];
-            let cipher = ChunkAead::new(sym, mode, &key).unwrap();
+            let cipher = KeyedAead::new(sym, mode, &key).unwrap();
             let nonce = vec![0x24u8; mode.nonce_len().unwrap()];
             let mut buf = vec![0x5au8; len];
             let _ = group.bench_function(BenchmarkId::new(format!("{name}/encrypt"), len), |b| {
-                b.iter(|| cipher.encrypt_in_place(&nonce, b"\xd2\x02\x09\x02\x10", &mut buf).unwrap())
+                b.iter(|| cipher.seal(&nonce, b"\xd2\x02\x09\x02\x10", &mut buf).unwrap())
             });
             let mut msg = vec![0x5au8; len];
-            let tag = cipher.encrypt_in_place(&nonce, b"\xd2\x02\x09\x02\x10", &mut msg).unwrap();
+            let tag = cipher.seal(&nonce, b"\xd2\x02\x09\x02\x10", &mut msg).unwrap();
             // Decrypting in place turns the buffer into plaintext: each run gets a fresh copy of
             // the ciphertext, made outside the timed part (the copy is not negligible against the
             // decryption).
             let _ = group.bench_function(BenchmarkId::new(format!("{name}/decrypt"), len), |b| {
                 b.iter_batched_ref(
                     || msg.clone(),
-                    |buf| cipher.decrypt_in_place(&nonce, b"\xd2\x02\x09\x02\x10", buf, &tag).unwrap(),
+                    |buf| cipher.open(&nonce, b"\xd2\x02\x09\x02\x10", buf, &tag).unwrap(),
                     BatchSize::LargeInput,
                 )
             });

@@ -5,43 +5,37 @@
 //! chunk buffers, framing and the key agreement; this measures what `openssl speed -evp`
 //! measures, one in-place AEAD call on a buffer.
 
-use crate::crypto::aead::AeadCipher;
-use crate::crypto::chunk_aead::TAG_LEN;
+use crate::crypto::aead;
+use crate::crypto::aead_backend::TAG_LEN;
 use crate::{AeadAlgorithm, Result, SymmetricAlgorithm};
 
 /// One keyed AEAD, as a SEIPDv2 message uses it for each chunk.
 #[derive(Debug)]
-pub struct ChunkAead(AeadCipher);
+pub struct KeyedAead(aead::KeyedAead);
 
-impl ChunkAead {
+impl KeyedAead {
     /// Keys `aead` over `sym` with `key`.
     ///
     /// # Errors
     /// `Unsupported` for a cipher or mode this crate lacks; `InvalidArgument` for a key of the
     /// wrong length.
     pub fn new(sym: SymmetricAlgorithm, aead: AeadAlgorithm, key: &[u8]) -> Result<Self> {
-        AeadCipher::new(sym, aead, key).map(Self)
+        aead::KeyedAead::new(sym, aead, key).map(Self)
     }
 
     /// Encrypts `buf` in place; returns the tag.
     ///
     /// # Errors
     /// `InvalidArgument` for a nonce of the wrong length.
-    pub fn encrypt_in_place(&self, nonce: &[u8], ad: &[u8], buf: &mut [u8]) -> Result<[u8; TAG_LEN]> {
-        self.0.encrypt_in_place(nonce, ad, buf)
+    pub fn seal(&self, nonce: &[u8], ad: &[u8], buf: &mut [u8]) -> Result<[u8; TAG_LEN]> {
+        self.0.seal(nonce, ad, buf)
     }
 
     /// Checks `tag` and decrypts `buf` in place.
     ///
     /// # Errors
     /// `Decrypt` if the tag does not verify.
-    pub fn decrypt_in_place(
-        &self,
-        nonce: &[u8],
-        ad: &[u8],
-        buf: &mut [u8],
-        tag: &[u8; TAG_LEN],
-    ) -> Result<()> {
-        self.0.decrypt_in_place(nonce, ad, buf, tag)
+    pub fn open(&self, nonce: &[u8], ad: &[u8], buf: &mut [u8], tag: &[u8; TAG_LEN]) -> Result<()> {
+        self.0.open(nonce, ad, buf, tag)
     }
 }

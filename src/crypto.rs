@@ -4,9 +4,9 @@
 
 mod accel;
 pub(crate) mod aead;
+pub(crate) mod aead_backend;
 mod aes_kw;
 pub(crate) mod cfb;
-pub(crate) mod chunk_aead;
 pub(crate) mod ed25519;
 pub(crate) mod hash;
 pub(crate) mod hkdf;

@@ -174,6 +174,35 @@ pub fn decrypt(data: &[u8]) {
     if big_ok {
         assert_eq!(big, small, "read sizes change the plaintext");
     }
+    seek_matches(data, &big, big_ok);
+}
+
+/// Reads ranges of `data` through the seekable reader: each read gives the octets sequential
+/// decryption gave at its offset (`plain`, all of it when `complete`, else the authenticated
+/// prefix released before the error), or an error; a complete plaintext ends where it ends.
+///
+/// # Panics
+/// The oracle: a read that returns other octets.
+fn seek_matches(data: &[u8], plain: &[u8], complete: bool) {
+    use std::io::{Cursor, Seek, SeekFrom};
+    let f = fixture();
+    let decryptor = Decryptor::new(&f.keys).password(PASSWORD).limits(fuzz_limits());
+    let Ok(mut r) = decryptor.seekable_reader(Cursor::new(data)) else { return };
+    let len = plain.len();
+    for (from, n) in [(0, 100), (len / 2, 300), (len.saturating_sub(10), 50), (len, 10)] {
+        if r.seek(SeekFrom::Start(u64::try_from(from).unwrap_or(u64::MAX))).is_err() {
+            return;
+        }
+        let mut out = vec![0u8; n];
+        let Ok(got) = r.read(&mut out) else { continue };
+        let got = out.get(..got).unwrap_or_default();
+        let known = plain.get(from.min(len)..).unwrap_or_default();
+        let shared = got.len().min(known.len());
+        assert_eq!(got.get(..shared), known.get(..shared), "a seeking read returned other octets");
+        if complete {
+            assert_eq!(got.len(), shared, "a seeking read returned octets past the end");
+        }
+    }
 }
 
 /// Verifies `data` with the RFC 9580 A.3, RFC 9980 Ed25519 and ML-DSA-65 sample certificates:

@@ -226,8 +226,8 @@ pub use crate::limits::Limits;
 pub use crate::message::{
     BadReason, CleartextMessage, CleartextSignWriter, DecryptReader, DecryptSummary, DecryptedWith,
     Decryptor, DetachedVerifier, EncryptWriter, Encryptor, InlineSignWriter, InlineVerifyReader, KeyStore,
-    LiteralInfo, MessageInfo, Purpose, Recipients, SignWriter, Signer, SkippedPacket, UnverifiableReason,
-    Verification, VerificationStatus, Verifier, is_cleartext_signed,
+    LiteralInfo, MessageInfo, Purpose, Recipients, SeekSummary, SeekableReader, SignWriter, Signer,
+    SkippedPacket, UnverifiableReason, Verification, VerificationStatus, Verifier, is_cleartext_signed,
 };
 pub use crate::packet::literal::DataFormat;
 pub use crate::packet::signature::SignatureType;

@@ -14,6 +14,7 @@ mod convert;
 mod errors;
 mod keys;
 mod message;
+mod seekable;
 mod stream;
 
 /// The module `sixpgp`.
@@ -27,6 +28,7 @@ fn sixpgp_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     keys::register(m)?;
     message::register(m)?;
     stream::register(m)?;
+    seekable::register(m)?;
     let profiles = pyo3::types::PyDict::new(py);
     for profile in sixpgp::Profile::ALL {
         profiles.set_item(profile.name(), profile.description())?;

@@ -63,11 +63,12 @@ pub struct SixSop {
     name: &'static str,
     encrypt_for: Purpose,
     revoke_deprecated_keys: bool,
+    plaintext_len: Option<u64>,
 }
 
 impl Default for SixSop {
     fn default() -> Self {
-        Self { name: "sixsop", encrypt_for: Purpose::Any, revoke_deprecated_keys: false }
+        Self { name: "sixsop", encrypt_for: Purpose::Any, revoke_deprecated_keys: false, plaintext_len: None }
     }
 }
 
@@ -99,6 +100,18 @@ impl SixSop {
     #[must_use]
     pub fn revoke_deprecated_keys(mut self, yes: bool) -> Self {
         self.revoke_deprecated_keys = yes;
+        self
+    }
+
+    /// The length of the plaintext `encrypt` will be given, when it is known in advance
+    /// (`sixsop` passes the size of standard input when that is a regular file): binary
+    /// messages are then written with fixed lengths, which
+    /// [`Decryptor::seekable_reader`](sixpgp::Decryptor::seekable_reader) reads any range
+    /// of in O(1) chunks (see [`Encryptor::plaintext_len`](sixpgp::Encryptor::plaintext_len)).
+    /// A plaintext of another length fails the encryption.
+    #[must_use]
+    pub fn plaintext_len(mut self, octets: Option<u64>) -> Self {
+        self.plaintext_len = octets;
         self
     }
 
@@ -170,7 +183,7 @@ impl<'s> sop::SOP<'s> for SixSop {
     }
 
     fn encrypt(&'s self) -> sop::Result<Box<dyn Encrypt<'s, Self, Self::Certs, Self::Keys> + 's>> {
-        Ok(Box::new(cmd::encrypt::EncryptCmd::new(self.encrypt_for)))
+        Ok(Box::new(cmd::encrypt::EncryptCmd::new(self.encrypt_for, self.plaintext_len)))
     }
 
     fn decrypt(&'s self) -> sop::Result<Box<dyn Decrypt<'s, Self, Self::Certs, Self::Keys> + 's>> {

@@ -155,3 +155,43 @@ fn cfb_protected_keys_unlock_and_unsupported_protections_are_not_a_wrong_passwor
         assert_eq!(code(&["sign", "other.key"], b"x", d), 41, "{file}");
     }
 }
+
+/// The encrypted packet's length octet: after the PKESK (whose header is read here), the SEIPD
+/// packet's first length octet.
+fn seipd_length_octet(msg: &[u8]) -> u8 {
+    assert_eq!(msg[0], 0xc0 | 1, "a PKESK first");
+    let first = usize::from(msg[1]);
+    assert!(first < 224, "a one- or two-octet PKESK length");
+    let (len, header) =
+        if first < 192 { (first, 2) } else { (((first - 192) << 8) + usize::from(msg[2]) + 192, 3) };
+    let seipd = &msg[header + len..];
+    assert_eq!(seipd[0], 0xc0 | 18, "the SEIPD packet next");
+    seipd[1]
+}
+
+/// With a regular file as standard input, `encrypt` knows the length in advance and writes
+/// fixed lengths (which a seeking reader skips over); from a pipe, partial lengths. Both
+/// decrypt to the plaintext.
+#[test]
+fn encrypt_from_a_regular_file_writes_fixed_lengths() {
+    let dir = tempdir("fixed");
+    let d = dir.as_path();
+    let key = ok(&["generate-key", "Alice <alice@example.org>"], b"", d);
+    std::fs::write(d.join("alice.key"), &key).unwrap();
+    std::fs::write(d.join("alice.cert"), ok(&["extract-cert"], &key, d)).unwrap();
+    let plain: Vec<u8> = (0..300_000_u32).map(|i| (i % 251) as u8).collect();
+    std::fs::write(d.join("plain"), &plain).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sixsop"))
+        .args(["encrypt", "--no-armor", "alice.cert"])
+        .current_dir(d)
+        .stdin(std::fs::File::open(d.join("plain")).unwrap())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let from_file = out.stdout;
+    assert!(!(224..=254).contains(&seipd_length_octet(&from_file)), "a fixed length");
+    let from_pipe = ok(&["encrypt", "--no-armor", "alice.cert"], &plain, d);
+    assert!((224..=254).contains(&seipd_length_octet(&from_pipe)), "a partial length");
+    assert_eq!(ok(&["decrypt", "alice.key"], &from_file, d), plain);
+    assert_eq!(ok(&["decrypt", "alice.key"], &from_pipe, d), plain);
+}

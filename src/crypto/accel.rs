@@ -37,14 +37,14 @@ pub(crate) use imp::*;
     not(sixpgp_portable)
 )))]
 mod imp {
-    use crate::crypto::chunk_aead::{ChunkAead, TAG_LEN};
+    use crate::crypto::aead_backend::{AeadBackend, TAG_LEN};
     use crate::crypto::secret::{Curve25519Secret, Secret32};
     use crate::error::Result;
 
     /// No assembly-backed GCM here (a value cannot exist).
     pub(crate) enum FastGcm {}
 
-    impl ChunkAead for FastGcm {
+    impl AeadBackend for FastGcm {
         fn seal(&self, _: &[u8], _: &[u8], _: &mut [u8]) -> Result<[u8; TAG_LEN]> {
             match *self {}
         }
@@ -91,7 +91,7 @@ mod imp {
     use graviola::signing::eddsa::Ed25519VerifyingKey;
     use zeroize::Zeroize;
 
-    use crate::crypto::chunk_aead::{ChunkAead, TAG_LEN};
+    use crate::crypto::aead_backend::{AeadBackend, TAG_LEN};
     use crate::crypto::secret::{Curve25519Secret, Secret32};
     use crate::error::{Error, Result};
 
@@ -128,7 +128,7 @@ mod imp {
     /// `graviola`.
     pub(crate) struct FastGcm(AesGcm);
 
-    impl ChunkAead for FastGcm {
+    impl AeadBackend for FastGcm {
         fn seal(&self, nonce: &[u8], ad: &[u8], buf: &mut [u8]) -> Result<[u8; TAG_LEN]> {
             let nonce = <&[u8; NONCE_LEN]>::try_from(nonce)
                 .map_err(|_| Error::InvalidArgument("AEAD nonce length"))?;
@@ -222,7 +222,7 @@ mod imp {
         /// opens the other's.
         fn gcm_agrees(key: &[u8], nonce: &[u8; 12], ad: &[u8], data: &[u8]) {
             let fast = gcm(key).unwrap();
-            let portable: Box<dyn ChunkAead> = match key.len() {
+            let portable: Box<dyn AeadBackend> = match key.len() {
                 16 => Box::new(RustCrypto(aes_gcm::AesGcm::<Aes128, U12>::new_from_slice(key).unwrap())),
                 _ => Box::new(RustCrypto(aes_gcm::AesGcm::<Aes256, U12>::new_from_slice(key).unwrap())),
             };

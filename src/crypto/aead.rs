@@ -1,8 +1,8 @@
 //! AEAD ciphers as OpenPGP uses them (RFC 9580 §5.13.3–§5.13.5): AES-128/192/256 with EAX, OCB
 //! or GCM, 16-octet tags, detached and in place.
 //!
-//! One [`AeadCipher`] is built per message (or per SKESK) and used for every chunk, so the key
-//! schedule runs once. Behind it is one [`ChunkAead`] per construction:
+//! One [`KeyedAead`] is built per message (or per SKESK) and used for every chunk, so the key
+//! schedule runs once. Behind it is one [`AeadBackend`] per construction:
 //!
 //! - OCB is our own [`Ocb`] (RFC 7253 on the `aes` crate's multi-block API, faster than `ocb3`
 //!   0.2, which feeds AES one block at a time);
@@ -27,7 +27,7 @@ use eax::aead::{AeadCore, AeadInOut, KeyInit};
 use zeroize::Zeroize;
 
 use crate::crypto::accel;
-use crate::crypto::chunk_aead::{ChunkAead, TAG_LEN};
+use crate::crypto::aead_backend::{AeadBackend, TAG_LEN};
 use crate::crypto::ocb::Ocb;
 use crate::error::{Error, Result, Unsupported};
 use crate::types::{AeadAlgorithm, SymmetricAlgorithm};
@@ -38,7 +38,7 @@ const OCB_NONCE_LEN: usize = 15;
 /// Any RustCrypto AEAD with 16-octet tags (`eax`, `aes-gcm`).
 pub(super) struct RustCrypto<A>(pub(crate) A);
 
-impl<A: AeadInOut + AeadCore<TagSize = U16> + Send + Sync> ChunkAead for RustCrypto<A> {
+impl<A: AeadInOut + AeadCore<TagSize = U16> + Send + Sync> AeadBackend for RustCrypto<A> {
     fn seal(&self, nonce: &[u8], ad: &[u8], buf: &mut [u8]) -> Result<[u8; TAG_LEN]> {
         let nonce = <&eax::aead::Nonce<A>>::try_from(nonce)
             .map_err(|_| Error::InvalidArgument("AEAD nonce length"))?;
@@ -64,8 +64,9 @@ impl<A: AeadInOut + AeadCore<TagSize = U16> + Send + Sync> ChunkAead for RustCry
 }
 
 /// Our OCB, with OpenPGP's nonce of exactly 15 octets (RFC 9580 §5.13.4; `Ocb` itself accepts
-/// the 1..=15 octets of RFC 7253). `Ocb` wipes `buf` when its tag check fails.
-impl<C> ChunkAead for Ocb<C>
+/// the 1..=15 octets of RFC 7253). `Ocb` wipes `buf` when its tag check fails. `Ocb::seal` and
+/// the others name `Ocb`'s own methods, which path resolution prefers to the trait's.
+impl<C> AeadBackend for Ocb<C>
 where
     C: BlockCipherEncrypt + BlockCipherDecrypt + BlockSizeUser<BlockSize = U16> + KeyInit + Send + Sync,
 {
@@ -73,7 +74,7 @@ where
         if nonce.len() != OCB_NONCE_LEN {
             return Err(Error::InvalidArgument("AEAD nonce length"));
         }
-        self.encrypt_in_place(nonce, ad, buf)
+        Ocb::seal(self, nonce, ad, buf)
     }
 
     fn open(&self, nonce: &[u8], ad: &[u8], buf: &mut [u8], tag: &[u8; TAG_LEN]) -> Result<()> {
@@ -81,7 +82,7 @@ where
             buf.zeroize();
             return Err(Error::Decrypt);
         }
-        self.decrypt_in_place(nonce, ad, buf, tag)
+        Ocb::open(self, nonce, ad, buf, tag)
     }
 
     fn open_to(&self, nonce: &[u8], ad: &[u8], ct: &[u8], out: &mut [u8], tag: &[u8; TAG_LEN]) -> Result<()> {
@@ -89,12 +90,12 @@ where
             out.zeroize();
             return Err(Error::Decrypt);
         }
-        self.decrypt_to(nonce, ad, ct, out, tag)
+        Ocb::open_to(self, nonce, ad, ct, out, tag)
     }
 }
 
 /// A RustCrypto AEAD keyed with `key`, boxed.
-fn rustcrypto<A>(key: &[u8]) -> Result<Box<dyn ChunkAead>>
+fn rustcrypto<A>(key: &[u8]) -> Result<Box<dyn AeadBackend>>
 where
     A: KeyInit + AeadInOut + AeadCore<TagSize = U16> + Send + Sync + 'static,
 {
@@ -103,7 +104,7 @@ where
 }
 
 /// Our OCB keyed with `key`, boxed.
-fn ocb<C>(key: &[u8]) -> Result<Box<dyn ChunkAead>>
+fn ocb<C>(key: &[u8]) -> Result<Box<dyn AeadBackend>>
 where
     C: BlockCipherEncrypt
         + BlockCipherDecrypt
@@ -118,61 +119,83 @@ where
 
 /// An AES-based AEAD cipher keyed once, encrypting and decrypting in place with detached
 /// 16-octet tags.
-pub(crate) struct AeadCipher {
+pub(crate) struct KeyedAead {
     /// Boxed: built once per message, and the OCB state is large.
-    inner: Box<dyn ChunkAead>,
+    inner: Box<dyn AeadBackend>,
     aead: AeadAlgorithm,
 }
 
-impl std::fmt::Debug for AeadCipher {
+impl std::fmt::Debug for KeyedAead {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AeadCipher").field("aead", &self.aead).finish_non_exhaustive()
+        f.debug_struct("KeyedAead").field("aead", &self.aead).finish_non_exhaustive()
     }
 }
 
-impl AeadCipher {
-    /// Whether [`AeadCipher::new`] accepts `sym` and `aead` (with a key of `sym`'s length), and
-    /// the nonce length of `aead`: callers check a protection before deriving its key.
+/// Makes the backend of one suite from a key of its cipher's length.
+type Backend = fn(&[u8]) -> Result<Box<dyn AeadBackend>>;
+
+/// The AEAD suites this crate implements, each with the backend it runs on (GCM may run on
+/// [`accel`] instead, see [`KeyedAead::new`]). Every check of a suite, for a message, an SKESK
+/// or a secret key's protection, consults this table through [`KeyedAead::check`].
+const SUITES: [(SymmetricAlgorithm, AeadAlgorithm, Backend); 9] = {
+    use AeadAlgorithm as A;
+    use SymmetricAlgorithm as S;
+    [
+        (S::Aes128, A::Eax, rustcrypto::<Eax<Aes128>>),
+        (S::Aes192, A::Eax, rustcrypto::<Eax<Aes192>>),
+        (S::Aes256, A::Eax, rustcrypto::<Eax<Aes256>>),
+        (S::Aes128, A::Ocb, ocb::<Aes128>),
+        (S::Aes192, A::Ocb, ocb::<Aes192>),
+        (S::Aes256, A::Ocb, ocb::<Aes256>),
+        (S::Aes128, A::Gcm, rustcrypto::<AesGcm<Aes128, U12>>),
+        (S::Aes192, A::Gcm, rustcrypto::<AesGcm<Aes192, U12>>),
+        (S::Aes256, A::Gcm, rustcrypto::<AesGcm<Aes256, U12>>),
+    ]
+};
+
+/// The backend of `sym` with `aead` from [`SUITES`].
+///
+/// # Errors
+/// `Unsupported(SymmetricAlgorithm)` for a cipher no suite has, else
+/// `Unsupported(AeadAlgorithm)` for a mode it has no suite with.
+fn suite(sym: SymmetricAlgorithm, aead: AeadAlgorithm) -> Result<Backend> {
+    let mut with_sym = SUITES.iter().filter(|(s, _, _)| *s == sym).peekable();
+    if with_sym.peek().is_none() {
+        return Err(Error::Unsupported(Unsupported::SymmetricAlgorithm(sym.into())));
+    }
+    with_sym
+        .find(|(_, a, _)| *a == aead)
+        .map(|&(_, _, backend)| backend)
+        .ok_or(Error::Unsupported(Unsupported::AeadAlgorithm(aead.into())))
+}
+
+impl KeyedAead {
+    /// Whether [`KeyedAead::new`] accepts `sym` and `aead` (with a key of `sym`'s length), and
+    /// the nonce length of `aead`: callers check a suite before deriving its key.
     ///
     /// # Errors
-    /// As [`AeadCipher::new`] for the algorithms.
+    /// As [`KeyedAead::new`] for the algorithms.
     pub(crate) fn check(sym: SymmetricAlgorithm, aead: AeadAlgorithm) -> Result<usize> {
-        if let SymmetricAlgorithm::Unknown(s) = sym {
-            return Err(Error::Unsupported(Unsupported::SymmetricAlgorithm(s)));
-        }
-        // Every known cipher (AES) is implemented with every known mode.
+        let _ = suite(sym, aead)?;
         aead.nonce_len().ok_or(Error::Unsupported(Unsupported::AeadAlgorithm(aead.into())))
     }
 
     /// Keys `aead` over `sym` with `key`.
     ///
     /// # Errors
-    /// `Unsupported(SymmetricAlgorithm|AeadAlgorithm)` for anything but AES with EAX, OCB or GCM;
-    /// `InvalidArgument` if `key` does not have the cipher's key length.
+    /// `Unsupported(SymmetricAlgorithm|AeadAlgorithm)` for a suite not in the table (anything
+    /// but AES with EAX, OCB or GCM); `InvalidArgument` if `key` does not have the cipher's key
+    /// length.
     pub(crate) fn new(sym: SymmetricAlgorithm, aead: AeadAlgorithm, key: &[u8]) -> Result<Self> {
-        // `accel::gcm` takes AES-128 and AES-256 keys only; AES-192 goes to `aes-gcm` below.
+        let backend = suite(sym, aead)?;
+        // `accel::gcm` takes AES-128 and AES-256 keys only; AES-192 goes to `aes-gcm`.
         if aead == AeadAlgorithm::Gcm
             && Some(key.len()) == sym.key_len()
             && let Some(fast) = accel::gcm(key)
         {
             return Ok(Self { inner: fast, aead });
         }
-        let inner = match (sym, aead) {
-            (SymmetricAlgorithm::Aes128, AeadAlgorithm::Eax) => rustcrypto::<Eax<Aes128>>(key)?,
-            (SymmetricAlgorithm::Aes192, AeadAlgorithm::Eax) => rustcrypto::<Eax<Aes192>>(key)?,
-            (SymmetricAlgorithm::Aes256, AeadAlgorithm::Eax) => rustcrypto::<Eax<Aes256>>(key)?,
-            (SymmetricAlgorithm::Aes128, AeadAlgorithm::Ocb) => ocb::<Aes128>(key)?,
-            (SymmetricAlgorithm::Aes192, AeadAlgorithm::Ocb) => ocb::<Aes192>(key)?,
-            (SymmetricAlgorithm::Aes256, AeadAlgorithm::Ocb) => ocb::<Aes256>(key)?,
-            (SymmetricAlgorithm::Aes128, AeadAlgorithm::Gcm) => rustcrypto::<AesGcm<Aes128, U12>>(key)?,
-            (SymmetricAlgorithm::Aes192, AeadAlgorithm::Gcm) => rustcrypto::<AesGcm<Aes192, U12>>(key)?,
-            (SymmetricAlgorithm::Aes256, AeadAlgorithm::Gcm) => rustcrypto::<AesGcm<Aes256, U12>>(key)?,
-            (SymmetricAlgorithm::Unknown(s), _) => {
-                return Err(Error::Unsupported(Unsupported::SymmetricAlgorithm(s)));
-            }
-            _ => return Err(Error::Unsupported(Unsupported::AeadAlgorithm(aead.into()))),
-        };
-        Ok(Self { inner, aead })
+        Ok(Self { inner: backend(key)?, aead })
     }
 
     /// Encrypts `buf` in place and returns the detached tag.
@@ -180,7 +203,7 @@ impl AeadCipher {
     /// # Errors
     /// `InvalidArgument` if `nonce` does not have the mode's nonce length or the input is longer
     /// than the mode allows.
-    pub(crate) fn encrypt_in_place(&self, nonce: &[u8], ad: &[u8], buf: &mut [u8]) -> Result<[u8; TAG_LEN]> {
+    pub(crate) fn seal(&self, nonce: &[u8], ad: &[u8], buf: &mut [u8]) -> Result<[u8; TAG_LEN]> {
         self.inner.seal(nonce, ad, buf)
     }
 
@@ -188,13 +211,7 @@ impl AeadCipher {
     ///
     /// # Errors
     /// `Decrypt` on any failure (bad tag, wrong nonce length); `buf` is then zeroed.
-    pub(crate) fn decrypt_in_place(
-        &self,
-        nonce: &[u8],
-        ad: &[u8],
-        buf: &mut [u8],
-        tag: &[u8; TAG_LEN],
-    ) -> Result<()> {
+    pub(crate) fn open(&self, nonce: &[u8], ad: &[u8], buf: &mut [u8], tag: &[u8; TAG_LEN]) -> Result<()> {
         self.inner.open(nonce, ad, buf, tag)
     }
 
@@ -203,7 +220,7 @@ impl AeadCipher {
     /// # Errors
     /// `Decrypt` on any failure (bad tag, wrong nonce length, lengths that differ); `out` is
     /// then zeroed.
-    pub(crate) fn decrypt_to(
+    pub(crate) fn open_to(
         &self,
         nonce: &[u8],
         ad: &[u8],
@@ -294,14 +311,14 @@ mod tests {
         ];
         for (aead, kek, nonce, ct, sk) in cases {
             let ad = [0xc3, 6, 7, u8::from(aead)];
-            let cipher = AeadCipher::new(SymmetricAlgorithm::Aes128, aead, &h(kek)).unwrap();
+            let cipher = KeyedAead::new(SymmetricAlgorithm::Aes128, aead, &h(kek)).unwrap();
             let ct = h(ct);
             let (body, tag) = ct.split_at(16);
             let tag: [u8; 16] = tag.try_into().unwrap();
             let mut buf = body.to_vec();
-            cipher.decrypt_in_place(&h(nonce), &ad, &mut buf, &tag).unwrap();
+            cipher.open(&h(nonce), &ad, &mut buf, &tag).unwrap();
             assert_eq!(buf, h(sk));
-            let again = cipher.encrypt_in_place(&h(nonce), &ad, &mut buf).unwrap();
+            let again = cipher.seal(&h(nonce), &ad, &mut buf).unwrap();
             assert_eq!(buf, body);
             assert_eq!(again, tag);
         }
@@ -313,19 +330,19 @@ mod tests {
             48 => SymmetricAlgorithm::Aes192,
             _ => SymmetricAlgorithm::Aes256,
         };
-        let gcm = AeadCipher::new(sym, AeadAlgorithm::Gcm, &h(key)).unwrap();
+        let gcm = KeyedAead::new(sym, AeadAlgorithm::Gcm, &h(key)).unwrap();
         let (iv, pt, ad, ct, tag) = (h(iv), h(pt), h(ad), h(ct), h(tag));
         let mut buf = pt.clone();
-        let t = gcm.encrypt_in_place(&iv, &ad, &mut buf).unwrap();
+        let t = gcm.seal(&iv, &ad, &mut buf).unwrap();
         assert_eq!(buf, ct);
         assert_eq!(t.as_slice(), tag);
-        gcm.decrypt_in_place(&iv, &ad, &mut buf, &t).unwrap();
+        gcm.open(&iv, &ad, &mut buf, &t).unwrap();
         assert_eq!(buf, pt);
     }
 
     /// The GCM specification's test cases (McGrew and Viega, "The Galois/Counter Mode of
     /// Operation", Appendix B) with 96-bit IVs: 1-4 (AES-128), 7-10 (AES-192), 13-16 (AES-256),
-    /// on whichever path `AeadCipher` takes (`graviola` or `aes-gcm`).
+    /// on whichever path `KeyedAead` takes (`graviola` or `aes-gcm`).
     #[test]
     fn gcm_spec_test_cases() {
         let p = "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b391aafd255";
@@ -382,12 +399,12 @@ mod tests {
             ),
         ];
         for (sym, ct_sha256, tag) in cases {
-            let gcm = AeadCipher::new(sym, AeadAlgorithm::Gcm, &vec![9u8; sym.key_len().unwrap()]).unwrap();
+            let gcm = KeyedAead::new(sym, AeadAlgorithm::Gcm, &vec![9u8; sym.key_len().unwrap()]).unwrap();
             let mut buf = data.clone();
-            let t = gcm.encrypt_in_place(&[0xff; 12], ad, &mut buf).unwrap();
+            let t = gcm.seal(&[0xff; 12], ad, &mut buf).unwrap();
             assert_eq!(hex::encode(sha2::Sha256::digest(&buf)), ct_sha256, "{sym:?}");
             assert_eq!(hex::encode(t), tag, "{sym:?}");
-            gcm.decrypt_in_place(&[0xff; 12], ad, &mut buf, &t).unwrap();
+            gcm.open(&[0xff; 12], ad, &mut buf, &t).unwrap();
             assert!(buf == data, "{sym:?}");
         }
     }
@@ -402,39 +419,36 @@ mod tests {
                 (SymmetricAlgorithm::Aes192, 24),
                 (SymmetricAlgorithm::Aes256, 32),
             ] {
-                let c = AeadCipher::new(sym, aead, &vec![7u8; len]).unwrap();
+                let c = KeyedAead::new(sym, aead, &vec![7u8; len]).unwrap();
                 let nonce = vec![1u8; aead.nonce_len().unwrap()];
                 let mut buf = *b"attack at dawn!!!";
-                let good = c.encrypt_in_place(&nonce, b"ad", &mut buf).unwrap();
+                let good = c.seal(&nonce, b"ad", &mut buf).unwrap();
                 let ct = buf;
                 let mut bad = good;
                 bad[3] ^= 1;
-                assert!(matches!(c.decrypt_in_place(&nonce, b"ad", &mut buf, &bad), Err(Error::Decrypt)));
+                assert!(matches!(c.open(&nonce, b"ad", &mut buf, &bad), Err(Error::Decrypt)));
                 assert_eq!(buf, [0u8; 17]);
                 buf = ct;
-                assert!(matches!(c.decrypt_in_place(&nonce, b"ae", &mut buf, &good), Err(Error::Decrypt)));
+                assert!(matches!(c.open(&nonce, b"ae", &mut buf, &good), Err(Error::Decrypt)));
                 assert_eq!(buf, [0u8; 17]);
                 for wrong in [&nonce[1..], &[nonce.as_slice(), &[1]].concat()] {
                     buf = ct;
-                    assert!(matches!(c.decrypt_in_place(wrong, b"ad", &mut buf, &good), Err(Error::Decrypt)));
+                    assert!(matches!(c.open(wrong, b"ad", &mut buf, &good), Err(Error::Decrypt)));
                     assert_eq!(buf, [0u8; 17]);
-                    assert!(matches!(
-                        c.encrypt_in_place(wrong, b"", &mut buf),
-                        Err(Error::InvalidArgument(_))
-                    ));
+                    assert!(matches!(c.seal(wrong, b"", &mut buf), Err(Error::InvalidArgument(_))));
                 }
                 buf = ct;
-                c.decrypt_in_place(&nonce, b"ad", &mut buf, &good).unwrap();
+                c.open(&nonce, b"ad", &mut buf, &good).unwrap();
                 assert_eq!(&buf, b"attack at dawn!!!");
-                assert!(AeadCipher::new(sym, aead, &vec![7u8; len + 1]).is_err());
+                assert!(KeyedAead::new(sym, aead, &vec![7u8; len + 1]).is_err());
             }
         }
         assert!(matches!(
-            AeadCipher::new(SymmetricAlgorithm::Unknown(2), AeadAlgorithm::Ocb, &[0; 16]),
+            KeyedAead::new(SymmetricAlgorithm::Unknown(2), AeadAlgorithm::Ocb, &[0; 16]),
             Err(Error::Unsupported(Unsupported::SymmetricAlgorithm(2)))
         ));
         assert!(matches!(
-            AeadCipher::new(SymmetricAlgorithm::Aes128, AeadAlgorithm::Unknown(9), &[0; 16]),
+            KeyedAead::new(SymmetricAlgorithm::Aes128, AeadAlgorithm::Unknown(9), &[0; 16]),
             Err(Error::Unsupported(Unsupported::AeadAlgorithm(9)))
         ));
     }
@@ -444,11 +458,11 @@ mod tests {
     #[test]
     fn every_bit_flip_fails_and_wipes() {
         for aead in [AeadAlgorithm::Eax, AeadAlgorithm::Ocb, AeadAlgorithm::Gcm] {
-            let c = AeadCipher::new(SymmetricAlgorithm::Aes256, aead, &[3; 32]).unwrap();
+            let c = KeyedAead::new(SymmetricAlgorithm::Aes256, aead, &[3; 32]).unwrap();
             let plain: Vec<u8> = (0..100u8).collect();
             let nonce = vec![5u8; aead.nonce_len().unwrap()];
             let mut ct = plain.clone();
-            let tag = c.encrypt_in_place(&nonce, b"ad", &mut ct).unwrap();
+            let tag = c.seal(&nonce, b"ad", &mut ct).unwrap();
             for bit in 0..(ct.len() + 16 + 2 + nonce.len()) * 8 {
                 let (mut b, mut t, mut a, mut n) = (ct.clone(), tag, *b"ad", nonce.clone());
                 let (byte, mask) = (bit / 8, 1u8 << (bit % 8));
@@ -459,17 +473,17 @@ mod tests {
                     i => n[i - ct.len() - 18] ^= mask,
                 }
                 let mut out = vec![0x5a; b.len()];
-                let result = c.decrypt_to(&n, &a, &b, &mut out, &t);
+                let result = c.open_to(&n, &a, &b, &mut out, &t);
                 assert!(matches!(result, Err(Error::Decrypt)), "{aead:?} bit {bit}, out of place");
                 assert!(out.iter().all(|&x| x == 0), "{aead:?} bit {bit}, out of place");
-                let result = c.decrypt_in_place(&n, &a, &mut b, &t);
+                let result = c.open(&n, &a, &mut b, &t);
                 assert!(matches!(result, Err(Error::Decrypt)), "{aead:?} bit {bit}");
                 assert!(b.iter().all(|&x| x == 0), "{aead:?} bit {bit}");
             }
             let mut out = vec![0u8; ct.len()];
-            c.decrypt_to(&nonce, b"ad", &ct, &mut out, &tag).unwrap();
+            c.open_to(&nonce, b"ad", &ct, &mut out, &tag).unwrap();
             assert_eq!(out, plain);
-            c.decrypt_in_place(&nonce, b"ad", &mut ct, &tag).unwrap();
+            c.open(&nonce, b"ad", &mut ct, &tag).unwrap();
             assert_eq!(ct, plain);
         }
     }
@@ -481,8 +495,8 @@ mod tests {
             for aead in 0..=255u8 {
                 let (sym, aead) = (SymmetricAlgorithm::from(sym), AeadAlgorithm::from(aead));
                 let key = vec![7u8; sym.key_len().unwrap_or(16)];
-                let built = AeadCipher::new(sym, aead, &key).map(|_| ());
-                match (AeadCipher::check(sym, aead), built) {
+                let built = KeyedAead::new(sym, aead, &key).map(|_| ());
+                match (KeyedAead::check(sym, aead), built) {
                     (Ok(nonce_len), Ok(())) => assert_eq!(Some(nonce_len), aead.nonce_len()),
                     (Err(a), Err(b)) => assert_eq!(format!("{a:?}"), format!("{b:?}")),
                     (a, b) => panic!("{sym:?} {aead:?}: check {a:?}, new {b:?}"),

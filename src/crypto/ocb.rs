@@ -190,7 +190,7 @@ where
     ///
     /// # Errors
     /// `InvalidArgument` for a nonce that is empty or longer than 15 octets.
-    pub(super) fn encrypt_in_place(&self, nonce: &[u8], ad: &[u8], buf: &mut [u8]) -> Result<[u8; TAG_LEN]> {
+    pub(super) fn seal(&self, nonce: &[u8], ad: &[u8], buf: &mut [u8]) -> Result<[u8; TAG_LEN]> {
         let mut offset = self.initial_offset(nonce)?.to_ne_bytes();
         let mut checksum = [0u8; 16];
         let (blocks, tail) = buf.as_chunks_mut::<16>();
@@ -226,13 +226,7 @@ where
     ///
     /// # Errors
     /// `Decrypt` if the tag does not verify or the nonce length is invalid.
-    pub(super) fn decrypt_in_place(
-        &self,
-        nonce: &[u8],
-        ad: &[u8],
-        buf: &mut [u8],
-        tag: &[u8; TAG_LEN],
-    ) -> Result<()> {
+    pub(super) fn open(&self, nonce: &[u8], ad: &[u8], buf: &mut [u8], tag: &[u8; TAG_LEN]) -> Result<()> {
         self.decrypt(nonce, ad, None, buf, tag)
     }
 
@@ -242,7 +236,7 @@ where
     ///
     /// # Errors
     /// `Decrypt` if the tag does not verify, the nonce length is invalid or the lengths differ.
-    pub(super) fn decrypt_to(
+    pub(super) fn open_to(
         &self,
         nonce: &[u8],
         ad: &[u8],
@@ -516,9 +510,8 @@ impl BlockCipherDecClosure for DecryptBlocks<'_, '_> {
 /// Whether a window goes to the backend one block at a time ([`Run::window_by_block`]) rather
 /// than in its groups: for the `aes` crate's VAES-512 backend (64-block groups) unless AVX-512
 /// and VAES are enabled at compile time. Without them its group path loads and stores through
-/// helper calls and runs at half the speed it has with them, no faster than its single-block
-/// path (AES-NI, inlined into the caller, the CPU keeping several blocks in flight); see
-/// docs/performance.md.
+/// helper calls and is no faster than its single-block path (AES-NI, inlined into the caller,
+/// the CPU keeping several blocks in flight); docs/performance.md has the measurements.
 const fn one_at_a_time<P: Unsigned>() -> bool {
     P::USIZE == WINDOW && !cfg!(all(target_feature = "avx512f", target_feature = "vaes"))
 }
@@ -820,12 +813,12 @@ mod tests {
         for (nonce, ad, pt, ct) in cases {
             let (nonce, ad, pt, ct) = (h(nonce), h(ad), h(pt), h(ct));
             let mut buf = pt.clone();
-            let tag = ocb.encrypt_in_place(&nonce, &ad, &mut buf).unwrap();
+            let tag = ocb.seal(&nonce, &ad, &mut buf).unwrap();
             buf.extend_from_slice(&tag);
             assert_eq!(buf, ct);
             let (body, tag) = ct.split_at(ct.len() - 16);
             let mut body = body.to_vec();
-            ocb.decrypt_in_place(&nonce, &ad, &mut body, tag.try_into().unwrap()).unwrap();
+            ocb.open(&nonce, &ad, &mut body, tag.try_into().unwrap()).unwrap();
             assert_eq!(body, pt);
         }
     }
@@ -854,7 +847,7 @@ mod tests {
                 // N = num2str(3i+1,96); C = C ‖ OCB-ENCRYPT(K,N,S,S)
                 for (k, ad) in [(3 * i + 1, &s[..]), (3 * i + 2, &[][..]), (3 * i + 3, &s[..])] {
                     let mut buf = if k == 3 * i + 3 { Vec::new() } else { s.clone() };
-                    let tag = ocb.encrypt_in_place(&n(k), ad, &mut buf).unwrap();
+                    let tag = ocb.seal(&n(k), ad, &mut buf).unwrap();
                     c.extend_from_slice(&buf);
                     c.extend_from_slice(&tag);
                 }
@@ -862,7 +855,7 @@ mod tests {
             // N = num2str(385,96); Output = OCB-ENCRYPT(K,N,C,<empty string>)
             let mut nonce = vec![0u8; 12];
             nonce[8..].copy_from_slice(&385u32.to_be_bytes());
-            let tag = ocb.encrypt_in_place(&nonce, &c, &mut []).unwrap();
+            let tag = ocb.seal(&nonce, &c, &mut []).unwrap();
             assert_eq!(hex::encode_upper(tag), expected, "AES-{keylen_bits}");
         }
         run::<Aes128>(128, "67E944D23256C5E0B6C61FA22FDF1EA2");
@@ -880,7 +873,7 @@ mod tests {
         let theirs = O::new_from_slice(key).unwrap();
         let n = <&aes_gcm::aead::Nonce<O>>::try_from(nonce).unwrap();
         let mut a = pt.to_vec();
-        let tag = ours.encrypt_in_place(nonce, ad, &mut a).unwrap();
+        let tag = ours.seal(nonce, ad, &mut a).unwrap();
         let mut b = pt.to_vec();
         let tag_b = theirs.encrypt_inout_detached(n, ad, b.as_mut_slice().into()).unwrap();
         assert_eq!(a, b);
@@ -888,11 +881,11 @@ mod tests {
         theirs.decrypt_inout_detached(n, ad, b.as_mut_slice().into(), &tag_b).unwrap();
         assert_eq!(b, pt);
         let mut c = a.clone();
-        ours.decrypt_in_place(nonce, ad, &mut c, &tag).unwrap();
+        ours.open(nonce, ad, &mut c, &tag).unwrap();
         assert_eq!(c, pt);
         // Out of place: the same plaintext, and the ciphertext left as it was.
         let mut out = vec![0x5a; a.len()];
-        ours.decrypt_to(nonce, ad, &a, &mut out, &tag).unwrap();
+        ours.open_to(nonce, ad, &a, &mut out, &tag).unwrap();
         assert_eq!(out, pt);
         assert_eq!(a, b_ct(&theirs, n, ad, pt));
         // Any single bit flip in ciphertext, tag, nonce or AD is rejected and wipes the buffer.
@@ -910,14 +903,14 @@ mod tests {
             ad2[octet - ct.len() - TAG_LEN - nonce.len()] ^= mask;
         }
         let mut out = vec![0x5a; ct.len()];
-        assert!(matches!(ours.decrypt_to(&nonce2, &ad2, &ct, &mut out, &tag2), Err(Error::Decrypt)));
+        assert!(matches!(ours.open_to(&nonce2, &ad2, &ct, &mut out, &tag2), Err(Error::Decrypt)));
         assert!(out.iter().all(|&x| x == 0));
-        assert!(matches!(ours.decrypt_in_place(&nonce2, &ad2, &mut ct, &tag2), Err(Error::Decrypt)));
+        assert!(matches!(ours.open(&nonce2, &ad2, &mut ct, &tag2), Err(Error::Decrypt)));
         assert!(ct.iter().all(|&x| x == 0));
         // Buffers of different lengths are refused, and the output wiped.
         if !a.is_empty() {
             let mut short = vec![0x5a; a.len() - 1];
-            assert!(matches!(ours.decrypt_to(nonce, ad, &a, &mut short, &tag), Err(Error::Decrypt)));
+            assert!(matches!(ours.open_to(nonce, ad, &a, &mut short, &tag), Err(Error::Decrypt)));
             assert!(short.iter().all(|&x| x == 0));
         }
     }
@@ -1020,9 +1013,9 @@ mod tests {
     #[test]
     fn bad_nonce_lengths_and_keys_are_rejected() {
         let ocb = Ocb::<Aes128>::new(&[0u8; 16]).unwrap();
-        assert!(matches!(ocb.encrypt_in_place(&[], b"", &mut []), Err(Error::InvalidArgument(_))));
-        assert!(matches!(ocb.encrypt_in_place(&[0u8; 16], b"", &mut []), Err(Error::InvalidArgument(_))));
-        assert!(matches!(ocb.decrypt_in_place(&[0u8; 16], b"", &mut [], &[0; 16]), Err(Error::Decrypt)));
+        assert!(matches!(ocb.seal(&[], b"", &mut []), Err(Error::InvalidArgument(_))));
+        assert!(matches!(ocb.seal(&[0u8; 16], b"", &mut []), Err(Error::InvalidArgument(_))));
+        assert!(matches!(ocb.open(&[0u8; 16], b"", &mut [], &[0; 16]), Err(Error::Decrypt)));
         assert!(Ocb::<Aes128>::new(&[0u8; 17]).is_err());
         assert_eq!(format!("{ocb:?}"), "Ocb([redacted])");
     }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use zeroize::Zeroizing;
 
 use crate::armor::ArmorKind;
-use crate::crypto::aead::AeadCipher;
+use crate::crypto::aead::KeyedAead;
 use crate::crypto::rng::Rng;
 use crate::crypto::secret::{Password, SecretVec};
 use crate::crypto::{cfb, ed25519, hkdf, mldsa_ed25519, mlkem_x25519, s2k, x25519};
@@ -341,7 +341,7 @@ fn check_protection(
     let key_len = symmetric
         .key_len()
         .ok_or(Error::Unsupported(Unsupported::SymmetricAlgorithm(u8::from(symmetric))))?;
-    if AeadCipher::check(symmetric, aead)? != iv_len {
+    if KeyedAead::check(symmetric, aead)? != iv_len {
         return Err(Error::malformed("secret key: AEAD nonce length"));
     }
     s2k::check(s2k, key_len, limits)?;
@@ -455,11 +455,11 @@ impl Attempt<'_> {
         self.derivation()?;
         let password = self.password.as_bytes();
         let kek = protection_kek(tag, enc.symmetric, aead, &enc.s2k, password, key_len, self.limits)?;
-        let cipher = AeadCipher::new(enc.symmetric, aead, &kek)?;
+        let cipher = KeyedAead::new(enc.symmetric, aead, &kek)?;
         let (ct, tag_bytes) = enc.ciphertext.split_at(split);
         let tag_arr: [u8; 16] = tag_bytes.try_into().map_err(|_| Error::malformed("secret key: tag"))?;
         let mut buf = SecretVec::new(ct.to_vec());
-        if cipher.decrypt_in_place(&enc.iv, &protection_ad(public, tag), &mut buf, &tag_arr).is_err() {
+        if cipher.open(&enc.iv, &protection_ad(public, tag), &mut buf, &tag_arr).is_err() {
             return Ok(None);
         }
         Ok(Some(buf))
@@ -503,10 +503,10 @@ fn lock_one(
     let key_len = check_protection(symmetric, aead, &s2k, iv.len(), &limits)?;
     rng.fill(&mut iv)?;
     let kek = protection_kek(tag, symmetric, aead, &s2k, password.as_bytes(), key_len, &limits)?;
-    let cipher = AeadCipher::new(symmetric, aead, &kek)?;
+    let cipher = KeyedAead::new(symmetric, aead, &kek)?;
     let mut buf = SecretVec::with_capacity(material.encoded_len());
     material.write_to(&mut buf)?;
-    let tag_bytes = cipher.encrypt_in_place(&iv, &protection_ad(public, tag), &mut buf)?;
+    let tag_bytes = cipher.seal(&iv, &protection_ad(public, tag), &mut buf)?;
     let mut ciphertext = buf.to_vec();
     ciphertext.extend_from_slice(&tag_bytes);
     Ok(EncryptedSecret { usage: USAGE_AEAD, symmetric, aead: Some(aead), s2k, iv, ciphertext })

@@ -19,17 +19,19 @@
 //! <https://www.rfc-editor.org/rfc/rfc9580#section-10.3>
 
 use std::fmt;
-use std::io::BufRead;
+use std::io::{BufRead, Read, Seek};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::SystemTime;
 
 use crate::armor::ArmorReader;
+use crate::crypto::aead::KeyedAead;
 use crate::crypto::secret::{Password, SessionKey};
 use crate::error::{Error, Result, Unsupported};
 use crate::key::{Cert, Tsk};
 use crate::limits::Limits;
 use crate::message::decrypt_reader::DecryptReader;
+use crate::message::decrypt_seek::SeekableReader;
 use crate::message::esk::EskSequence;
 use crate::message::lookup::{KeyStore, SharedStore};
 use crate::message::seipd::SeipdReader;
@@ -271,6 +273,21 @@ impl Decryptor {
         self.open_with(source, self.threads, Some(cancelled))
     }
 
+    /// Opens a binary message in a seekable `source` (from its current position) for random
+    /// access to its plaintext: see [`SeekableReader`] for what is authenticated when, and
+    /// which messages seek in O(1) chunks. Signatures inside the message are not verified,
+    /// even with [`verify_with`](Self::verify_with). Nothing is decrypted but the chunks the
+    /// reads touch (and the first, which holds the literal data header).
+    ///
+    /// # Errors
+    /// `InvalidArgument` for armored input (dearmor it first: an armored message cannot be
+    /// read at an offset); otherwise as [`reader`](Self::reader).
+    pub fn seekable_reader<R: Read + Seek>(&self, source: R) -> Result<SeekableReader<R>> {
+        SeekableReader::open(source, &self.limits, |esk, header, key_len| {
+            self.sources.find(esk, header, key_len, &self.limits, None)
+        })
+    }
+
     /// [`open`](Decryptor::open) with the chunk thread count `threads`.
     pub(super) fn open_with<R: BufRead>(
         &self,
@@ -291,13 +308,11 @@ impl Decryptor {
         // 2. The SEIPD fields: version (v1 is refused here), cipher, mode, chunk size, salt.
         let mut body = PartialBodyReader::new(armor, seipd_length);
         let header = SeipdHeader::read_from(&mut body)?;
+        let _ = KeyedAead::check(header.sym, header.aead)?;
         let key_len = header
             .sym
             .key_len()
             .ok_or(Error::Unsupported(Unsupported::SymmetricAlgorithm(header.sym.into())))?;
-        if header.aead.nonce_len().is_none() {
-            return Err(Error::Unsupported(Unsupported::AeadAlgorithm(header.aead.into())));
-        }
 
         // 3. The session key, with the keys the store has for the named recipients.
         let (session_key, decrypted_with) =

@@ -17,11 +17,11 @@ use crate::armor::{ArmorKind, ArmorWriter};
 use crate::crypto::rng::Rng;
 use crate::crypto::s2k;
 use crate::crypto::secret::{Password, SecretVec, SessionKey};
-use crate::error::{Error, Poison, Result, Unsupported};
+use crate::error::{Error, Poison, Result};
 use crate::key::{Cert, Profile, Tsk, to_timestamp};
 use crate::limits::Limits;
 use crate::message::io::{Sink, copy_wiped};
-use crate::message::literal::LiteralChunkWriter;
+use crate::message::literal::{FixedLiteralWriter, LiteralChunkWriter};
 use crate::message::recipients::{Purpose, RecipientKey, RecipientPlan, Recipients, plans};
 use crate::message::seipd::SeipdWriter;
 use crate::message::sign::{InlineSignWriter, Signer};
@@ -96,6 +96,7 @@ pub struct Encryptor {
     suite: Option<(SymmetricAlgorithm, AeadAlgorithm)>,
     threads: Option<usize>,
     pool: Option<BufferPool>,
+    plaintext_len: Option<u64>,
 }
 
 impl fmt::Debug for Encryptor {
@@ -142,6 +143,7 @@ impl Encryptor {
             suite: None,
             threads: None,
             pool: None,
+            plaintext_len: None,
         }
     }
 
@@ -269,6 +271,19 @@ impl Encryptor {
         self
     }
 
+    /// Announces the plaintext's length in advance (a file's size, say): the message then
+    /// has fixed lengths where a stream of unknown length needs partial ones (the Literal
+    /// Data packet, and the encrypted packet when it is below 4 GiB), so that
+    /// [`Decryptor::seekable_reader`](crate::Decryptor::seekable_reader) reads any range of it
+    /// in O(1) chunks. Writing more, or finishing with less, is `InvalidArgument` (and the
+    /// output is then unusable). It applies to unsigned messages of up to 4 GiB; a signed one,
+    /// or a longer one, is written as a stream, as without it.
+    #[must_use]
+    pub fn plaintext_len(mut self, octets: u64) -> Self {
+        self.plaintext_len = Some(octets);
+        self
+    }
+
     /// Hides the recipients: PKESKs name no key ("anonymous recipient"), and each recipient
     /// must try its keys. Default: `false`.
     #[must_use]
@@ -387,7 +402,8 @@ impl Encryptor {
             None => self.choose_algorithms(&plans, &keys),
         };
         let key_len = sym.key_len().ok_or(Error::InvalidArgument("cipher"))?;
-        let Self { passwords, armor, literal, padding, signers, time, threads, pool, .. } = self;
+        let Self { passwords, armor, literal, padding, signers, time, threads, pool, plaintext_len, .. } =
+            self;
 
         // The signers first, so that an unusable signing key fails before any output.
         let signatures = if signers.is_empty() {
@@ -445,8 +461,31 @@ impl Encryptor {
         let mut salt = [0u8; 32];
         rng.fill(&mut salt)?;
 
+        // With the length known (and no signatures, whose length is not), fixed lengths where
+        // they fit: the SEIPD body is its fields, the plaintext with a tag per chunk, and the
+        // final tag.
+        let fixed_len = plaintext_len.filter(|_| signatures.is_none()).and_then(|n| {
+            let literal_len = FixedLiteralWriter::<Sink<W>>::packet_len(&literal, n)?;
+            let padding_len = match &padding {
+                Some(p) => {
+                    let mut packet = Vec::new();
+                    p.write_packet(&mut packet).ok()?;
+                    u64::try_from(packet.len()).ok()?
+                }
+                None => 0,
+            };
+            let inner = literal_len.checked_add(padding_len)?;
+            let chunk = 1u64.checked_shl(u32::from(chunk_size_octet).checked_add(6)?)?;
+            let tags = inner.div_ceil(chunk).checked_add(1)?.checked_mul(16)?;
+            let body = inner.checked_add(tags)?.checked_add(36)?;
+            Some((n, u32::try_from(body).ok()))
+        });
+
         // sink ← PKESKs/SKESKs ← SEIPD framing ← chunk engine ← literal framing.
-        let framed = PartialBodyWriter::new(sink, Tag::Seipd).with_max_part_exp(SEIPD_MAX_PART_EXP);
+        let framed = match fixed_len {
+            Some((_, Some(body))) => PartialBodyWriter::fixed(sink, Tag::Seipd, body)?,
+            _ => PartialBodyWriter::new(sink, Tag::Seipd).with_max_part_exp(SEIPD_MAX_PART_EXP),
+        };
         let mut seipd = SeipdWriter::new(framed, &session_key, sym, aead, chunk_size_octet, salt)?;
         if let Some(n) = threads {
             seipd.set_threads(n);
@@ -463,7 +502,10 @@ impl Encryptor {
             seipd.set_buffer_pool(pool);
         }
         let inner = match signatures {
-            None => Inner::Plain(LiteralChunkWriter::new(seipd, &literal)?),
+            None => match fixed_len {
+                Some((n, _)) => Inner::Fixed(FixedLiteralWriter::new(seipd, &literal, n)?),
+                None => Inner::Plain(LiteralChunkWriter::new(seipd, &literal)?),
+            },
             // The signing randomness (ML-DSA) comes from the same RNG, after everything else.
             Some(prepared) => Inner::Signed(prepared.writer(rng).inline(Sink::Binary(seipd), &literal)?),
         };
@@ -473,13 +515,8 @@ impl Encryptor {
 
 /// A suite set with [`Encryptor::cipher_suite`], if this crate implements it.
 fn check_suite(suite: (SymmetricAlgorithm, AeadAlgorithm)) -> Result<(SymmetricAlgorithm, AeadAlgorithm)> {
-    use AeadAlgorithm::{Eax, Gcm, Ocb};
-    use SymmetricAlgorithm::{Aes128, Aes192, Aes256};
-    match suite {
-        (Aes128 | Aes192 | Aes256, Ocb | Gcm | Eax) => Ok(suite),
-        (Aes128 | Aes192 | Aes256, aead) => Err(Error::Unsupported(Unsupported::AeadAlgorithm(aead.into()))),
-        (sym, _) => Err(Error::Unsupported(Unsupported::SymmetricAlgorithm(sym.into()))),
-    }
+    let _ = crate::crypto::aead::KeyedAead::check(suite.0, suite.1)?;
+    Ok(suite)
 }
 
 /// The encrypted stream: sink ← PKESKs/SKESKs ← SEIPD framing ← chunk engine.
@@ -493,6 +530,8 @@ type Encrypted<W> = SeipdWriter<PartialBodyWriter<Sink<W>>>;
 enum Inner<W: Write> {
     /// Literal data framing.
     Plain(LiteralChunkWriter<PartialBodyWriter<Sink<W>>>),
+    /// Literal data of a length known in advance.
+    Fixed(FixedLiteralWriter<PartialBodyWriter<Sink<W>>>),
     /// One-Pass Signatures, literal data framing and hashing, signatures at the end.
     Signed(InlineSignWriter<Encrypted<W>>),
 }
@@ -501,6 +540,7 @@ impl<W: Write> Inner<W> {
     fn finish(self) -> Result<Encrypted<W>> {
         match self {
             Self::Plain(l) => l.finish(),
+            Self::Fixed(l) => l.finish(),
             Self::Signed(s) => s.finish(),
         }
     }
@@ -510,6 +550,7 @@ impl<W: Write> Write for Inner<W> {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         match self {
             Self::Plain(l) => l.write(data),
+            Self::Fixed(l) => l.write(data),
             Self::Signed(s) => s.write(data),
         }
     }
@@ -517,6 +558,7 @@ impl<W: Write> Write for Inner<W> {
     fn flush(&mut self) -> io::Result<()> {
         match self {
             Self::Plain(l) => l.flush(),
+            Self::Fixed(l) => l.flush(),
             Self::Signed(s) => s.flush(),
         }
     }
@@ -594,6 +636,7 @@ impl<W: Write> EncryptWriter<W> {
         self.poison.check()?;
         let result = match &mut self.inner {
             Inner::Plain(literal) => literal.copy_from(src),
+            Inner::Fixed(literal) => literal.copy_from(src),
             Inner::Signed(signed) => copy_wiped(src, signed),
         };
         result.map_err(|e| self.poison.set(Error::from_io(e)))

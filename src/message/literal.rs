@@ -225,6 +225,104 @@ impl<W: Write> Write for LiteralChunkWriter<W> {
     }
 }
 
+/// Writes one Literal Data packet of a length known in advance straight into the chunk
+/// buffers of a [`SeipdWriter`]: one fixed length in the packet header and no length octets
+/// among the data, so that a reader can find any octet of the data without reading the
+/// octets before it. More data than announced, or less by `finish`, is an error.
+#[derive(Debug)]
+#[must_use = "call finish() to end the packet"]
+pub(super) struct FixedLiteralWriter<W: Write> {
+    seipd: SeipdWriter<W>,
+    /// Octets of data still to come.
+    left: u64,
+}
+
+impl<W: Write> FixedLiteralWriter<W> {
+    /// The packet's length: `header`'s fields and `len` octets of data; `None` if that does
+    /// not fit a fixed length.
+    pub(super) fn packet_len(header: &LiteralHeader, len: u64) -> Option<u64> {
+        let body = u32::try_from(len.checked_add(u64::try_from(header.encoded_len()).ok()?)?).ok()?;
+        let head = Header { tag: Tag::LiteralData, length: header::BodyLength::Fixed(body) };
+        let mut octets = Vec::with_capacity(6);
+        head.write_to(&mut octets).ok()?;
+        u64::from(body).checked_add(u64::try_from(octets.len()).ok()?)
+    }
+
+    /// Starts the packet: its header with the fixed length, and `header`'s fields.
+    ///
+    /// # Errors
+    /// `InvalidArgument` for a file name over 255 octets or a packet too long for a fixed
+    /// length; I/O errors of `seipd`.
+    pub(super) fn new(mut seipd: SeipdWriter<W>, header: &LiteralHeader, len: u64) -> Result<Self> {
+        header.check()?;
+        let body = len
+            .checked_add(u64::try_from(header.encoded_len()).map_err(|_| Error::InvalidArgument("length"))?)
+            .and_then(|n| u32::try_from(n).ok())
+            .ok_or(Error::InvalidArgument("literal data too long for a fixed length"))?;
+        Header { tag: Tag::LiteralData, length: header::BodyLength::Fixed(body) }.write_to(&mut seipd)?;
+        header.write_to(&mut seipd)?;
+        Ok(Self { seipd, left: len })
+    }
+
+    /// Reads `src` to its end straight into the chunk buffers; returns the octets read.
+    ///
+    /// # Errors
+    /// Those of `src` (but `Interrupted`, which is retried) and of the chunk engine;
+    /// `InvalidInput` if `src` holds more than the announced length.
+    pub(super) fn copy_from(&mut self, src: &mut (impl Read + ?Sized)) -> io::Result<u64> {
+        let mut total = 0u64;
+        loop {
+            // One octet of room beyond the announced length, to see whether `src` has more.
+            let want = usize::try_from(self.left).unwrap_or(usize::MAX).saturating_add(1);
+            let dst = self.seipd.spare(want.min(1 << 20))?;
+            let n = match src.read(dst) {
+                Ok(0) => return Ok(total),
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            self.take(n)?;
+            self.seipd.commit(n)?;
+            total = total.saturating_add(u64::try_from(n).unwrap_or(u64::MAX));
+        }
+    }
+
+    /// Counts `n` octets of data against the announced length.
+    fn take(&mut self, n: usize) -> Result<()> {
+        self.left = self
+            .left
+            .checked_sub(u64::try_from(n).unwrap_or(u64::MAX))
+            .ok_or(Error::InvalidArgument("more plaintext than the announced length"))?;
+        Ok(())
+    }
+
+    /// Ends the packet and returns the chunk engine.
+    ///
+    /// # Errors
+    /// `InvalidArgument` if less data than announced was written.
+    pub(super) fn finish(self) -> Result<SeipdWriter<W>> {
+        if self.left != 0 {
+            return Err(Error::InvalidArgument("less plaintext than the announced length"));
+        }
+        Ok(self.seipd)
+    }
+}
+
+impl<W: Write> Write for FixedLiteralWriter<W> {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        if data.is_empty() {
+            return Ok(0);
+        }
+        self.take(data.len())?;
+        self.seipd.write_all(data)?;
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.seipd.flush()
+    }
+}
+
 /// Reads one Literal Data packet: the header fields at construction, then the data.
 #[derive(Debug)]
 pub(super) struct LiteralReader<R: BufRead> {

@@ -4,7 +4,7 @@
 //!
 //! The S2K itself (password → key) is the key layer's; these functions take its output.
 
-use crate::crypto::aead::AeadCipher;
+use crate::crypto::aead::KeyedAead;
 use crate::crypto::hkdf;
 use crate::crypto::secret::SecretVec;
 use crate::crypto::secret::SessionKey;
@@ -44,9 +44,9 @@ fn derive_kek(s2k_key: &[u8], sym: SymmetricAlgorithm, aead: AeadAlgorithm) -> R
 /// password) or the session key has the wrong length for the cipher.
 pub(super) fn decrypt_session_key(skesk: &Skesk, s2k_key: &[u8]) -> Result<SessionKey> {
     let kek = derive_kek(s2k_key, skesk.sym, skesk.aead)?;
-    let cipher = AeadCipher::new(skesk.sym, skesk.aead, &kek)?;
+    let cipher = KeyedAead::new(skesk.sym, skesk.aead, &kek)?;
     let mut key = SecretVec::new(skesk.encrypted_key.clone());
-    cipher.decrypt_in_place(&skesk.iv, &info(skesk.sym, skesk.aead), &mut key, &skesk.tag)?;
+    cipher.open(&skesk.iv, &info(skesk.sym, skesk.aead), &mut key, &skesk.tag)?;
     if skesk.sym.key_len() != Some(key.len()) {
         return Err(Error::Decrypt);
     }
@@ -74,10 +74,10 @@ pub(crate) fn encrypt_session_key(
         return Err(Error::InvalidArgument("SKESK IV length"));
     }
     let kek = derive_kek(s2k_key, sym, aead)?;
-    let cipher = AeadCipher::new(sym, aead, &kek)?;
+    let cipher = KeyedAead::new(sym, aead, &kek)?;
     // The encrypted key is not secret, but it starts as a copy of the session key.
     let mut encrypted_key = session_key.as_bytes().to_vec();
-    let tag = cipher.encrypt_in_place(&iv, &info(sym, aead), &mut encrypted_key)?;
+    let tag = cipher.seal(&iv, &info(sym, aead), &mut encrypted_key)?;
     Ok(Skesk { sym, aead, s2k, iv, encrypted_key, tag })
 }
 
@@ -87,7 +87,7 @@ pub(crate) fn encrypt_session_key(
 pub(super) fn skesk_s2k(skesk: &Skesk) -> Result<(S2k, usize)> {
     let key_len =
         skesk.sym.key_len().ok_or(Error::Unsupported(Unsupported::SymmetricAlgorithm(skesk.sym.into())))?;
-    if AeadCipher::check(skesk.sym, skesk.aead)? != skesk.iv.len() {
+    if KeyedAead::check(skesk.sym, skesk.aead)? != skesk.iv.len() {
         return Err(Error::malformed("SKESK: IV length"));
     }
     // `decrypt_session_key` accepts only a session key of the SKESK cipher's length.

@@ -12,6 +12,10 @@ use crate::crypto::secret::SecretVec;
 use crate::error::{Error, Poison, Result};
 use crate::packet::header::{self, BodyLength, Header, Tag};
 
+mod index;
+
+pub(crate) use index::{PartIndex, ReadAt};
+
 /// `Read`/`BufRead` over one data packet's body.
 ///
 /// A fixed length yields exactly that many octets and then EOF; a partial length is followed by
@@ -188,6 +192,8 @@ pub(crate) struct PartialBodyWriter<W: Write> {
     /// hold plaintext (literal data), hence the zeroizing buffer allocated once.
     buf: SecretVec,
     header_written: bool,
+    /// For a packet written with a fixed length: the octets still to come.
+    fixed: Option<u32>,
     /// The first error, reported again by every later call.
     poison: Poison,
 }
@@ -209,8 +215,45 @@ impl<W: Write> PartialBodyWriter<W> {
             max_exp: exp,
             buf: SecretVec::with_capacity(1usize << exp),
             header_written: false,
+            fixed: None,
             poison: Poison::default(),
         }
+    }
+
+    /// A writer for a packet of type `tag` whose body is `len` octets, known in advance: one
+    /// fixed length in the header, which a reader can skip over without reading the body
+    /// (what a seeking reader needs). Writing more than `len` octets, or finishing with fewer,
+    /// is an error.
+    ///
+    /// # Errors
+    /// I/O errors of `inner`, which the header is written to at once.
+    pub(crate) fn fixed(mut inner: W, tag: Tag, len: u32) -> Result<Self> {
+        Header { tag, length: BodyLength::Fixed(len) }.write_to(&mut inner)?;
+        Ok(Self {
+            inner,
+            tag,
+            exp: 9,
+            max_exp: 9,
+            buf: SecretVec::default(),
+            header_written: true,
+            fixed: Some(len),
+            poison: Poison::default(),
+        })
+    }
+
+    /// Writes `data` through as fixed-length body octets.
+    fn write_fixed(&mut self, left: u32, data: &[u8]) -> io::Result<usize> {
+        if data.is_empty() {
+            return Ok(0);
+        }
+        let n = u32::try_from(data.len()).unwrap_or(u32::MAX).min(left);
+        if n == 0 {
+            return Err(Error::InvalidArgument("packet body longer than its fixed length").into());
+        }
+        let n = self.inner.write(data.get(..usize::try_from(n).unwrap_or(0)).unwrap_or_default())?;
+        let n32 = u32::try_from(n).unwrap_or(u32::MAX).min(left);
+        self.fixed = Some(left.saturating_sub(n32));
+        Ok(n)
     }
 
     /// Lets octets written through go out in parts of up to 2^`max_exp` octets (at most 2^30,
@@ -292,6 +335,13 @@ impl<W: Write> PartialBodyWriter<W> {
     /// I/O errors of the inner writer, or an earlier error.
     pub(crate) fn finish(mut self) -> Result<W> {
         self.poison.check()?;
+        if let Some(left) = self.fixed {
+            if left != 0 {
+                return Err(Error::InvalidArgument("packet body shorter than its fixed length"));
+            }
+            self.inner.flush()?;
+            return Ok(self.inner);
+        }
         let len = u32::try_from(self.buf.len()).map_err(|_| Error::InvalidArgument("part too long"))?;
         if self.header_written {
             header::write_fixed_length(len, &mut self.inner)?;
@@ -325,7 +375,10 @@ impl<W: Write> Write for PartialBodyWriter<W> {
         if data.is_empty() {
             return Ok(0);
         }
-        let result = self.write_parts(data, &[]);
+        let result = match self.fixed {
+            Some(left) => self.write_fixed(left, data),
+            None => self.write_parts(data, &[]),
+        };
         result.map_err(|e| self.poison.set_io(e))
     }
 
@@ -336,7 +389,10 @@ impl<W: Write> Write for PartialBodyWriter<W> {
         let mut nonempty = bufs.iter().filter(|b| !b.is_empty());
         let a = nonempty.next().map_or(&[][..], |b| &b[..]);
         let b = nonempty.next().map_or(&[][..], |b| &b[..]);
-        let result = self.write_parts(a, b);
+        let result = match self.fixed {
+            Some(left) => self.write_fixed(left, a),
+            None => self.write_parts(a, b),
+        };
         result.map_err(|e| self.poison.set_io(e))
     }
 

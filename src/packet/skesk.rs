@@ -7,7 +7,7 @@
 
 use std::io::{self, Write};
 
-use crate::crypto::chunk_aead::TAG_LEN;
+use crate::crypto::aead_backend::TAG_LEN;
 use crate::error::{Error, Result, Unsupported};
 use crate::packet::header::Tag;
 use crate::packet::reader::Reader;

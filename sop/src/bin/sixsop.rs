@@ -20,10 +20,31 @@ fn main() {
     if ext.is_empty() {
         // A closed pipe must give an error exit, not a panic: Rust ignores SIGPIPE, so writes
         // fail with `BrokenPipe`, which the frontend turns into an exit code.
-        let mut sixsop = Extensions::from_env().apply(sixpgp_sop::SixSop::new());
+        let mut sixsop =
+            Extensions::from_env().apply(sixpgp_sop::SixSop::new()).plaintext_len(stdin_file_len());
         sop::cli::main(&mut sixsop, sop::cli::Variant::Full);
     }
     exit(run_without(&rest, &ext));
+}
+
+/// The octets left in standard input when it is a regular file (`sixsop encrypt < FILE`), so
+/// that `encrypt` can write a message that seeks in O(1) chunks.
+#[cfg(unix)]
+fn stdin_file_len() -> Option<u64> {
+    use std::io::Seek;
+    use std::os::fd::AsFd;
+    let fd = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
+    let mut file = std::fs::File::from(fd);
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    meta.len().checked_sub(file.stream_position().ok()?)
+}
+
+#[cfg(not(unix))]
+fn stdin_file_len() -> Option<u64> {
+    None
 }
 
 /// Runs this program again on `rest` (the arguments without the -15 options, which the

@@ -23,10 +23,12 @@ pub(crate) struct EncryptCmd {
     /// `--sign-with` keys and `--with-key-password` passwords.
     signers: Signers,
     signing: bool,
+    /// The plaintext's length, if known in advance (see `SixSop::plaintext_len`).
+    plaintext_len: Option<u64>,
 }
 
 impl EncryptCmd {
-    pub(crate) fn new(purpose: Purpose) -> Self {
+    pub(crate) fn new(purpose: Purpose, plaintext_len: Option<u64>) -> Self {
         Self {
             armor: true,
             format: DataFormat::Binary,
@@ -36,6 +38,7 @@ impl EncryptCmd {
             certs: Vec::new(),
             signers: Signers::default(),
             signing: false,
+            plaintext_len,
         }
     }
 }
@@ -157,6 +160,10 @@ impl Ready<Option<sop::SessionKey>> for EncryptReady<'_> {
         }
         for pw in cmd.passwords {
             e = e.password(pw);
+        }
+        // Binary data goes in unchanged, so its length is the literal data's.
+        if let Some(n) = cmd.plaintext_len.filter(|_| cmd.format != DataFormat::Utf8) {
+            e = e.plaintext_len(n);
         }
         let mut w = e
             .writer(BufWriter::with_capacity(crate::io::SMALL_BUF_LEN, sink))

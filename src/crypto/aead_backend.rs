@@ -1,4 +1,4 @@
-//! [`ChunkAead`]: the one interface of the AEAD implementations (`aead`'s RustCrypto and OCB
+//! [`AeadBackend`]: the one interface of the AEAD implementations (`aead`'s RustCrypto and OCB
 //! ones, and `accel`'s), so that the chunk engine does not care which runs.
 
 use crate::error::{Error, Result};
@@ -8,7 +8,7 @@ pub(crate) const TAG_LEN: usize = 16;
 
 /// One keyed AEAD with 16-octet tags, encrypting and decrypting in place (or decrypting from
 /// one buffer into another) with detached tags.
-pub(super) trait ChunkAead: Send + Sync {
+pub(super) trait AeadBackend: Send + Sync {
     /// Encrypts `buf` in place and returns the tag.
     ///
     /// # Errors
