@@ -37,10 +37,9 @@ use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 use std::thread::{self, JoinHandle};
 use std::time::Instant;
 
-pub(crate) use self::policy::default_threads;
 use self::policy::{
     CALLER_BOUND_PER_THREAD, CALLER_BOUND_PER_WORKER, LONGEST_NAP, NAP, NAPS, OVERSLEPT_NAPS, PER_THREAD,
-    PER_WORKER, max_threads,
+    PER_WORKER, default_threads, max_threads,
 };
 pub use self::pool::BufferPool;
 use crate::crypto::secret::SecretVec;

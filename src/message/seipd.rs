@@ -16,7 +16,7 @@ mod writer;
 use crate::crypto::aead_backend::TAG_LEN;
 use crate::crypto::secret::SecretVec;
 use crate::error::{Error, Result};
-use crate::pipeline::{Pipeline, Shape, Work};
+use crate::pipeline::{Pipeline, Shape, Work, policy};
 
 pub(crate) use cipher::SeipdCipher;
 #[cfg(test)]
@@ -25,18 +25,6 @@ pub(crate) use reader::SeipdReader;
 pub(crate) use seek::RandomChunks;
 pub(crate) use writer::SeipdWriter;
 
-/// Octets of chunks the writer and the reader process on the calling thread before they start
-/// workers (at most [`MAX_SOLO_CHUNKS`]): 16 chunks of the default size. A stream shorter than
-/// that starts no thread and keeps one buffer in flight, reused from chunk to chunk: for a
-/// short message, starting threads (and the page faults and zeroing for the buffers in flight)
-/// costs more than they save, while a long stream loses little by starting a few chunks later.
-const SOLO_OCTETS: usize = 4 << 20;
-/// Most chunks run on the calling thread before workers start: with small chunks the workers
-/// still start early.
-const MAX_SOLO_CHUNKS: usize = 16;
-/// Octets of chunk buffers a pipeline keeps in flight at most (unless that is less than two
-/// chunks): bounds memory whatever the thread count, for chunk sizes up to 4 MiB.
-const IN_FLIGHT_BUDGET: usize = 8 << 20;
 /// Where a stream's first chunk buffer (of the reader or the writer) starts, before it knows
 /// the data is longer: a small message then allocates and wipes 4 KiB instead of a whole
 /// 256 KiB slot. Buffers after a full chunk are whole slots from the start: the stream is
@@ -85,23 +73,15 @@ impl Job {
     }
 }
 
-/// The chunk pipeline of the writer or the reader: buffers of `buf_len` octets,
-/// [`IN_FLIGHT_BUDGET`] of them in flight at most, the first [`SOLO_OCTETS`] on the calling
-/// thread.
+/// The chunk pipeline of the writer or the reader: buffers of `buf_len` octets, as many in
+/// flight and on the calling thread as [`policy::seipd`] allows.
 fn chunk_pipeline(work: Work<Job>, buf_len: usize) -> Pipeline<Job> {
     let shape = Shape {
         buf_len,
-        max_depth: IN_FLIGHT_BUDGET.checked_div(buf_len).unwrap_or(1),
-        solo_jobs: solo_chunks(buf_len),
+        max_depth: policy::depth_within(policy::seipd::IN_FLIGHT_BUDGET, buf_len),
+        solo_jobs: policy::seipd::solo_chunks(buf_len),
     };
     Pipeline::new("sixpgp-seipd", work, shape)
-}
-
-/// The chunks in [`SOLO_OCTETS`] of buffers of `buf_len` octets, rounded up (4 MiB of 256 KiB
-/// chunks is 16, although each buffer also holds a tag), from 1 to [`MAX_SOLO_CHUNKS`].
-fn solo_chunks(buf_len: usize) -> u64 {
-    let chunks = SOLO_OCTETS.div_ceil(buf_len.max(1)).clamp(1, MAX_SOLO_CHUNKS);
-    u64::try_from(chunks).unwrap_or(1)
 }
 
 /// Octets counted as a u64.

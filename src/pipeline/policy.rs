@@ -92,6 +92,30 @@ pub(crate) mod armor {
     }
 }
 
+/// The chunk pipelines of SEIPD streams, the writer's and the reader's.
+pub(crate) mod seipd {
+    /// Octets of chunks the writer and the reader process on the calling thread before they start
+    /// workers (at most [`MAX_SOLO_CHUNKS`]): 16 chunks of the default size. A stream shorter than
+    /// that starts no thread and keeps one buffer in flight, reused from chunk to chunk: for a
+    /// short message, starting threads (and the page faults and zeroing for the buffers in flight)
+    /// costs more than they save, while a long stream loses little by starting a few chunks later.
+    pub(crate) const SOLO_OCTETS: usize = 4 << 20;
+    /// Most chunks run on the calling thread before workers start: with small chunks the workers
+    /// still start early.
+    pub(crate) const MAX_SOLO_CHUNKS: usize = 16;
+    /// Octets of chunk buffers a pipeline keeps in flight at most (unless that is less than two
+    /// chunks): bounds memory whatever the thread count, for chunk sizes up to 4 MiB.
+    pub(crate) const IN_FLIGHT_BUDGET: usize = 8 << 20;
+
+    /// The chunks in [`SOLO_OCTETS`] of buffers of `buf_len` octets, rounded up (4 MiB of
+    /// 256 KiB chunks is 16, although each buffer also holds a tag), from 1 to
+    /// [`MAX_SOLO_CHUNKS`].
+    pub(crate) fn solo_chunks(buf_len: usize) -> u64 {
+        let chunks = SOLO_OCTETS.div_ceil(buf_len.max(1)).clamp(1, MAX_SOLO_CHUNKS);
+        u64::try_from(chunks).unwrap_or(1)
+    }
+}
+
 /// The document hashes of signing and verifying streams, on a thread of their own for large
 /// data.
 pub(crate) mod hash {

@@ -89,7 +89,7 @@ pub(crate) struct SeipdReader<R: Read> {
 
 impl<R: Read> SeipdReader<R> {
     /// A reader over the chunks that follow `header` in `inner`, using
-    /// [`default_threads`](crate::pipeline::default_threads) threads.
+    /// [`default_threads`](crate::pipeline::policy::default_threads) threads.
     ///
     /// # Errors
     /// `Unsupported` for an unknown cipher or AEAD mode; `Decrypt` if the session key does not

@@ -14,7 +14,6 @@ use crate::packet::Serialize;
 use crate::packet::header::{Header, Tag};
 use crate::packet::partial::{PartialBodyReader, PartialBodyWriter, part_exps};
 use crate::packet::seipd::SeipdHeader;
-use crate::pipeline;
 use crate::types::{AeadAlgorithm, SymmetricAlgorithm};
 
 const SALT: [u8; 32] = [0x5a; 32];
@@ -25,7 +24,7 @@ fn key(sym: SymmetricAlgorithm) -> SessionKey {
 
 /// Encrypts into a SEIPD body (fields + chunks + final tag), writing in pieces of `split`.
 fn encrypt(sym: SymmetricAlgorithm, aead: AeadAlgorithm, c: u8, data: &[u8], split: usize) -> Vec<u8> {
-    encrypt_t(sym, aead, c, data, split, pipeline::default_threads())
+    encrypt_t(sym, aead, c, data, split, policy::default_threads())
 }
 
 fn encrypt_t(
@@ -47,7 +46,7 @@ fn encrypt_t(
 }
 
 fn decrypt_with(body: &[u8], session_key: &SessionKey, byte_reads: bool) -> Result<Vec<u8>> {
-    decrypt_t(body, session_key, byte_reads, pipeline::default_threads())
+    decrypt_t(body, session_key, byte_reads, policy::default_threads())
 }
 
 /// A reader over the SEIPD body `body` with `threads` threads, its workers from the second
@@ -345,19 +344,16 @@ fn flush_writes_every_full_chunk() {
     }
 }
 
-/// With the production setting, the first chunks (16 of 64 octets here) run on the calling
-/// thread: messages of 17 or 18 chunks start no thread, a longer one does, and the
-/// ciphertext and plaintext are the same as with one thread.
-/// With the default chunk size, `SOLO_OCTETS` is 16 chunks (each buffer also holds a tag,
+/// With the default chunk size, `policy::seipd::SOLO_OCTETS` is 16 chunks (each buffer also holds a tag,
 /// and the reader's a look-ahead: rounded up, not down); the pipeline's depth stays within
-/// `IN_FLIGHT_BUDGET` for the largest chunks.
+/// its `IN_FLIGHT_BUDGET` for the largest chunks.
 #[test]
 fn four_mib_of_default_chunks_is_sixteen_solo_chunks() {
     for buf_len in [(256 << 10) + TAG_LEN, (256 << 10) + TAG_LEN + LOOKAHEAD] {
-        assert_eq!(solo_chunks(buf_len), 16);
+        assert_eq!(policy::seipd::solo_chunks(buf_len), 16);
     }
-    assert_eq!(solo_chunks(1 << 10), 16);
-    assert_eq!(solo_chunks((4 << 20) + TAG_LEN), 1);
+    assert_eq!(policy::seipd::solo_chunks(1 << 10), 16);
+    assert_eq!(policy::seipd::solo_chunks((4 << 20) + TAG_LEN), 1);
     let work: Work<Job> = Arc::new(|_: &mut Job| {});
     let mut p = chunk_pipeline(work, (4 << 20) + TAG_LEN);
     p.set_threads(4);
@@ -365,6 +361,9 @@ fn four_mib_of_default_chunks_is_sixteen_solo_chunks() {
     assert_eq!(p.depth(), 2);
 }
 
+/// With the production setting, the first chunks (16 of 64 octets here) run on the calling
+/// thread: messages of 17 or 18 chunks start no thread, a longer one does, and the
+/// ciphertext and plaintext are the same as with one thread.
 #[test]
 fn solo_chunks_start_no_thread_and_agree() {
     let sym = SymmetricAlgorithm::Aes128;

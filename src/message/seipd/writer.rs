@@ -32,7 +32,7 @@ fn encrypt_job(cipher: &SeipdCipher, job: &mut Job) -> Result<()> {
 /// moves each octet once. A full buffer is handed to the [`Pipeline`], which encrypts it in
 /// place on a worker thread while the caller fills the next one, and encrypted chunks are
 /// written in order, each with its tag in one call. The first buffer starts at 4 KiB and grows
-/// to a chunk only if the data does, and the first chunks (4 MiB, see `SOLO_OCTETS`) are
+/// to a chunk only if the data does, and the first chunks (4 MiB, see `policy::seipd::SOLO_OCTETS`) are
 /// encrypted on the calling thread, so a short message allocates little and starts no thread.
 /// `finish` writes the last (short, non-empty) chunk and the final tag.
 ///
@@ -74,7 +74,7 @@ pub(crate) struct SeipdWriter<W: Write> {
 impl<W: Write> SeipdWriter<W> {
     /// Writes the SEIPDv2 fields (version, `sym`, `aead`, `chunk_size_octet`, `salt`) to `inner`
     /// and returns a writer for the plaintext, using
-    /// [`default_threads`](crate::pipeline::default_threads) threads.
+    /// [`default_threads`](crate::pipeline::policy::default_threads) threads.
     ///
     /// # Errors
     /// `Unsupported` for a cipher or mode this crate lacks, `Malformed`-free but
