@@ -7,6 +7,8 @@
 
 use pyo3::prelude::*;
 
+mod arrow;
+mod batch;
 mod convert;
 mod errors;
 mod keys;
@@ -24,6 +26,8 @@ fn sixpgp_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     keys::register(m)?;
     message::register(m)?;
     stream::register(m)?;
+    batch::register(m)?;
+    arrow::register(m)?;
     let profiles = pyo3::types::PyDict::new(py);
     for profile in sixpgp::Profile::ALL {
         profiles.set_item(profile.name(), profile.description())?;

@@ -275,6 +275,13 @@ pub(crate) struct PyDecryptor {
     untrusted: bool,
 }
 
+impl PyDecryptor {
+    /// The library's decryptor.
+    pub(crate) fn library(&self) -> &Decryptor {
+        &self.inner
+    }
+}
+
 #[pymethods]
 impl PyDecryptor {
     #[new]
