@@ -76,7 +76,7 @@ def decrypt_array(decryptor, array):
     `sixpgp.Decryptor`). Returns `(plaintext, error)`: a binary array of the same offset width
     (null where the message failed or was null) and a string array (null where it decrypted)."""
     array = _binary(array)
-    plain, error = _ext._decrypt_arrow(decryptor, *_parts(array))
+    plain, error = _ext._decrypt_arrow(decryptor, _parts(array))
     return _array(array.type, len(array), plain), _array(pa.string(), len(array), error)
 
 
@@ -85,7 +85,7 @@ def encrypt_array(encryptor, array):
     `sixpgp.Encryptor`), each as a message of its own. Returns a binary array of the same
     offset width (null where the value was null)."""
     array = _binary(array)
-    return _array(array.type, len(array), _ext._encrypt_arrow(encryptor, *_parts(array)))
+    return _array(array.type, len(array), _ext._encrypt_arrow(encryptor, _parts(array)))
 
 
 def _replace(batch, column, new_columns):

@@ -20,6 +20,11 @@ use crate::message::PyDecryptor;
 /// null), the offsets (32 or 64 bits, little-endian) and the values one after another.
 type Buffers<'py> = (Option<Bound<'py, PyBytes>>, Bound<'py, PyBytes>, Bound<'py, PyBytes>);
 
+/// An array's parts as `sixpgp.dataframe` hands them over: validity bitmap (None: no null),
+/// offsets and values, then the array's offset and length in them, and whether the offsets are
+/// 64-bit (`large_binary`).
+type Parts = (Option<PyBackedBytes>, PyBackedBytes, PyBackedBytes, usize, usize, bool);
+
 /// A binary column as Python hands it over: `length` values from `offset` on.
 struct Column {
     /// The values' octets, borrowed from the Python `bytes`.
@@ -31,12 +36,7 @@ struct Column {
 impl Column {
     /// Reads and checks the buffers of a `binary` (32-bit offsets) or `large_binary` (`wide`)
     /// array: offsets must rise and stay within the values.
-    fn new(
-        validity: Option<PyBackedBytes>,
-        offsets: PyBackedBytes,
-        data: PyBackedBytes,
-        (offset, length, wide): (usize, usize, bool),
-    ) -> PyResult<Self> {
+    fn new((validity, offsets, data, offset, length, wide): Parts) -> PyResult<Self> {
         let width = if wide { 8 } else { 4 };
         let bounds = offset.checked_add(length).ok_or_else(|| PyValueError::new_err("array length"))?;
         let read = |i: usize| -> PyResult<usize> {
@@ -132,22 +132,15 @@ fn to_arrow<'py, T: AsRef<[u8]>>(
 /// or failed) and the error column's (32-bit offsets, UTF-8 "ExceptionClass: message"; null
 /// where the message is null or decrypted).
 #[pyfunction]
-#[pyo3(signature = (decryptor, validity, offsets, data, offset, length, wide))]
-#[expect(clippy::too_many_arguments, reason = "one Arrow array's parts, spelled out for the Python glue")]
 fn _decrypt_arrow<'py>(
     py: Python<'py>,
     decryptor: &PyDecryptor,
-    validity: Option<PyBackedBytes>,
-    offsets: PyBackedBytes,
-    data: PyBackedBytes,
-    offset: usize,
-    length: usize,
-    wide: bool,
+    column: Parts,
 ) -> PyResult<(Buffers<'py>, Buffers<'py>)> {
-    let column = Column::new(validity, offsets, data, (offset, length, wide))?;
+    let (wide, column) = (column.5, Column::new(column)?);
     let mut results = py.detach(|| decryptor.library().decrypt_all(&column.present())).into_iter();
-    let mut plaintexts: Vec<Option<Zeroizing<Vec<u8>>>> = Vec::with_capacity(length);
-    let mut errors: Vec<Option<String>> = Vec::with_capacity(length);
+    let mut plaintexts: Vec<Option<Zeroizing<Vec<u8>>>> = Vec::with_capacity(column.values.len());
+    let mut errors: Vec<Option<String>> = Vec::with_capacity(column.values.len());
     for value in &column.values {
         let result = if value.is_some() { results.next() } else { None };
         match result {
@@ -179,19 +172,8 @@ fn describe(py: Python<'_>, err: &PyErr) -> PyResult<String> {
 /// messages column's buffers (same offset width as the input when it fits; null where the
 /// value is null).
 #[pyfunction]
-#[pyo3(signature = (encryptor, validity, offsets, data, offset, length, wide))]
-#[expect(clippy::too_many_arguments, reason = "one Arrow array's parts, spelled out for the Python glue")]
-fn _encrypt_arrow<'py>(
-    py: Python<'py>,
-    encryptor: &PyEncryptor,
-    validity: Option<PyBackedBytes>,
-    offsets: PyBackedBytes,
-    data: PyBackedBytes,
-    offset: usize,
-    length: usize,
-    wide: bool,
-) -> PyResult<Buffers<'py>> {
-    let column = Column::new(validity, offsets, data, (offset, length, wide))?;
+fn _encrypt_arrow<'py>(py: Python<'py>, encryptor: &PyEncryptor, column: Parts) -> PyResult<Buffers<'py>> {
+    let (wide, column) = (column.5, Column::new(column)?);
     let mut messages = py.detach(|| encryptor.library().encrypt_all(&column.present())).py(py)?.into_iter();
     let out: Vec<Option<Vec<u8>>> =
         column.values.iter().map(|v| if v.is_some() { messages.next() } else { None }).collect();
