@@ -84,3 +84,30 @@ def test_record_batches_and_pandas_frames(alice):
                                    sixpgp.Decryptor(alice), "message")
     assert list(out.columns) == ["id", "plaintext", "error"]
     assert out["plaintext"].tolist() == values and out["error"].isna().all()
+
+
+def test_dask_example_encrypts_a_column(alice, tmp_path):
+    """The encrypt mode of the Dask example on a LocalCluster: Parquet values in, messages out
+    that decrypt to them (the decrypt modes run against real clusters in test_cluster.py)."""
+    pytest.importorskip("distributed", reason="dask[distributed] is not installed")
+    import subprocess
+    import sys
+
+    import pyarrow.parquet as pq
+
+    from conftest import PYTHON_DIR
+
+    values = [b"value %d" % i for i in range(500)]
+    (tmp_path / "in").mkdir()
+    pq.write_table(pa.table({"id": range(500), "value": pa.array(values, pa.binary())}),
+                   tmp_path / "in" / "part.parquet")
+    (tmp_path / "cert").write_bytes(bytes(alice.cert))
+    out = subprocess.run([sys.executable, str(PYTHON_DIR / "examples" / "dask_dataframe.py"), "encrypt",
+                          str(tmp_path / "in"), str(tmp_path / "cert"), str(tmp_path / "out")],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "500 values encrypted" in out.stdout
+    table = pq.read_table(tmp_path / "out").sort_by("id")
+    assert "message" in table.column_names and "value" not in table.column_names
+    plaintext, error = dataframe.decrypt_array(sixpgp.Decryptor(alice), table.column("message"))
+    assert plaintext.to_pylist() == values and error.null_count == len(values)
