@@ -239,3 +239,21 @@ class Decryptor:
     def decrypt_all(self, messages: Iterable[Data]) -> list[Union[bytes, Error]]:
         """Decrypts a batch on the library's threads with the GIL released: per message, in
         order, the plaintext or the exception object."""
+
+class Encryptor:
+    """Recipients and passwords built once, for encrypting many values, each as a message of
+    its own. Raises at construction if a recipient cannot be encrypted to."""
+
+    def __init__(
+        self,
+        recipients: Recipients = None,
+        *,
+        passwords: Passwords = None,
+        armor: bool = False,
+        threads: Optional[int] = None,
+    ) -> None: ...
+    @property
+    def threads(self) -> Optional[int]: ...
+    def encrypt_all(self, values: Iterable[Data]) -> list[bytes]:
+        """Encrypts a batch on the library's threads with the GIL released: one message per
+        value, in order."""
