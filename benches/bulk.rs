@@ -1,7 +1,8 @@
 //! Decrypting 100-octet messages with one `Decryptor`, X25519 and ML-KEM-768+X25519 keys:
 //! per message on one thread ([`Decryptor::decrypt_bytes`]), and batches of 1 000 on all
-//! cores ([`Decryptor::decrypt_all`]; throughput in messages per second). The example
-//! `cargo run --release --example bulk_decrypt` does 100 000.
+//! cores ([`Decryptor::decrypt_all`]; throughput in messages per second), and batches of 1 000
+//! values encrypted on all cores ([`Encryptor::encrypt_all`]). The examples
+//! `cargo run --release --example bulk_decrypt` and `bulk_encrypt` do 100 000.
 #![allow(missing_docs, reason = "criterion_group! generates an undocumented function")]
 #![allow(clippy::unwrap_used, reason = "a benchmark fails loudly")]
 
@@ -31,6 +32,13 @@ fn bulk(c: &mut Criterion) {
             BenchmarkId::new("decrypt_all_1000x100B", profile.name()),
             &batch,
             |b, batch| b.iter(|| all_cores.decrypt_all(batch).into_iter().map(Result::unwrap).count()),
+        );
+        let values = vec![[0x5a_u8; 100]; 1000];
+        let encryptor = Encryptor::new([&cert]);
+        let _ = group.bench_with_input(
+            BenchmarkId::new("encrypt_all_1000x100B", profile.name()),
+            &values,
+            |b, values| b.iter(|| encryptor.encrypt_all(values).unwrap()),
         );
     }
     group.finish();

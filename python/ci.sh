@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The Python package's checks, on the wheel a user would install: builds the abi3 wheel with
 # maturin, installs it into a fresh virtual environment with no Rust toolchain on PATH, together
-# with the test dependencies (pytest, mypy, pyspark, dask[distributed]), checks the type stubs
-# against the installed module (mypy's stubtest), and runs the pytest suite, which includes
-# messages exchanged with the sixsop binary and the Spark (local mode, needs Java 17+) and Dask
-# examples on a small data set. Exits non-zero on any failure, and when no test ran.
+# with the test dependencies (pytest, mypy, pyspark, dask[distributed], pyarrow, pandas), checks
+# the type stubs against the installed module (mypy's stubtest), and runs the pytest suite, which
+# includes messages exchanged with the sixsop binary, the Spark (local mode, needs Java 17+) and
+# Dask examples on a small data set, and the same jobs against a Spark standalone master and
+# worker and a Dask scheduler and workers the tests start on 127.0.0.1. Exits non-zero on any
+# failure, and when no test ran.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -43,11 +45,11 @@ fi
 python3 -m venv "$venv"
 echo "installing $(basename "$wheel") into a fresh environment ($("$venv/bin/python" --version))"
 "$venv/bin/pip" install --quiet --disable-pip-version-check --only-binary sixpgp "$wheel" \
-  pytest mypy pyspark "dask[distributed]"
+  pytest mypy pyspark "dask[distributed]" pyarrow pandas
 
 echo "checking the type stubs against the module (stubtest)"
 MYPY_CACHE_DIR="$target/python-mypy-cache" "$venv/bin/python" -m mypy.stubtest sixpgp \
-  --allowlist python/stubtest-allowlist.txt
+  --allowlist python/stubtest-allowlist.txt --mypy-config-file python/pyproject.toml
 
 status=0
 "$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests || status=$?

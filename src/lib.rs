@@ -176,7 +176,8 @@
 //!
 //! For message after message to the same recipients, evaluate them once with [`Recipients`]
 //! and pass them to [`Encryptor::prepared`]. For many small messages to decrypt,
-//! [`Decryptor::decrypt_all`] spreads a batch over the available cores; a large message is
+//! [`Decryptor::decrypt_all`] spreads a batch over the available cores, and
+//! [`Encryptor::encrypt_all`] encrypts a batch of small values the same way; a large message is
 //! encrypted and decrypted on several cores by itself ([`Encryptor::threads`]), with the same
 //! output whatever the thread count.
 //!

@@ -25,7 +25,8 @@ const LAYERS: &[&[&str]] = &[
 ];
 
 /// The Python binding's modules (`python/src`), from the bottom up, checked the same way.
-const PYTHON_LAYERS: &[&[&str]] = &[&["errors", "convert"], &["keys"], &["message"], &["stream", "seekable"]];
+const PYTHON_LAYERS: &[&[&str]] =
+    &[&["errors", "convert"], &["keys"], &["message", "batch"], &["stream", "seekable", "arrow"]];
 
 /// Modules outside the layers: the crate root and the hidden entry points for the fuzzer
 /// and the benchmarks may use anything (and nothing may use them).

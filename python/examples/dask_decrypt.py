@@ -71,7 +71,8 @@ def main():
             parts = args.partitions or 2 * cores
             lines = db.read_text(args.input, blocksize=max(1 << 20, size // parts + 1) if size else "64MiB")
             results = lines.map_partitions(decrypt_partition, key, args.threads).persist()
-            results.to_textfiles(os.path.join(args.output, "*.part"))
+            # Every line ends with a newline, the last of each part too: `cat out/*` keeps lines apart.
+            results.to_textfiles(os.path.join(args.output, "*.part"), last_endline=True)
             failed = results.filter(lambda line: line.startswith("error")).count().compute()
             total = results.count().compute()
             done = time.perf_counter()

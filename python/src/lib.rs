@@ -10,6 +10,8 @@
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
+mod arrow;
+mod batch;
 mod convert;
 mod errors;
 mod keys;
@@ -29,6 +31,8 @@ fn sixpgp_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     message::register(m)?;
     stream::register(m)?;
     seekable::register(m)?;
+    batch::register(m)?;
+    arrow::register(m)?;
     let profiles = pyo3::types::PyDict::new(py);
     for profile in sixpgp::Profile::ALL {
         profiles.set_item(profile.name(), profile.description())?;

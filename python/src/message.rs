@@ -173,7 +173,7 @@ pub(crate) fn check_signed(
 
 /// One message's result with `require_signature` applied: a message without the required
 /// signature is an error, and its plaintext is wiped before any Python object holds it.
-fn signed_as_required(
+pub(crate) fn signed_as_required(
     py: Python<'_>,
     require_signature: bool,
     result: sixpgp::Result<(Vec<u8>, DecryptSummary)>,
@@ -350,6 +350,16 @@ impl PyDecryptor {
         } else {
             convert::bytes_wiping(py, plaintext).into_any()
         })
+    }
+
+    /// The library's decryptor.
+    pub(crate) fn library(&self) -> &Decryptor {
+        &self.inner
+    }
+
+    /// Whether a message without a good signature counts as failed.
+    pub(crate) fn require_signature(&self) -> bool {
+        self.require_signature
     }
 }
 

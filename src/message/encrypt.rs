@@ -354,6 +354,66 @@ impl Encryptor {
         chosen.unwrap_or(if need_256 { (Aes256, Ocb) } else { (Aes128, Ocb) })
     }
 
+    /// The builder every message of a batch is copied from
+    /// ([`encrypt_all`](Encryptor::encrypt_all)): the certificates evaluated once, at one time
+    /// for the whole batch, one thread per message, and a buffer pool shared by the batch.
+    ///
+    /// # Errors
+    /// `InvalidArgument` with neither recipients nor passwords, or with an injected RNG (it
+    /// cannot serve several threads); as [`Recipients::new`] for the certificates.
+    pub(super) fn batch_template(&self) -> Result<Self> {
+        if self.recipients.is_empty() && self.prepared.is_empty() && self.passwords.is_empty() {
+            return Err(Error::InvalidArgument("encrypt: no recipient and no password"));
+        }
+        if self.rng.is_some() {
+            return Err(Error::InvalidArgument("encrypt_all: an injected RNG cannot serve a batch"));
+        }
+        let at = self.time.unwrap_or_else(SystemTime::now);
+        let mut prepared = self.prepared.clone();
+        if !self.recipients.is_empty() {
+            prepared.push(Arc::new(Recipients::new(self.recipients.iter().map(|c| &**c), at, self.purpose)?));
+        }
+        let mut template = self.batch_copy();
+        template.recipients = Vec::new();
+        template.prepared = prepared;
+        template.time = Some(at);
+        template.threads = Some(1);
+        template.pool = Some(self.pool.clone().unwrap_or_default());
+        Ok(template)
+    }
+
+    /// A copy of this builder with the operating system's RNG (a [`batch_template`]'s copy for
+    /// one message).
+    ///
+    /// [`batch_template`]: Encryptor::batch_template
+    pub(super) fn batch_copy(&self) -> Self {
+        Self {
+            recipients: self.recipients.clone(),
+            prepared: self.prepared.clone(),
+            signers: self.signers.clone(),
+            passwords: self.passwords.clone(),
+            armor: self.armor,
+            purpose: self.purpose,
+            time: self.time,
+            chunk_size: self.chunk_size,
+            literal: self.literal.clone(),
+            padding: self.padding,
+            hidden: self.hidden,
+            rng: None,
+            profile: self.profile,
+            suite: self.suite,
+            threads: self.threads,
+            pool: self.pool.clone(),
+            // A length announced for one message does not hold for the others of a batch.
+            plaintext_len: None,
+        }
+    }
+
+    /// The thread count given with [`threads`](Encryptor::threads).
+    pub(super) fn thread_count(&self) -> Option<usize> {
+        self.threads
+    }
+
     /// Encrypts `plaintext` held in memory and returns the message (armored with
     /// [`armor`](Encryptor::armor)): [`writer`](Encryptor::writer) into a `Vec`.
     ///

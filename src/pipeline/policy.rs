@@ -156,7 +156,7 @@ pub(crate) mod recipients {
     }
 }
 
-/// Batches of whole messages decrypted at once, one thread per message.
+/// Batches of whole messages encrypted or decrypted at once, one thread per message.
 pub(crate) mod batch {
     /// Messages a thread takes from the shared counter at a time.
     pub(crate) const TAKE: usize = 16;

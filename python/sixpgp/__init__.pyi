@@ -16,6 +16,7 @@ __all__ = [
     "DecryptionFailed",
     "Decryptor",
     "EncryptedFile",
+    "Encryptor",
     "Error",
     "InvalidArgument",
     "Key",
@@ -345,3 +346,22 @@ class Decryptor:
         object."""
     @overload
     def decrypt_all(self, messages: Iterable[Data], *, verifications: Literal[True]) -> list[Union[Decrypted, Error]]: ...
+
+@final
+class Encryptor:
+    """Recipients and passwords built once, for encrypting many values, each as a message of
+    its own. Raises at construction if a recipient cannot be encrypted to."""
+
+    def __new__(
+        cls,
+        recipients: Recipients = None,
+        *,
+        passwords: Passwords = None,
+        armor: bool = False,
+        threads: Optional[int] = None,
+    ) -> Encryptor: ...
+    @property
+    def threads(self) -> Optional[int]: ...
+    def encrypt_all(self, values: Iterable[Data]) -> list[bytes]:
+        """Encrypts a batch on the library's threads with the GIL released: one message per
+        value, in order."""
