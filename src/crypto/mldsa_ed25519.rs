@@ -8,10 +8,13 @@
 //! Algorithm 2). A signature is valid only if both components verify (§5.2.3).
 #![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
-use ml_dsa::{EncodedSignature, EncodedVerifyingKey, MlDsa65, Signature, VerifyingKey};
+use libcrux_ml_dsa::ml_dsa_65::{self, MLDSA65Signature, MLDSA65VerificationKey};
+use zeroize::Zeroizing;
 
 use crate::crypto::ed25519;
 use crate::crypto::rng::Rng;
+#[cfg(test)]
+use crate::crypto::secret::MlDsaSigningKey;
 use crate::crypto::secret::{Curve25519Secret, MlDsaSeed};
 use crate::error::{Error, Result};
 
@@ -36,11 +39,8 @@ pub(crate) fn generate(rng: &mut Rng) -> Result<(Curve25519Secret, MlDsaSeed)> {
 }
 
 /// The composite public key: Ed25519 public key and ML-DSA-65 public key.
-pub(crate) fn public_key(ed: &Curve25519Secret, seed: &MlDsaSeed) -> ([u8; 32], Box<[u8; 1952]>) {
-    let vk = seed.signing_key().verifying_key().encode();
-    let mut mldsa_pub = Box::new([0u8; MLDSA_PUBLIC_LEN]);
-    mldsa_pub.copy_from_slice(vk.as_slice());
-    (ed25519::public_key(ed), mldsa_pub)
+pub(crate) fn public_key(ed: &Curve25519Secret, seed: &MlDsaSeed) -> ([u8; 32], Box<[u8; MLDSA_PUBLIC_LEN]>) {
+    (ed25519::public_key(ed), Box::new(*MLDSA65VerificationKey::as_ref(seed.signing_key().public())))
 }
 
 /// Signs the v6 signature digest with both components (§5.2.2).
@@ -53,19 +53,15 @@ pub(crate) fn sign(
     seed: &MlDsaSeed,
     digest: &[u8],
     rng: &mut Rng,
-) -> Result<([u8; 64], Box<[u8; 3309]>)> {
+) -> Result<([u8; 64], Box<[u8; MLDSA_SIGNATURE_LEN]>)> {
     // 1. edSig = Ed25519.Sign(edSecret, dataDigest) (PureEdDSA, §5.1.1).
     let ed_sig = ed25519::sign(ed, digest);
     // 2. mldsaSig = ML-DSA.Sign(mldsaSecret, dataDigest, ctx = "") (hedged, FIPS 204 Alg. 2).
-    let sig = seed
-        .signing_key()
-        .sign_randomized(digest, CONTEXT, rng)
+    let mut rnd = Zeroizing::new([0u8; 32]);
+    rng.fill(rnd.as_mut_slice())?;
+    let sig = ml_dsa_65::sign(seed.signing_key().secret(), digest, CONTEXT, *rnd)
         .map_err(|_| Error::InvalidArgument("ML-DSA-65: signing failed"))?;
-    // `rnd` came from the infallible trait path: discard the signature if the RNG failed.
-    rng.check()?;
-    let mut mldsa_sig = Box::new([0u8; MLDSA_SIGNATURE_LEN]);
-    mldsa_sig.copy_from_slice(sig.encode().as_slice());
-    Ok((ed_sig, mldsa_sig))
+    Ok((ed_sig, Box::new(*sig.as_ref())))
 }
 
 /// Verifies both components over the v6 signature digest (§5.2.3).
@@ -83,10 +79,9 @@ pub(crate) fn verify(
     // 1. Ed25519.Verify(edPublic, dataDigest, edSig).
     ed25519::verify(ed_pub, digest, ed_sig)?;
     // 2. ML-DSA.Verify(mldsaPublic, dataDigest, mldsaSig, ctx = "").
-    let vk = VerifyingKey::<MlDsa65>::decode(&EncodedVerifyingKey::<MlDsa65>::from(*mldsa_pub));
-    let sig = Signature::<MlDsa65>::decode(&EncodedSignature::<MlDsa65>::from(*mldsa_sig))
-        .ok_or(Error::BadSignature("ML-DSA-65"))?;
-    if vk.verify_with_context(digest, CONTEXT, &sig) { Ok(()) } else { Err(Error::BadSignature("ML-DSA-65")) }
+    let vk = MLDSA65VerificationKey::new(*mldsa_pub);
+    let sig = MLDSA65Signature::new(*mldsa_sig);
+    ml_dsa_65::verify(&vk, digest, CONTEXT, &sig).map_err(|_| Error::BadSignature("ML-DSA-65"))
 }
 
 #[cfg(test)]
@@ -201,5 +196,63 @@ mod tests {
             Err(Error::BadSignature("ML-DSA-65"))
         ));
         assert!(verify(&ed_pub, &mldsa_pub, &[0x5b; 32], &s1, &m1).is_err());
+    }
+
+    /// RustCrypto's `ml-dsa` signing key from the same seed.
+    fn reference_key(seed: &[u8; 32]) -> ml_dsa::ExpandedSigningKey<ml_dsa::MlDsa65> {
+        ml_dsa::ExpandedSigningKey::from_seed(&ml_dsa::Seed::from(*seed))
+    }
+
+    /// The sample key's seed gives the same public key in both implementations, and each
+    /// verifies the other's signatures.
+    fn agrees_with_reference(seed: &[u8; 32], digest: &[u8], rnd: &[u8; 32]) {
+        let ours = MlDsaSigningKey::from_seed(seed);
+        let theirs = reference_key(seed);
+        let vk = theirs.verifying_key();
+        assert_eq!(MLDSA65VerificationKey::as_ref(ours.public()), vk.encode().as_slice());
+        let ed = Curve25519Secret::new(&[1; 32]);
+        let ed_pub = ed25519::public_key(&ed);
+        let ed_sig = ed25519::sign(&ed, digest);
+        let mldsa_pub: [u8; MLDSA_PUBLIC_LEN] = *MLDSA65VerificationKey::as_ref(ours.public());
+
+        // Ours, hedged with `rnd`, is exactly FIPS 204's ML-DSA.Sign_internal over
+        // M' = 0 ‖ |ctx| ‖ ctx ‖ M with the same rnd, and verifies on both sides.
+        let sig = ml_dsa_65::sign(ours.secret(), digest, CONTEXT, *rnd).unwrap();
+        let want = theirs.sign_internal(&[&[0, 0], CONTEXT, digest], &ml_dsa::B32::from(*rnd));
+        assert_eq!(sig.as_slice(), want.encode().as_slice());
+        let decoded = ml_dsa::Signature::decode(&want.encode()).unwrap();
+        assert!(vk.verify_with_context(digest, CONTEXT, &decoded));
+        verify(&ed_pub, &mldsa_pub, digest, &ed_sig, sig.as_ref()).unwrap();
+
+        // Theirs, deterministic, verifies with ours; a flipped bit in it does not.
+        let det = theirs.sign_deterministic(digest, CONTEXT).unwrap().encode();
+        let mut det: [u8; MLDSA_SIGNATURE_LEN] = det.as_slice().try_into().unwrap();
+        verify(&ed_pub, &mldsa_pub, digest, &ed_sig, &det).unwrap();
+        det[7] ^= 0x10;
+        assert!(matches!(
+            verify(&ed_pub, &mldsa_pub, digest, &ed_sig, &det),
+            Err(Error::BadSignature("ML-DSA-65"))
+        ));
+    }
+
+    #[test]
+    fn sample_key_agrees_with_reference() {
+        let sk = dearmor(SK);
+        let primary = packet(&sk, 5);
+        let seed: [u8; 32] = primary[2027..2059].try_into().unwrap();
+        agrees_with_reference(&seed, &[0x33; 32], &[0x44; 32]);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+        #[test]
+        fn random_keys_agree_with_reference(
+            seed in proptest::prelude::any::<[u8; 32]>(),
+            rnd in proptest::prelude::any::<[u8; 32]>(),
+            digest in proptest::collection::vec(proptest::prelude::any::<u8>(), 32..=64),
+        ) {
+            agrees_with_reference(&seed, &digest, &rnd);
+        }
     }
 }

@@ -8,10 +8,9 @@
 //! (FIPS 203, Algorithm 16).
 #![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
-use ml_kem::array::Array;
-use ml_kem::{Decapsulate, KeyExport};
+use libcrux_ml_kem::mlkem768;
 use sha3::Digest;
-use zeroize::Zeroizing;
+use zeroize::{Zeroize, Zeroizing};
 
 use crate::crypto::aes_kw;
 use crate::crypto::rng::Rng;
@@ -41,9 +40,30 @@ pub(crate) struct Encapsulated {
     pub(crate) kek: Secret32,
 }
 
-/// The expanded ML-KEM-768 decapsulation key (wiped on drop by `ml-kem`'s `zeroize`).
-pub(crate) type DecapsulationKey = ml_kem::DecapsulationKey768;
-type EncapsulationKey = ml_kem::EncapsulationKey768;
+/// The expanded ML-KEM-768 decapsulation key (FIPS 203 `dk`: the secret vector, the
+/// encapsulation key, its hash and z), on the heap and wiped on drop.
+pub(crate) struct DecapsulationKey(Box<mlkem768::MlKem768PrivateKey>);
+
+impl Drop for DecapsulationKey {
+    fn drop(&mut self) {
+        self.0[0..].zeroize();
+    }
+}
+
+impl std::fmt::Debug for DecapsulationKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DecapsulationKey([redacted])")
+    }
+}
+
+/// `ML-KEM.KeyGen_internal(d, z)`: the expanded decapsulation key and the encapsulation key.
+fn expand(seed: &MlKemSeed) -> (DecapsulationKey, mlkem768::MlKem768PublicKey) {
+    let (mut dk, ek) = mlkem768::generate_key_pair(*seed.0).into_parts();
+    let mut boxed = DecapsulationKey(Box::default());
+    boxed.0[0..].copy_from_slice(dk.as_slice());
+    dk[0..].zeroize();
+    (boxed, ek)
+}
 
 /// Generates the two component secret keys independently (§4.2.2): an X25519 secret and a
 /// 64-octet ML-KEM seed `d ‖ z`.
@@ -60,15 +80,13 @@ pub(crate) fn generate(rng: &mut Rng) -> Result<(Curve25519Secret, MlKemSeed)> {
 /// `ML-KEM.KeyGen_internal(d, z)` (FIPS 203, Algorithm 16) from the stored seed. Costs about
 /// as much as a decapsulation: callers that decrypt many messages keep the result.
 pub(crate) fn decapsulation_key(seed: &MlKemSeed) -> DecapsulationKey {
-    let seed = Zeroizing::new(ml_kem::Seed::from(*seed.0));
-    DecapsulationKey::from_seed(*seed)
+    expand(seed).0
 }
 
 /// The composite public key: X25519 public key and ML-KEM-768 encapsulation key.
 pub(crate) fn public_key(x: &Curve25519Secret, seed: &MlKemSeed) -> ([u8; 32], Box<[u8; 1184]>) {
-    let ek = decapsulation_key(seed).encapsulation_key().to_bytes();
-    let mut mlkem_pub = Box::new([0u8; MLKEM_PUBLIC_LEN]);
-    mlkem_pub.copy_from_slice(ek.as_slice());
+    let (_, ek) = expand(seed);
+    let mlkem_pub = Box::new(*ek.as_slice());
     (x25519::public_key(x), mlkem_pub)
 }
 
@@ -127,15 +145,15 @@ pub(crate) fn encapsulate(
     // 2. (mlkemCipherText, mlkemKeyShare) = ML-KEM.Encaps(mlkemPublicKey) (FIPS 203 Alg. 20,
     //    including the encapsulation-key check of §7.2), with the caller's m: what
     //    `encapsulate_with_rng` does after drawing m itself.
-    let ek = EncapsulationKey::new(&Array::from(*mlkem_pub))
-        .map_err(|_| Error::malformed("ML-KEM-768+X25519: invalid ML-KEM public key"))?;
-    // Borrowed as an `Array` in place: no copy of m is left behind.
-    let (mlkem_ct, mlkem_share) = ek.encapsulate_deterministic(<&Array<u8, _>>::from(m.as_bytes()));
-    let mlkem_share = Zeroizing::new(<[u8; 32]>::from(mlkem_share));
+    let ek = mlkem768::MlKem768PublicKey::from(mlkem_pub);
+    if !mlkem768::validate_public_key(&ek) {
+        return Err(Error::malformed("ML-KEM-768+X25519: invalid ML-KEM public key"));
+    }
+    let (mlkem_ct, mlkem_share) = mlkem768::encapsulate(&ek, *m.as_bytes());
+    let mlkem_share = Zeroizing::new(mlkem_share);
     // 3. KEK = multiKeyCombine(mlkemKeyShare, ecdhKeyShare, ecdhCipherText, ecdhPublicKey, algId).
     let kek = combine(&mlkem_share, &ecdh_share.0, &ecdh_ciphertext, x_pub, alg_id());
-    let mut mlkem_ciphertext = Box::new([0u8; MLKEM_CIPHERTEXT_LEN]);
-    mlkem_ciphertext.copy_from_slice(mlkem_ct.as_slice());
+    let mlkem_ciphertext = Box::new(*mlkem_ct.as_slice());
     Ok(Encapsulated { ecdh_ciphertext, mlkem_ciphertext, kek })
 }
 
@@ -204,7 +222,8 @@ pub(crate) fn pkesk_decrypt_expanded(
     let ecdh_share = x25519::shared_point(x_secret, ecdh_ct).ok_or(Error::Decrypt)?;
     // 2. mlkemKeyShare = ML-KEM.Decaps(mlkemSecretKey, mlkemCipherText) (FIPS 203 Alg. 21;
     //    implicit rejection: a bad ciphertext gives a pseudorandom share, caught by step 4).
-    let mlkem_share = Zeroizing::new(<[u8; 32]>::from(dk.decapsulate(&Array::from(*mlkem_ct))));
+    let mlkem_share =
+        Zeroizing::new(mlkem768::decapsulate(&dk.0, &mlkem768::MlKem768Ciphertext::from(mlkem_ct)));
     // 3. KEK = multiKeyCombine(mlkemKeyShare, ecdhKeyShare, ecdhCipherText, ecdhPublicKey, algId).
     let kek = combine(&mlkem_share, &ecdh_share.0, ecdh_ct, x_pub, alg_id());
     // 4. sessionKey = AESKeyUnwrap(KEK, C); abort if the integrity check fails.
@@ -305,7 +324,8 @@ mod tests {
         // Each step against the published intermediates.
         let ecdh_share = x25519::shared_point(&x_secret, &ecdh_ct).unwrap();
         assert_eq!(*ecdh_share.as_bytes(), hex32(&inter["ecdhKeyShare"]));
-        let mlkem_share: [u8; 32] = decapsulation_key(&seed).decapsulate(&Array::from(mlkem_ct)).into();
+        let mlkem_share =
+            mlkem768::decapsulate(&decapsulation_key(&seed).0, &mlkem768::MlKem768Ciphertext::from(mlkem_ct));
         assert_eq!(mlkem_share, hex32(&inter["mlkemKeyShare"]));
         let kek = combine(&mlkem_share, ecdh_share.as_bytes(), &ecdh_ct, &x_pub, 35);
         assert_eq!(*kek.as_bytes(), hex32(&inter["multiKeyCombine_output_KEK"]));
@@ -367,5 +387,56 @@ mod tests {
         assert!(matches!(r, Err(Error::Malformed(_))));
         let r = pkesk_encrypt(&x_pub, &mlkem_pub, &[0u8; 20], &mut rng);
         assert!(matches!(r, Err(Error::InvalidArgument(_))));
+    }
+
+    /// The same seed gives the same encapsulation key in RustCrypto's `ml-kem`, each side
+    /// decapsulates the other's ciphertext to the same shared secret (with the same randomness,
+    /// the ciphertexts are equal), and a modified ciphertext is implicitly rejected to the same
+    /// value on both sides.
+    fn agrees_with_reference(seed: &[u8; 64], m: &[u8; 32], flip: usize) {
+        use ml_kem::{Decapsulate, KeyExport};
+
+        let ours = decapsulation_key(&MlKemSeed::new(seed));
+        let (x, _) = generate(&mut deterministic(1)).unwrap();
+        let (_, mlkem_pub) = public_key(&x, &MlKemSeed::new(seed));
+        let theirs = ml_kem::DecapsulationKey768::from_seed(ml_kem::Seed::from(*seed));
+        let ek = theirs.encapsulation_key();
+        assert_eq!(mlkem_pub.as_slice(), ek.to_bytes().as_slice());
+
+        let (ct, ss) = mlkem768::encapsulate(&mlkem768::MlKem768PublicKey::from(&*mlkem_pub), *m);
+        let (their_ct, their_ss) = ek.encapsulate_deterministic(&ml_kem::array::Array::from(*m));
+        assert_eq!(ct.as_slice(), their_ct.as_slice());
+        assert_eq!(ss.as_slice(), their_ss.as_slice());
+        assert_eq!(theirs.decapsulate(&their_ct).as_slice(), ss.as_slice());
+        assert_eq!(mlkem768::decapsulate(&ours.0, &ct), ss);
+
+        let mut bad = *ct.as_slice();
+        bad[flip % MLKEM_CIPHERTEXT_LEN] ^= 1;
+        let rejected = mlkem768::decapsulate(&ours.0, &mlkem768::MlKem768Ciphertext::from(bad));
+        assert_ne!(rejected, ss);
+        assert_eq!(theirs.decapsulate(&ml_kem::array::Array::from(bad)).as_slice(), rejected.as_slice());
+    }
+
+    #[test]
+    fn sample_key_agrees_with_reference() {
+        let sk = dearmor(include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/v6-mldsa-65-sample-sk.asc"
+        )));
+        let seed: [u8; 64] = packet(&sk, 7)[1259..1323].try_into().unwrap();
+        agrees_with_reference(&seed, &[0x5c; 32], 0);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+        #[test]
+        fn random_keys_agree_with_reference(
+            seed in proptest::prelude::any::<[u8; 64]>(),
+            m in proptest::prelude::any::<[u8; 32]>(),
+            flip in 0..MLKEM_CIPHERTEXT_LEN,
+        ) {
+            agrees_with_reference(&seed, &m, flip);
+        }
     }
 }

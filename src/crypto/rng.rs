@@ -1,24 +1,15 @@
 //! The random number generator every construction draws from: the operating system's RNG by
 //! default, or one the caller injects (deterministic tests, hardware RNGs).
 //!
-//! # Failure of the OS RNG
-//!
-//! The RustCrypto key-generation and encapsulation APIs take an *infallible* `CryptoRng`, but
-//! `getrandom` can (in theory) fail. [`Rng`] bridges the two without panicking:
-//!
-//! - [`Rng::fill`] returns the failure as an error. Our constructions draw secrets (keys, seeds,
-//!   ephemeral scalars) through `fill`, so those never see bad randomness.
-//! - Through the `rand_core` traits a failure cannot be reported; the buffer is zeroed instead
-//!   and the generator becomes *failed*: every later `fill` and [`Rng::check`] returns the error.
-//!   Code that hands an `Rng` to a dependency MUST call [`Rng::check`] afterwards and discard
-//!   the dependency's output on error (the constructions in this module do).
+//! Every construction draws its randomness (keys, seeds, ephemeral scalars, the ML-KEM and
+//! ML-DSA randomness) through [`Rng::fill`], which returns a failure of the OS RNG as an error,
+//! so none ever sees bad randomness; no dependency is handed the generator itself.
 #![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
-use std::convert::Infallible;
 use std::fmt;
 use std::io;
 
-use rand_core::{CryptoRng, TryCryptoRng, TryRng};
+use rand_core::{CryptoRng, TryRng};
 
 use crate::error::{Error, Result};
 
@@ -33,7 +24,7 @@ enum Source {
 /// A cryptographically secure random number generator (see the module docs for failures).
 pub(crate) struct Rng {
     source: Source,
-    /// Set once the OS RNG has failed inside an infallible trait call.
+    /// Set once the OS RNG has failed: it is not trusted again.
     failed: bool,
 }
 
@@ -64,8 +55,7 @@ impl Rng {
     /// Fills `buf` with random octets.
     ///
     /// # Errors
-    /// `Error::Io` if the OS RNG fails now or failed earlier inside a trait call; `buf` is then
-    /// zeroed.
+    /// `Error::Io` if the OS RNG fails now or failed earlier; `buf` is then zeroed.
     pub(crate) fn fill(&mut self, buf: &mut [u8]) -> Result<()> {
         if self.failed {
             buf.fill(0);
@@ -83,45 +73,16 @@ impl Rng {
             }
         }
     }
-
-    /// Reports whether the generator has failed inside an infallible `rand_core` call. Call it
-    /// after handing this `Rng` to a dependency and discard that dependency's output on error.
-    ///
-    /// # Errors
-    /// `Error::Io` if the OS RNG has failed.
-    pub(super) fn check(&self) -> Result<()> {
-        if self.failed { Err(rng_error()) } else { Ok(()) }
-    }
 }
-
-impl TryRng for Rng {
-    type Error = Infallible;
-
-    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
-        let mut b = [0u8; 4];
-        self.try_fill_bytes(&mut b)?;
-        Ok(u32::from_le_bytes(b))
-    }
-
-    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
-        let mut b = [0u8; 8];
-        self.try_fill_bytes(&mut b)?;
-        Ok(u64::from_le_bytes(b))
-    }
-
-    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
-        // A failure is recorded in `self.failed` (see the module docs); `dst` is zeroed.
-        let _ = self.fill(dst);
-        Ok(())
-    }
-}
-
-impl TryCryptoRng for Rng {}
 
 /// Test-only generators.
 #[cfg(test)]
 pub(super) mod test_util {
-    use super::{Infallible, Rng, TryCryptoRng, TryRng};
+    use std::convert::Infallible;
+
+    use rand_core::TryCryptoRng;
+
+    use super::{Rng, TryRng};
 
     /// A deterministic, NOT cryptographically secure generator (a SplitMix64 stream) for tests.
     #[derive(Debug)]
@@ -172,12 +133,10 @@ mod tests {
         rng.fill(&mut a).unwrap();
         rng.fill(&mut b).unwrap();
         assert_ne!(a, b);
-        assert!(rng.check().is_ok());
         assert_eq!(format!("{rng:?}"), "Rng(os)");
     }
 
-    /// After a failure inside an infallible trait call, `fill` and `check` keep failing and the
-    /// output is zeroed.
+    /// After a failure, `fill` keeps failing and the output is zeroed.
     #[test]
     fn failure_is_sticky() {
         let mut rng = Rng::os();
@@ -185,11 +144,9 @@ mod tests {
         let mut buf = [0xaa; 16];
         assert!(matches!(rng.fill(&mut buf), Err(Error::Io(_))));
         assert_eq!(buf, [0; 16]);
-        assert!(rng.check().is_err());
         buf = [0xaa; 16];
-        rand_core::Rng::fill_bytes(&mut rng, &mut buf);
+        assert!(matches!(rng.fill(&mut buf), Err(Error::Io(_))));
         assert_eq!(buf, [0; 16]);
-        assert!(rng.check().is_err());
     }
 
     #[test]
@@ -200,10 +157,6 @@ mod tests {
         a.fill(&mut x).unwrap();
         b.fill(&mut y).unwrap();
         assert_eq!(x, y);
-        // The trait path draws from the same stream.
-        let n = rand_core::Rng::next_u64(&mut a);
-        let m = rand_core::Rng::next_u64(&mut b);
-        assert_eq!(n, m);
         assert_eq!(format!("{a:?}"), "Rng(injected)");
     }
 }

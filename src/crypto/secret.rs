@@ -2,9 +2,9 @@
 #![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use std::fmt;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
-use ml_dsa::{ExpandedSigningKey, MlDsa65};
+use libcrux_ml_dsa::ml_dsa_65::{self, MLDSA65SigningKey, MLDSA65VerificationKey};
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
@@ -76,17 +76,57 @@ secret_array!(
     Curve25519Secret,
     32
 );
+/// The ML-DSA-65 key pair expanded from a seed ξ (`ML-DSA.KeyGen_internal`, FIPS 204
+/// Algorithm 6): the encoded signing key (ρ, K, tr, s1, s2, t0) on the heap, wiped on drop, and
+/// the public key.
+pub(crate) struct MlDsaSigningKey {
+    secret: Box<MLDSA65SigningKey>,
+    public: Box<MLDSA65VerificationKey>,
+}
+
+impl MlDsaSigningKey {
+    /// Expands the seed ξ.
+    pub(crate) fn from_seed(seed: &[u8; 32]) -> Self {
+        let mut pair = ml_dsa_65::generate_key_pair(*seed);
+        let mut secret = Box::new(MLDSA65SigningKey::zero());
+        secret.as_mut_slice().copy_from_slice(pair.signing_key.as_slice());
+        pair.signing_key.as_mut_slice().zeroize();
+        Self { secret, public: Box::new(pair.verification_key) }
+    }
+
+    /// The encoded signing key.
+    pub(crate) fn secret(&self) -> &MLDSA65SigningKey {
+        &self.secret
+    }
+
+    /// The public key.
+    pub(crate) fn public(&self) -> &MLDSA65VerificationKey {
+        &self.public
+    }
+}
+
+impl Drop for MlDsaSigningKey {
+    fn drop(&mut self) {
+        self.secret.as_mut_slice().zeroize();
+    }
+}
+
+impl fmt::Debug for MlDsaSigningKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("MlDsaSigningKey([redacted])")
+    }
+}
+
 /// An ML-DSA-65 seed ξ (FIPS 204), with the signing key it expands to, computed on first use
-/// and kept: the expansion (matrix A, the NTTs of s1, s2, t0) costs about as much as a
-/// signature, and a key that signs several times (key generation makes three self-signatures)
-/// should pay for it once. The price: the expanded key (about 30 KB of secret state) lives as
-/// long as the secret key does, not just for one signature. Both are on the heap, so that a
-/// move copies pointers only, and both are wiped on drop (the expanded key wipes itself; a
-/// temporary copy the move into its box may leave on the stack is not, which would need
-/// `unsafe` in-place construction).
+/// and kept, shared by the seed's clones: a key that signs several times (key generation makes
+/// three self-signatures; a `Tsk` passed by reference is cloned for each signer) pays for the
+/// expansion once. The price: the expanded key (4 KB of secret state) lives as long as the
+/// secret key does, not just for one signature. Both are on the heap, so that a move copies
+/// pointers only, and both are wiped on drop (the expanded key wipes itself; temporaries on the
+/// stack inside the ML-DSA crate are not, which would need `unsafe`).
 pub(crate) struct MlDsaSeed {
     seed: Box<[u8; 32]>,
-    expanded: OnceLock<Box<ExpandedSigningKey<MlDsa65>>>,
+    expanded: OnceLock<Arc<MlDsaSigningKey>>,
 }
 
 impl MlDsaSeed {
@@ -103,18 +143,19 @@ impl MlDsaSeed {
     }
 
     /// `ML-DSA.KeyGen_internal(ξ)` (FIPS 204, Algorithm 6), computed once.
-    pub(crate) fn signing_key(&self) -> &ExpandedSigningKey<MlDsa65> {
-        self.expanded.get_or_init(|| {
-            let xi = zeroize::Zeroizing::new(ml_dsa::Seed::from(*self.seed));
-            Box::new(ExpandedSigningKey::from_seed(&xi))
-        })
+    pub(crate) fn signing_key(&self) -> &MlDsaSigningKey {
+        self.expanded.get_or_init(|| Arc::new(MlDsaSigningKey::from_seed(&self.seed)))
     }
 }
 
 impl Clone for MlDsaSeed {
-    /// Copies the seed only: the copy expands its own signing key when it first signs.
+    /// Copies the seed and shares the expanded signing key, if there is one yet.
     fn clone(&self) -> Self {
-        Self::new(&self.seed)
+        let copy = Self::new(&self.seed);
+        if let Some(expanded) = self.expanded.get() {
+            let _ = copy.expanded.set(Arc::clone(expanded));
+        }
+        copy
     }
 }
 
