@@ -41,8 +41,9 @@ impl Column {
         let bounds = offset.checked_add(length).ok_or_else(|| PyValueError::new_err("array length"))?;
         let read = |i: usize| -> PyResult<usize> {
             let at = i.checked_mul(width).ok_or_else(|| PyValueError::new_err("offsets"))?;
-            let raw =
-                offsets.get(at..at + width).ok_or_else(|| PyValueError::new_err("offsets too short"))?;
+            let raw = offsets
+                .get(at..at.saturating_add(width))
+                .ok_or_else(|| PyValueError::new_err("offsets too short"))?;
             let value = if wide {
                 i64::from_le_bytes(raw.try_into().unwrap_or_default())
             } else {
@@ -57,7 +58,7 @@ impl Column {
         }
         let mut start = read(offset)?;
         for i in offset..bounds {
-            let end = read(i + 1)?;
+            let end = read(i.saturating_add(1))?;
             if end < start || end > data.len() {
                 return Err(PyValueError::new_err("offsets out of order or past the values"));
             }
@@ -88,11 +89,12 @@ fn to_arrow<'py, T: AsRef<[u8]>>(
     values: &[Option<T>],
     wide: bool,
 ) -> PyResult<Buffers<'py>> {
-    let total: usize = values.iter().flatten().map(|v| v.as_ref().len()).sum();
+    let total = values.iter().flatten().fold(0usize, |n, v| n.saturating_add(v.as_ref().len()));
     if !wide && i32::try_from(total).is_err() {
         return Err(PyOverflowError::new_err("more than 2 GiB in one batch: use large_binary"));
     }
-    let mut offsets = Vec::with_capacity((values.len() + 1) * if wide { 8 } else { 4 });
+    let mut offsets =
+        Vec::with_capacity(values.len().saturating_add(1).saturating_mul(if wide { 8 } else { 4 }));
     let mut push = |at: usize| {
         if wide {
             offsets.extend_from_slice(&i64::try_from(at).unwrap_or(i64::MAX).to_le_bytes());
@@ -107,19 +109,23 @@ fn to_arrow<'py, T: AsRef<[u8]>>(
     for (i, value) in values.iter().enumerate() {
         match value {
             Some(v) => {
-                at += v.as_ref().len();
-                validity[i / 8] |= 1 << (i % 8);
+                at = at.saturating_add(v.as_ref().len());
+                if let Some(bits) = validity.get_mut(i / 8) {
+                    *bits |= 1 << (i % 8);
+                }
             }
-            None => nulls += 1,
+            None => nulls = nulls.saturating_add(1),
         }
         push(at);
     }
     let data = PyBytes::new_with(py, total, |out| {
-        let mut at = 0;
+        let mut rest = out;
         for v in values.iter().flatten() {
             let v = v.as_ref();
-            out[at..at + v.len()].copy_from_slice(v);
-            at += v.len();
+            let (head, tail) =
+                rest.split_at_mut_checked(v.len()).ok_or_else(|| PyValueError::new_err("values"))?;
+            head.copy_from_slice(v);
+            rest = tail;
         }
         Ok(())
     })?;
