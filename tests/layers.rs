@@ -413,6 +413,10 @@ fn modules_use_only_their_layer_and_those_below_without_cycles() {
 #[test]
 fn python_binding_modules_use_only_their_layer_and_those_below_without_cycles() {
     let src_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("python").join("src");
+    if !src_dir.exists() {
+        eprintln!("skipped: no {} (the published package does not carry the binding)", src_dir.display());
+        return;
+    }
     let sources = sources_under(&src_dir);
     assert!(sources.len() > 4, "found only {} files under {}", sources.len(), src_dir.display());
     let problems = problems(&sources, PYTHON_LAYERS);
