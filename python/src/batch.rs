@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 use sixpgp::{Cert, Encryptor, Password};
@@ -67,17 +66,7 @@ impl PyEncryptor {
     /// Encrypts every value of `values` (an iterable of bytes or str) on the library's threads
     /// with the GIL released, and returns the messages in order.
     fn encrypt_all<'py>(&self, py: Python<'py>, values: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
-        if convert::is_data(values) {
-            return Err(PyTypeError::new_err(
-                "values: expected an iterable of values, not one value; \
-                 use sixpgp.encrypt(value, recipients) for one",
-            ));
-        }
-        let batch = values
-            .try_iter()
-            .map_err(|_| convert::type_error("values", "an iterable of values", values))?
-            .map(|v| convert::octets(&v?, "values"))
-            .collect::<PyResult<Vec<_>>>()?;
+        let batch = convert::batch(values, "values", "value", "sixpgp.encrypt(value, recipients)")?;
         let messages = py.detach(|| self.library().encrypt_all(&batch)).py(py)?;
         PyList::new(py, messages.iter().map(|m| PyBytes::new(py, m)))
     }

@@ -98,6 +98,20 @@ pub(crate) fn items<'py>(
     }
 }
 
+/// The items of a batch argument (`param`, an iterable of `noun`s), each as octets. One lone
+/// `bytes` or `str` is refused rather than iterated octet by octet; `one` names the call for it.
+pub(crate) fn batch(obj: &Bound<'_, PyAny>, param: &str, noun: &str, one: &str) -> PyResult<Vec<Octets>> {
+    if is_data(obj) {
+        return Err(PyTypeError::new_err(format!(
+            "{param}: expected an iterable of {noun}s, not one {noun}; use {one} for one"
+        )));
+    }
+    obj.try_iter()
+        .map_err(|_| type_error(param, &format!("an iterable of {noun}s"), obj))?
+        .map(|item| octets(&item?, param))
+        .collect()
+}
+
 /// A `TypeError` saying that `param` expected `what`, and naming the type `obj` has.
 pub(crate) fn type_error(param: &str, what: &str, obj: &Bound<'_, PyAny>) -> PyErr {
     let type_name = obj.get_type().name().map(|n| n.to_string()).unwrap_or_default();

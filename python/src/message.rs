@@ -4,7 +4,7 @@
 use std::sync::{Arc, OnceLock};
 use std::time::SystemTime;
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 use sixpgp::{
@@ -12,7 +12,7 @@ use sixpgp::{
     Verifier,
 };
 
-use crate::convert::{self, Octets};
+use crate::convert;
 use crate::errors::{IntoPyResult, NoGoodSignature};
 use crate::keys::{self, PyCert, PyKey};
 
@@ -421,17 +421,7 @@ impl PyDecryptor {
         messages: &Bound<'py, PyAny>,
         verifications: bool,
     ) -> PyResult<Bound<'py, PyList>> {
-        if convert::is_data(messages) {
-            return Err(PyTypeError::new_err(
-                "messages: expected an iterable of messages, not one message; \
-                 use Decryptor.decrypt(message) for one",
-            ));
-        }
-        let batch = messages
-            .try_iter()
-            .map_err(|_| convert::type_error("messages", "an iterable of messages", messages))?
-            .map(|m| convert::octets(&m?, "messages"))
-            .collect::<PyResult<Vec<Octets>>>()?;
+        let batch = convert::batch(messages, "messages", "message", "Decryptor.decrypt(message)")?;
         let results = py.detach(|| self.inner.decrypt_all(&batch));
         drop(batch);
         let out = PyList::empty(py);
