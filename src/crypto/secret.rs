@@ -118,15 +118,16 @@ impl fmt::Debug for MlDsaSigningKey {
 }
 
 /// An ML-DSA-65 seed ξ (FIPS 204), with the signing key it expands to, computed on first use
-/// and kept, shared by the seed's clones: a key that signs several times (key generation makes
-/// three self-signatures; a `Tsk` passed by reference is cloned for each signer) pays for the
-/// expansion once. The price: the expanded key (4 KB of secret state) lives as long as the
-/// secret key does, not just for one signature. Both are on the heap, so that a move copies
-/// pointers only, and both are wiped on drop (the expanded key wipes itself; temporaries on the
-/// stack inside the ML-DSA crate are not, which would need `unsafe`).
+/// and kept, shared by the seed's clones (before or after the expansion): a key that signs
+/// several times (key generation makes three self-signatures; a `Tsk` passed by reference is
+/// cloned for each signer) pays for the expansion once. The price: the expanded key (4 KB of
+/// secret state) lives as long as the secret key does, not just for one signature. Both are
+/// on the heap, so that a move copies pointers only, and both are wiped on drop (the expanded
+/// key wipes itself; temporaries on the stack inside the ML-DSA crate are not, which would
+/// need `unsafe`).
 pub(crate) struct MlDsaSeed {
     seed: Box<[u8; 32]>,
-    expanded: OnceLock<Arc<MlDsaSigningKey>>,
+    expanded: Arc<OnceLock<MlDsaSigningKey>>,
 }
 
 impl MlDsaSeed {
@@ -134,7 +135,7 @@ impl MlDsaSeed {
     pub(crate) fn new(seed: &[u8; 32]) -> Self {
         let mut boxed = Box::new([0; 32]);
         boxed.copy_from_slice(seed);
-        Self { seed: boxed, expanded: OnceLock::new() }
+        Self { seed: boxed, expanded: Arc::default() }
     }
 
     /// The seed octets.
@@ -144,17 +145,15 @@ impl MlDsaSeed {
 
     /// `ML-DSA.KeyGen_internal(ξ)` (FIPS 204, Algorithm 6), computed once.
     pub(crate) fn signing_key(&self) -> &MlDsaSigningKey {
-        self.expanded.get_or_init(|| Arc::new(MlDsaSigningKey::from_seed(&self.seed)))
+        self.expanded.get_or_init(|| MlDsaSigningKey::from_seed(&self.seed))
     }
 }
 
 impl Clone for MlDsaSeed {
-    /// Copies the seed and shares the expanded signing key, if there is one yet.
+    /// Copies the seed and shares the expanded signing key, now or once either copy has one.
     fn clone(&self) -> Self {
-        let copy = Self::new(&self.seed);
-        if let Some(expanded) = self.expanded.get() {
-            let _ = copy.expanded.set(Arc::clone(expanded));
-        }
+        let mut copy = Self::new(&self.seed);
+        copy.expanded = Arc::clone(&self.expanded);
         copy
     }
 }

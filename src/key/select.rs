@@ -560,6 +560,13 @@ mod tests {
         let copy = cert.clone();
         assert_eq!(copy.verified.len(), 2);
         assert_eq!(copy, cold(&cert));
+        // Copies share what they learn later: a check made through a copy answers for the
+        // original (a key passed by reference is copied for each use).
+        let original = cold(&tsk.cert);
+        let copy = original.clone();
+        assert_eq!(copy.keys_with_flags(T0 + 10, flags::ENCRYPT_STORAGE).len(), 1);
+        drop(copy);
+        assert_eq!(original.verified.len(), 2);
     }
 
     #[test]

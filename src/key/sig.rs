@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use crate::crypto::hash::Hasher;
 use crate::crypto::rng::Rng;
@@ -81,10 +81,11 @@ const VERIFY_CACHE_ENTRIES: usize = 4096;
 /// way (merging, updating, editing a field) cannot make a stale entry apply to a different
 /// signature. Nothing needs invalidating, and copying entries between certificates is sound.
 ///
-/// It is not part of the certificate's value: every cache compares equal, and a clone starts
-/// with a copy of the entries.
+/// It is not part of the certificate's value: every cache compares equal. Clones share one
+/// cache, so that what a copy learns (a key passed by reference is copied into each signer
+/// and decryptor) is not lost with the copy. Entries are public: hashes and outcomes.
 #[derive(Default)]
-pub(super) struct VerifyCache(Mutex<HashMap<[u8; 32], bool>>);
+pub(super) struct VerifyCache(Arc<Mutex<HashMap<[u8; 32], bool>>>);
 
 impl VerifyCache {
     fn get(&self, id: &[u8; 32]) -> Option<bool> {
@@ -106,6 +107,9 @@ impl VerifyCache {
 
     /// Adds the entries of `other` (sound because entries are content-addressed).
     pub(super) fn absorb(&self, other: &Self) {
+        if Arc::ptr_eq(&self.0, &other.0) {
+            return;
+        }
         let theirs = other.entries();
         if let Ok(mut m) = self.0.lock() {
             for (id, ok) in theirs {
@@ -126,7 +130,7 @@ impl VerifyCache {
 
 impl Clone for VerifyCache {
     fn clone(&self) -> Self {
-        Self(Mutex::new(self.entries()))
+        Self(Arc::clone(&self.0))
     }
 }
 
