@@ -200,6 +200,7 @@ mod imp {
 
         use super::*;
         use crate::crypto::aead::RustCrypto;
+        use crate::crypto::secret::Ed25519Secret;
         use crate::crypto::{ed25519, x25519};
 
         /// Whether these tests can compare anything: the development and CI machines have the
@@ -268,7 +269,7 @@ mod imp {
                 flip in proptest::option::of((0usize..3, any::<usize>(), 0u8..8)),
             ) {
                 if here() {
-                    let secret = Curve25519Secret::new(&secret);
+                    let secret = Ed25519Secret::new(&secret);
                     let mut public = ed25519::public_key(&secret);
                     let mut sig = ed25519::sign(&secret, &msg);
                     let mut msg = msg;
@@ -388,7 +389,7 @@ mod imp {
                 assert!(ed25519::portable_verify(&public, b"any", &sig).is_err());
             }
 
-            let secret = Curve25519Secret::new(&[9; 32]);
+            let secret = Ed25519Secret::new(&[9; 32]);
             let public = ed25519::public_key(&secret);
             let sig = ed25519::sign(&secret, b"msg");
             assert!(ed25519::verify(&public, b"msg", &sig).is_ok());

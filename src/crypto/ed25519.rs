@@ -4,33 +4,33 @@
 //! <https://www.rfc-editor.org/rfc/rfc9580#section-5.5.5.9>
 #![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
-use ed25519_dalek::{Signature, SigningKey, VerifyingKey};
+use ed25519_dalek::{Signature, VerifyingKey};
 
 use crate::crypto::accel;
 use crate::crypto::rng::Rng;
-use crate::crypto::secret::Curve25519Secret;
+use crate::crypto::secret::{Curve25519Secret, Ed25519Secret};
 use crate::error::{Error, Result};
 
 /// Generates an Ed25519 secret key (32 random octets, RFC 8032 §5.1.5).
 ///
 /// # Errors
 /// `Io` if the RNG fails.
-pub(crate) fn generate(rng: &mut Rng) -> Result<Curve25519Secret> {
+pub(crate) fn generate(rng: &mut Rng) -> Result<Ed25519Secret> {
     let mut secret = Curve25519Secret::zeroed();
     rng.fill(secret.0.as_mut_slice())?;
-    Ok(secret)
+    Ok(Ed25519Secret::from_seed(secret))
 }
 
 /// The public key `A` (RFC 8032 §5.1.5).
-pub(crate) fn public_key(secret: &Curve25519Secret) -> [u8; 32] {
-    SigningKey::from_bytes(&secret.0).verifying_key().to_bytes()
+pub(crate) fn public_key(secret: &Ed25519Secret) -> [u8; 32] {
+    secret.signing_key().verifying_key().to_bytes()
 }
 
 /// Signs `msg` with PureEdDSA, no context (RFC 8032 §5.1.6). In OpenPGP `msg` is the signature
 /// digest (RFC 9580 §5.2.4), not the data itself.
-pub(crate) fn sign(secret: &Curve25519Secret, msg: &[u8]) -> [u8; 64] {
+pub(crate) fn sign(secret: &Ed25519Secret, msg: &[u8]) -> [u8; 64] {
     use ed25519_dalek::Signer;
-    SigningKey::from_bytes(&secret.0).sign(msg).to_bytes()
+    secret.signing_key().sign(msg).to_bytes()
 }
 
 /// Verifies a PureEdDSA signature with the strict checks (canonical `S`, no small-order `R` or
@@ -169,7 +169,7 @@ mod tests {
             ),
         ];
         for (sk, pk, msg, sig) in cases {
-            let secret = Curve25519Secret::new(&hex::decode(sk).unwrap().try_into().unwrap());
+            let secret = Ed25519Secret::new(&hex::decode(sk).unwrap().try_into().unwrap());
             let public: [u8; 32] = hex::decode(pk).unwrap().try_into().unwrap();
             let msg = hex::decode(msg).unwrap();
             let want: [u8; 64] = hex::decode(sig).unwrap().try_into().unwrap();

@@ -15,7 +15,7 @@ use crate::crypto::ed25519;
 use crate::crypto::rng::Rng;
 #[cfg(test)]
 use crate::crypto::secret::MlDsaSigningKey;
-use crate::crypto::secret::{Curve25519Secret, MlDsaSeed};
+use crate::crypto::secret::{Ed25519Secret, MlDsaSeed};
 use crate::error::{Error, Result};
 
 /// Length of an ML-DSA-65 public key.
@@ -31,7 +31,7 @@ const CONTEXT: &[u8] = &[];
 ///
 /// # Errors
 /// `Io` if the RNG fails.
-pub(crate) fn generate(rng: &mut Rng) -> Result<(Curve25519Secret, MlDsaSeed)> {
+pub(crate) fn generate(rng: &mut Rng) -> Result<(Ed25519Secret, MlDsaSeed)> {
     let ed = ed25519::generate(rng)?;
     let mut seed = zeroize::Zeroizing::new([0u8; 32]);
     rng.fill(&mut *seed)?;
@@ -39,7 +39,7 @@ pub(crate) fn generate(rng: &mut Rng) -> Result<(Curve25519Secret, MlDsaSeed)> {
 }
 
 /// The composite public key: Ed25519 public key and ML-DSA-65 public key.
-pub(crate) fn public_key(ed: &Curve25519Secret, seed: &MlDsaSeed) -> ([u8; 32], Box<[u8; MLDSA_PUBLIC_LEN]>) {
+pub(crate) fn public_key(ed: &Ed25519Secret, seed: &MlDsaSeed) -> ([u8; 32], Box<[u8; MLDSA_PUBLIC_LEN]>) {
     (ed25519::public_key(ed), Box::new(*MLDSA65VerificationKey::as_ref(seed.signing_key().public())))
 }
 
@@ -49,7 +49,7 @@ pub(crate) fn public_key(ed: &Curve25519Secret, seed: &MlDsaSeed) -> ([u8; 32], 
 /// `Io` if the RNG fails; `InvalidArgument` if ML-DSA signing fails (its rejection loop has a
 /// bound that is, in practice, never reached).
 pub(crate) fn sign(
-    ed: &Curve25519Secret,
+    ed: &Ed25519Secret,
     seed: &MlDsaSeed,
     digest: &[u8],
     rng: &mut Rng,
@@ -116,7 +116,7 @@ mod tests {
         let sk = dearmor(SK);
         let primary = packet(&sk, 5);
         assert_eq!((primary.len(), primary[1994]), (2059, 0));
-        let ed = Curve25519Secret::new(primary[1995..2027].try_into().unwrap());
+        let ed = Ed25519Secret::new(primary[1995..2027].try_into().unwrap());
         let seed = MlDsaSeed::new(primary[2027..2059].try_into().unwrap());
         let (ed_pub, mldsa_pub) = public_key(&ed, &seed);
         let (want_ed, want_mldsa) = sample_public();
@@ -210,7 +210,7 @@ mod tests {
         let theirs = reference_key(seed);
         let vk = theirs.verifying_key();
         assert_eq!(MLDSA65VerificationKey::as_ref(ours.public()), vk.encode().as_slice());
-        let ed = Curve25519Secret::new(&[1; 32]);
+        let ed = Ed25519Secret::new(&[1; 32]);
         let ed_pub = ed25519::public_key(&ed);
         let ed_sig = ed25519::sign(&ed, digest);
         let mldsa_pub: [u8; MLDSA_PUBLIC_LEN] = *MLDSA65VerificationKey::as_ref(ours.public());

@@ -76,6 +76,50 @@ secret_array!(
     Curve25519Secret,
     32
 );
+/// An Ed25519 secret key (the 32-octet seed of RFC 8032 §5.1.5), with the signing key it
+/// gives (the seed and the public key `A` derived from it), made on first use and shared by
+/// the clones, as for [`MlDsaSeed`]: deriving `A` is a scalar multiplication, which every
+/// signature needs and which cannot change for a key.
+pub(crate) struct Ed25519Secret {
+    seed: Curve25519Secret,
+    key: Arc<OnceLock<Box<ed25519_dalek::SigningKey>>>,
+}
+
+impl Ed25519Secret {
+    /// A copy of the seed octets `seed` (the caller's copy is the caller's to wipe).
+    pub(crate) fn new(seed: &[u8; 32]) -> Self {
+        Self { seed: Curve25519Secret::new(seed), key: Arc::default() }
+    }
+
+    /// A key from a seed filled in place.
+    pub(crate) fn from_seed(seed: Curve25519Secret) -> Self {
+        Self { seed, key: Arc::default() }
+    }
+
+    /// The seed octets.
+    pub(crate) fn as_bytes(&self) -> &[u8; 32] {
+        self.seed.as_bytes()
+    }
+
+    /// The signing key (the secret with `A`), derived once; it wipes its secret on drop.
+    pub(crate) fn signing_key(&self) -> &ed25519_dalek::SigningKey {
+        self.key.get_or_init(|| Box::new(ed25519_dalek::SigningKey::from_bytes(self.seed.as_bytes())))
+    }
+}
+
+impl Clone for Ed25519Secret {
+    /// Copies the seed and shares the signing key, now or once either copy has one.
+    fn clone(&self) -> Self {
+        Self { seed: self.seed.clone(), key: Arc::clone(&self.key) }
+    }
+}
+
+impl fmt::Debug for Ed25519Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Ed25519Secret([redacted])")
+    }
+}
+
 /// The ML-DSA-65 key pair expanded from a seed ξ (`ML-DSA.KeyGen_internal`, FIPS 204
 /// Algorithm 6): the encoded signing key (ρ, K, tr, s1, s2, t0) on the heap, wiped on drop, and
 /// the public key.

@@ -7,7 +7,7 @@ use std::fmt;
 use std::io::{self, Write};
 
 use crate::crypto::secret::SecretVec;
-use crate::crypto::secret::{Curve25519Secret, MlDsaSeed, MlKemSeed};
+use crate::crypto::secret::{Curve25519Secret, Ed25519Secret, MlDsaSeed, MlKemSeed};
 use crate::error::{Error, Result, Unsupported};
 use crate::packet::header::Tag;
 use crate::packet::reader::Reader;
@@ -129,9 +129,9 @@ impl fmt::Debug for EncryptedSecret {
 #[derive(Clone)]
 pub(crate) enum SecretKeyMaterial {
     X25519(Curve25519Secret),
-    Ed25519(Curve25519Secret),
+    Ed25519(Ed25519Secret),
     MlDsa65Ed25519 {
-        ed25519: Curve25519Secret,
+        ed25519: Ed25519Secret,
         mldsa_seed: MlDsaSeed,
     },
     MlKem768X25519 {
@@ -341,10 +341,10 @@ impl SecretKeyMaterial {
         let material = match algorithm {
             // RFC 9580 §5.5.5.7, §5.5.5.9: 32 octets of native secret key.
             PublicKeyAlgorithm::X25519 => Self::X25519(Curve25519Secret::new(secret_array(&mut r)?)),
-            PublicKeyAlgorithm::Ed25519 => Self::Ed25519(Curve25519Secret::new(secret_array(&mut r)?)),
+            PublicKeyAlgorithm::Ed25519 => Self::Ed25519(Ed25519Secret::new(secret_array(&mut r)?)),
             // RFC 9980 (draft -17 §5.3.2.2): Ed25519 secret (32) ‖ ML-DSA-65 seed ξ (32).
             PublicKeyAlgorithm::MlDsa65Ed25519 => Self::MlDsa65Ed25519 {
-                ed25519: Curve25519Secret::new(secret_array(&mut r)?),
+                ed25519: Ed25519Secret::new(secret_array(&mut r)?),
                 mldsa_seed: MlDsaSeed::new(secret_array(&mut r)?),
             },
             // RFC 9980 (draft -17 §4.3.2.2): X25519 secret (32) ‖ ML-KEM-768 seed d ‖ z (64).
@@ -366,7 +366,8 @@ impl SecretKeyMaterial {
     /// The writer's errors.
     pub(crate) fn write_to(&self, w: &mut (impl Write + ?Sized)) -> io::Result<()> {
         match self {
-            Self::X25519(k) | Self::Ed25519(k) => w.write_all(k.as_bytes()),
+            Self::X25519(k) => w.write_all(k.as_bytes()),
+            Self::Ed25519(k) => w.write_all(k.as_bytes()),
             Self::MlDsa65Ed25519 { ed25519, mldsa_seed } => {
                 w.write_all(ed25519.as_bytes())?;
                 w.write_all(mldsa_seed.as_bytes())
