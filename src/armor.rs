@@ -9,7 +9,10 @@ mod base64;
 mod reader;
 mod writer;
 
+use std::io::BufRead;
+
 use crate::crypto::secret::SecretVec;
+use crate::error::{Error, Result};
 use crate::pipeline::{Shape, policy};
 
 pub use self::reader::ArmorReader;
@@ -67,6 +70,34 @@ fn block_pipeline_shape(block_len: usize) -> Shape {
 /// `SecretVec` wipes the allocation it leaves).
 fn reserve_wiped(buf: &mut SecretVec, capacity: usize) {
     buf.reserve_exact(capacity.saturating_sub(buf.len()));
+}
+
+/// Skips whitespace and says whether the input ended: after an armored block's END line,
+/// whether another block may follow.
+///
+/// # Errors
+/// I/O errors of `input`.
+pub(crate) fn only_whitespace_left(input: &mut impl BufRead) -> Result<bool> {
+    loop {
+        let buf = match input.fill_buf() {
+            Ok(buf) => buf,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Error::from_io(e)),
+        };
+        if buf.is_empty() {
+            return Ok(true);
+        }
+        match buf.iter().position(|b| !b.is_ascii_whitespace()) {
+            Some(skip) => {
+                input.consume(skip);
+                return Ok(false);
+            }
+            None => {
+                let len = buf.len();
+                input.consume(len);
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -286,3 +286,24 @@ fn armored_inline_message_reads_through_armor() {
     assert_eq!(out, b"hello");
     assert_eq!(good(&r.finish().unwrap()), 1);
 }
+
+#[test]
+fn detached_signatures_in_several_armored_blocks_are_all_read() {
+    let (alice, bob) = (key(Profile::Rfc9580, "Alice"), key(Profile::Pqc, "Bob"));
+    let certs = [alice.to_cert(), bob.to_cert()];
+    let data = b"signed by two, in two files";
+    let sign = |k: &Tsk| Signer::new().key(k).armor(true).creation_time(at(T0 + 10)).sign_bytes(data).unwrap();
+    // As `cat alice.sig bob.sig` gives them: two blocks, whitespace between.
+    let mut both = sign(&alice);
+    both.extend_from_slice(b"\n\n");
+    both.extend_from_slice(&sign(&bob));
+    let results = Verifier::new(&certs).at(now()).verify_bytes(&both, data).unwrap();
+    assert_eq!((results.len(), good(&results)), (2, 2), "{results:?}");
+    // Anything but whitespace after a block is read as another block, and must be one.
+    let mut trailing = sign(&alice);
+    trailing.extend_from_slice(b"not a signature");
+    assert!(matches!(
+        Verifier::new(&certs).at(now()).verify_bytes(&trailing, data),
+        Err(sixpgp::Error::Malformed(_) | sixpgp::Error::Truncated(_))
+    ));
+}

@@ -138,32 +138,8 @@ pub(super) fn parse_keyring(mut reader: impl BufRead, limits: &Limits) -> Result
         parse_packets(&mut input, limits, &mut totals, &mut keys)?;
         // Binary input is read to its end; an armored block ends at its END line, and
         // another block may follow.
-        if !armored || only_whitespace_left(input.into_inner())? {
+        if !armored || crate::armor::only_whitespace_left(input.into_inner())? {
             return Ok(keys);
-        }
-    }
-}
-
-/// Skips whitespace and says whether the input ended.
-fn only_whitespace_left(input: &mut impl BufRead) -> Result<bool> {
-    loop {
-        let buf = match input.fill_buf() {
-            Ok(buf) => buf,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(Error::from_io(e)),
-        };
-        if buf.is_empty() {
-            return Ok(true);
-        }
-        match buf.iter().position(|b| !b.is_ascii_whitespace()) {
-            Some(skip) => {
-                input.consume(skip);
-                return Ok(false);
-            }
-            None => {
-                let len = buf.len();
-                input.consume(len);
-            }
         }
     }
 }

@@ -6,7 +6,7 @@
 use std::fmt;
 use std::io::{self, BufRead, Read, Write};
 
-use crate::armor::ArmorReader;
+use crate::armor::{ArmorReader, only_whitespace_left};
 use crate::error::{Error, Limit, Result};
 use crate::message::cleartext::CleartextMessage;
 use crate::message::hash_pipe::Hashing;
@@ -19,8 +19,8 @@ use crate::packet::read_raw_packet;
 use crate::types::{Fingerprint, HashAlgorithm};
 
 impl Verifier {
-    /// A sink that verifies detached `signatures` (binary or armored Signature packets) over
-    /// what is written to it; [`DetachedVerifier::finish`] gives one [`Verification`] per
+    /// A sink that verifies detached `signatures` (binary Signature packets, or one or more
+    /// armored blocks of them) over what is written to it; [`DetachedVerifier::finish`] gives one [`Verification`] per
     /// signature.
     ///
     /// # Errors
@@ -28,10 +28,18 @@ impl Verifier {
     /// but does not parse is reported as unverifiable instead), or if they hold no signature or
     /// another packet type; `LimitExceeded(Signatures)` for too many.
     pub fn detached(self, signatures: &[u8]) -> Result<DetachedVerifier> {
+        // Binary, or armored blocks one after the other (`cat` of signature files): the
+        // packets of every block, as one sequence.
         let mut bytes = Vec::new();
-        let _ = ArmorReader::with_limits(signatures, self.parse_limits())
-            .read_to_end(&mut bytes)
-            .map_err(Error::from_io)?;
+        let mut input = signatures;
+        loop {
+            let mut block = ArmorReader::with_limits(&mut input, self.parse_limits());
+            let armored = block.detect()?.is_some();
+            let _ = block.read_to_end(&mut bytes).map_err(Error::from_io)?;
+            if !armored || only_whitespace_left(block.into_inner())? {
+                break;
+            }
+        }
         let mut r = &bytes[..];
         let mut items = Vec::new();
         let mut hashes = DataHashes::new(Hashing::Inline);
