@@ -133,6 +133,11 @@ fn unsupported_protections_are_named_and_the_certificate_stays_readable() {
         }
         let e = sixpgp::Signer::new().key(tsk.clone()).sign_bytes(b"x").unwrap_err();
         assert!(matches!(e, Error::Unsupported(Unsupported::SecretKeyProtection(u)) if u == usage), "{e:?}");
+        // A message for it says why the key cannot open it, not that no key was given for it.
+        let e = sixpgp::Decryptor::new([tsk.clone()])
+            .decrypt_bytes(&data("a08-x25519-aead-ocb-message.asc"))
+            .unwrap_err();
+        assert!(matches!(e, Error::Unsupported(Unsupported::SecretKeyProtection(u)) if u == usage), "{e:?}");
     }
 }
 

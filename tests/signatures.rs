@@ -292,7 +292,8 @@ fn detached_signatures_in_several_armored_blocks_are_all_read() {
     let (alice, bob) = (key(Profile::Rfc9580, "Alice"), key(Profile::Pqc, "Bob"));
     let certs = [alice.to_cert(), bob.to_cert()];
     let data = b"signed by two, in two files";
-    let sign = |k: &Tsk| Signer::new().key(k).armor(true).creation_time(at(T0 + 10)).sign_bytes(data).unwrap();
+    let sign =
+        |k: &Tsk| Signer::new().key(k).armor(true).creation_time(at(T0 + 10)).sign_bytes(data).unwrap();
     // As `cat alice.sig bob.sig` gives them: two blocks, whitespace between.
     let mut both = sign(&alice);
     both.extend_from_slice(b"\n\n");

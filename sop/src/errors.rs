@@ -36,8 +36,11 @@ pub(crate) fn to_sop_in(context: Context, err: Error) -> sop::errors::Error {
             sop::errors::Error::UnsupportedAsymmetricAlgo
         }
         Error::KeyUnusable { .. } if context == Context::Encrypt => sop::errors::Error::CertCannotEncrypt,
-        // The message is for a given key that this crate cannot use: no key can decrypt it.
-        Error::Unsupported(Unsupported::PublicKeyAlgorithm(_)) if context == Context::Decrypt => {
+        // The message is for a given key that this crate cannot use (its algorithm, or the
+        // protection of its secret): no key can decrypt it.
+        Error::Unsupported(Unsupported::PublicKeyAlgorithm(_) | Unsupported::SecretKeyProtection(_))
+            if context == Context::Decrypt =>
+        {
             sop::errors::Error::CannotDecrypt
         }
         Error::Malformed(_)
@@ -66,5 +69,16 @@ mod tests {
     fn internal_errors_are_not_bad_data() {
         assert!(matches!(to_sop(Error::Internal("invariant")), sop::errors::Error::UnspecifiedFailure));
         assert!(matches!(to_sop(Error::InvalidArgument("argument")), sop::errors::Error::BadData));
+    }
+
+    /// In `decrypt`, a key this crate cannot use means no key can decrypt the message.
+    #[test]
+    fn unusable_decryption_keys_cannot_decrypt() {
+        for e in [
+            Error::Unsupported(Unsupported::SecretKeyProtection(255)),
+            Error::Unsupported(Unsupported::PublicKeyAlgorithm(99.into())),
+        ] {
+            assert!(matches!(to_sop_in(Context::Decrypt, e), sop::errors::Error::CannotDecrypt));
+        }
     }
 }

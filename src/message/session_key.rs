@@ -111,6 +111,9 @@ impl KeySources {
         // The first locked key that would have been tried, and whether a password the store
         // gave for one failed.
         let mut locked = None;
+        // The first key that would have been tried but whose secret is under a protection
+        // this crate cannot open: said rather than "no key for this message".
+        let mut unsupported = None;
         let mut bad_key_password = false;
         // Locked keys the store gave a password for, unlocked once per message each (an
         // unlock may run Argon2: many PKESKs naming one key must not repeat it).
@@ -146,6 +149,10 @@ impl KeySources {
                                     continue;
                                 }
                             }
+                        }
+                        Err(e @ Error::Unsupported(Unsupported::SecretKeyProtection(_))) => {
+                            unsupported = unsupported.or(Some(e));
+                            continue;
                         }
                         Err(_) => continue,
                     };
@@ -204,6 +211,8 @@ impl KeySources {
             // The store's password did not open its key: a wrong password, not a locked key.
             Error::BadPassword
         } else if let Some(e) = locked {
+            e
+        } else if let Some(e) = unsupported {
             e
         } else if let Some(e) = limit_error {
             e
