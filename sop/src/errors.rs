@@ -76,7 +76,7 @@ mod tests {
     fn unusable_decryption_keys_cannot_decrypt() {
         for e in [
             Error::Unsupported(Unsupported::SecretKeyProtection(255)),
-            Error::Unsupported(Unsupported::PublicKeyAlgorithm(99.into())),
+            Error::Unsupported(Unsupported::PublicKeyAlgorithm(99)),
         ] {
             assert!(matches!(to_sop_in(Context::Decrypt, e), sop::errors::Error::CannotDecrypt));
         }
