@@ -10,7 +10,7 @@
 
 use libcrux_ml_kem::mlkem768;
 use sha3::Digest;
-use zeroize::{Zeroize, Zeroizing};
+use zeroize::Zeroizing;
 
 use crate::crypto::aes_kw;
 use crate::crypto::rng::Rng;
@@ -40,31 +40,6 @@ pub(crate) struct Encapsulated {
     pub(crate) kek: Secret32,
 }
 
-/// The expanded ML-KEM-768 decapsulation key (FIPS 203 `dk`: the secret vector, the
-/// encapsulation key, its hash and z), on the heap and wiped on drop.
-pub(crate) struct DecapsulationKey(Box<mlkem768::MlKem768PrivateKey>);
-
-impl Drop for DecapsulationKey {
-    fn drop(&mut self) {
-        self.0[0..].zeroize();
-    }
-}
-
-impl std::fmt::Debug for DecapsulationKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("DecapsulationKey([redacted])")
-    }
-}
-
-/// `ML-KEM.KeyGen_internal(d, z)`: the expanded decapsulation key and the encapsulation key.
-fn expand(seed: &MlKemSeed) -> (DecapsulationKey, mlkem768::MlKem768PublicKey) {
-    let (mut dk, ek) = mlkem768::generate_key_pair(*seed.0).into_parts();
-    let mut boxed = DecapsulationKey(Box::default());
-    boxed.0[0..].copy_from_slice(dk.as_slice());
-    dk[0..].zeroize();
-    (boxed, ek)
-}
-
 /// Generates the two component secret keys independently (§4.2.2): an X25519 secret and a
 /// 64-octet ML-KEM seed `d ‖ z`.
 ///
@@ -72,21 +47,14 @@ fn expand(seed: &MlKemSeed) -> (DecapsulationKey, mlkem768::MlKem768PublicKey) {
 /// `Io` if the RNG fails.
 pub(crate) fn generate(rng: &mut Rng) -> Result<(Curve25519Secret, MlKemSeed)> {
     let x = x25519::generate(rng)?;
-    let mut seed = MlKemSeed::zeroed();
-    rng.fill(seed.0.as_mut_slice())?;
-    Ok((x, seed))
-}
-
-/// `ML-KEM.KeyGen_internal(d, z)` (FIPS 203, Algorithm 16) from the stored seed. Costs about
-/// as much as a decapsulation: callers that decrypt many messages keep the result.
-pub(crate) fn decapsulation_key(seed: &MlKemSeed) -> DecapsulationKey {
-    expand(seed).0
+    let mut seed = Zeroizing::new([0u8; 64]);
+    rng.fill(seed.as_mut_slice())?;
+    Ok((x, MlKemSeed::new(&seed)))
 }
 
 /// The composite public key: X25519 public key and ML-KEM-768 encapsulation key.
 pub(crate) fn public_key(x: &Curve25519Secret, seed: &MlKemSeed) -> ([u8; 32], Box<[u8; 1184]>) {
-    let (_, ek) = expand(seed);
-    let mlkem_pub = Box::new(*ek.as_slice());
+    let mlkem_pub = Box::new(*seed.decapsulation_key().public().as_slice());
     (x25519::public_key(x), mlkem_pub)
 }
 
@@ -190,7 +158,8 @@ fn pkesk_encrypt(
     Ok((e.ecdh_ciphertext, e.mlkem_ciphertext, wrapped))
 }
 
-/// Decrypts the session key of a composite PKESK (§4.2.4).
+/// Decrypts the session key of a composite PKESK (§4.2.4), with the ML-KEM key `seed`
+/// expands to (once per key: see [`MlKemSeed`]).
 ///
 /// # Errors
 /// `Decrypt` if the X25519 share is all zero or the key unwrap fails; `Malformed` if `wrapped`
@@ -203,27 +172,14 @@ pub(crate) fn pkesk_decrypt(
     mlkem_ct: &[u8; 1088],
     wrapped: &[u8],
 ) -> Result<SessionKey> {
-    pkesk_decrypt_expanded(x_secret, x_pub, &decapsulation_key(seed), ecdh_ct, mlkem_ct, wrapped)
-}
-
-/// [`pkesk_decrypt`] with the ML-KEM key already expanded by [`decapsulation_key`].
-///
-/// # Errors
-/// As for [`pkesk_decrypt`].
-pub(crate) fn pkesk_decrypt_expanded(
-    x_secret: &Curve25519Secret,
-    x_pub: &[u8; 32],
-    dk: &DecapsulationKey,
-    ecdh_ct: &[u8; 32],
-    mlkem_ct: &[u8; 1088],
-    wrapped: &[u8],
-) -> Result<SessionKey> {
     // 1. ecdhKeyShare = X25519(r, V); an all-zero value is rejected (RFC 7748 §6.1, §3.4).
     let ecdh_share = x25519::shared_point(x_secret, ecdh_ct).ok_or(Error::Decrypt)?;
     // 2. mlkemKeyShare = ML-KEM.Decaps(mlkemSecretKey, mlkemCipherText) (FIPS 203 Alg. 21;
     //    implicit rejection: a bad ciphertext gives a pseudorandom share, caught by step 4).
-    let mlkem_share =
-        Zeroizing::new(mlkem768::decapsulate(&dk.0, &mlkem768::MlKem768Ciphertext::from(mlkem_ct)));
+    let mlkem_share = Zeroizing::new(mlkem768::decapsulate(
+        seed.decapsulation_key().secret(),
+        &mlkem768::MlKem768Ciphertext::from(mlkem_ct),
+    ));
     // 3. KEK = multiKeyCombine(mlkemKeyShare, ecdhKeyShare, ecdhCipherText, ecdhPublicKey, algId).
     let kek = combine(&mlkem_share, &ecdh_share.0, ecdh_ct, x_pub, alg_id());
     // 4. sessionKey = AESKeyUnwrap(KEK, C); abort if the integrity check fails.
@@ -324,8 +280,10 @@ mod tests {
         // Each step against the published intermediates.
         let ecdh_share = x25519::shared_point(&x_secret, &ecdh_ct).unwrap();
         assert_eq!(*ecdh_share.as_bytes(), hex32(&inter["ecdhKeyShare"]));
-        let mlkem_share =
-            mlkem768::decapsulate(&decapsulation_key(&seed).0, &mlkem768::MlKem768Ciphertext::from(mlkem_ct));
+        let mlkem_share = mlkem768::decapsulate(
+            seed.decapsulation_key().secret(),
+            &mlkem768::MlKem768Ciphertext::from(mlkem_ct),
+        );
         assert_eq!(mlkem_share, hex32(&inter["mlkemKeyShare"]));
         let kek = combine(&mlkem_share, ecdh_share.as_bytes(), &ecdh_ct, &x_pub, 35);
         assert_eq!(*kek.as_bytes(), hex32(&inter["multiKeyCombine_output_KEK"]));
@@ -396,7 +354,8 @@ mod tests {
     fn agrees_with_reference(seed: &[u8; 64], m: &[u8; 32], flip: usize) {
         use ml_kem::{Decapsulate, KeyExport};
 
-        let ours = decapsulation_key(&MlKemSeed::new(seed));
+        let ours = MlKemSeed::new(seed);
+        let ours = ours.decapsulation_key().secret();
         let (x, _) = generate(&mut deterministic(1)).unwrap();
         let (_, mlkem_pub) = public_key(&x, &MlKemSeed::new(seed));
         let theirs = ml_kem::DecapsulationKey768::from_seed(ml_kem::Seed::from(*seed));
@@ -408,11 +367,11 @@ mod tests {
         assert_eq!(ct.as_slice(), their_ct.as_slice());
         assert_eq!(ss.as_slice(), their_ss.as_slice());
         assert_eq!(theirs.decapsulate(&their_ct).as_slice(), ss.as_slice());
-        assert_eq!(mlkem768::decapsulate(&ours.0, &ct), ss);
+        assert_eq!(mlkem768::decapsulate(ours, &ct), ss);
 
         let mut bad = *ct.as_slice();
         bad[flip % MLKEM_CIPHERTEXT_LEN] ^= 1;
-        let rejected = mlkem768::decapsulate(&ours.0, &mlkem768::MlKem768Ciphertext::from(bad));
+        let rejected = mlkem768::decapsulate(ours, &mlkem768::MlKem768Ciphertext::from(bad));
         assert_ne!(rejected, ss);
         assert_eq!(theirs.decapsulate(&ml_kem::array::Array::from(bad)).as_slice(), rejected.as_slice());
     }

@@ -5,6 +5,7 @@ use std::fmt;
 use std::sync::{Arc, OnceLock};
 
 use libcrux_ml_dsa::ml_dsa_65::{self, MLDSA65SigningKey, MLDSA65VerificationKey};
+use libcrux_ml_kem::mlkem768;
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
@@ -213,11 +214,96 @@ impl fmt::Debug for MlDsaSeed {
         f.write_str("MlDsaSeed([redacted])")
     }
 }
-secret_array!(
-    /// An ML-KEM-768 seed d ‖ z (FIPS 203).
-    MlKemSeed,
-    64
-);
+
+/// The ML-KEM-768 key pair expanded from a seed d ‖ z (`ML-KEM.KeyGen_internal`, FIPS 203
+/// Algorithm 16): the decapsulation key (the secret vector, the encapsulation key, its hash
+/// and z) on the heap, wiped on drop, and the encapsulation key.
+pub(crate) struct MlKemDecapsulationKey {
+    secret: Box<mlkem768::MlKem768PrivateKey>,
+    public: Box<mlkem768::MlKem768PublicKey>,
+}
+
+impl MlKemDecapsulationKey {
+    /// Expands the seed d ‖ z.
+    pub(crate) fn from_seed(seed: &[u8; 64]) -> Self {
+        let (mut dk, ek) = mlkem768::generate_key_pair(*seed).into_parts();
+        let mut secret = Box::<mlkem768::MlKem768PrivateKey>::default();
+        secret[0..].copy_from_slice(dk.as_slice());
+        dk[0..].zeroize();
+        Self { secret, public: Box::new(ek) }
+    }
+
+    /// The decapsulation key.
+    pub(crate) fn secret(&self) -> &mlkem768::MlKem768PrivateKey {
+        &self.secret
+    }
+
+    /// The encapsulation key.
+    pub(crate) fn public(&self) -> &mlkem768::MlKem768PublicKey {
+        &self.public
+    }
+}
+
+impl Drop for MlKemDecapsulationKey {
+    fn drop(&mut self) {
+        self.secret[0..].zeroize();
+    }
+}
+
+impl fmt::Debug for MlKemDecapsulationKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("MlKemDecapsulationKey([redacted])")
+    }
+}
+
+/// An ML-KEM-768 seed d ‖ z (FIPS 203), with the decapsulation key it expands to, made on
+/// first use and shared by the seed's clones, as for [`MlDsaSeed`]: the expansion costs about
+/// as much as a decapsulation, and a key is checked against its public key (which expands it)
+/// when it is read, so decrypting with it, or with any copy of it, never expands it again.
+pub(crate) struct MlKemSeed {
+    seed: Box<[u8; 64]>,
+    expanded: Arc<OnceLock<MlKemDecapsulationKey>>,
+}
+
+impl MlKemSeed {
+    /// A copy of the seed octets `seed` (the caller's copy is the caller's to wipe).
+    pub(crate) fn new(seed: &[u8; 64]) -> Self {
+        let mut boxed = Box::new([0; 64]);
+        boxed.copy_from_slice(seed);
+        Self { seed: boxed, expanded: Arc::default() }
+    }
+
+    /// The seed octets.
+    pub(crate) fn as_bytes(&self) -> &[u8; 64] {
+        &self.seed
+    }
+
+    /// `ML-KEM.KeyGen_internal(d, z)` (FIPS 203, Algorithm 16), computed once.
+    pub(crate) fn decapsulation_key(&self) -> &MlKemDecapsulationKey {
+        self.expanded.get_or_init(|| MlKemDecapsulationKey::from_seed(&self.seed))
+    }
+}
+
+impl Clone for MlKemSeed {
+    /// Copies the seed and shares the decapsulation key, now or once either copy has one.
+    fn clone(&self) -> Self {
+        let mut copy = Self::new(&self.seed);
+        copy.expanded = Arc::clone(&self.expanded);
+        copy
+    }
+}
+
+impl Drop for MlKemSeed {
+    fn drop(&mut self) {
+        self.seed.as_mut_slice().zeroize();
+    }
+}
+
+impl fmt::Debug for MlKemSeed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("MlKemSeed([redacted])")
+    }
+}
 
 /// A fixed-size scratch buffer, wiped as one slice when dropped: one `memset` and a barrier,
 /// where `Zeroizing<[u8; N]>` wipes an array with a volatile store per octet (kilobytes of
@@ -499,6 +585,29 @@ impl fmt::Debug for Password {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A key's copies share what is derived from it, whether they were made before or after
+    /// the derivation, and the derivation is the one from the copy's own seed.
+    #[test]
+    fn copies_share_derived_keys() {
+        let kem = MlKemSeed::new(&[7; 64]);
+        let early = kem.clone();
+        assert!(std::ptr::eq(early.decapsulation_key(), kem.decapsulation_key()));
+        assert!(std::ptr::eq(kem.clone().decapsulation_key(), kem.decapsulation_key()));
+        assert_eq!(
+            kem.decapsulation_key().public().as_slice(),
+            MlKemDecapsulationKey::from_seed(&[7; 64]).public().as_slice()
+        );
+        let dsa = MlDsaSeed::new(&[8; 32]);
+        let early = dsa.clone();
+        assert!(std::ptr::eq(early.signing_key(), dsa.signing_key()));
+        assert!(std::ptr::eq(dsa.clone().signing_key(), dsa.signing_key()));
+        let ed = Ed25519Secret::new(&[9; 32]);
+        let early = ed.clone();
+        assert!(std::ptr::eq(early.signing_key(), ed.signing_key()));
+        assert!(std::ptr::eq(ed.clone().signing_key(), ed.signing_key()));
+        assert_eq!(ed.signing_key().to_bytes(), [9; 32]);
+    }
 
     #[test]
     fn debug_never_prints_secrets() {

@@ -3,8 +3,8 @@
 //! then the PKESKs, then the SKESKs with each password).
 
 use std::io;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
 
 use crate::crypto::secret::{Password, SessionKey};
 use crate::crypto::{mlkem_x25519, s2k, x25519};
@@ -46,21 +46,11 @@ pub(super) struct KeySources {
     pub(super) session_keys: Vec<(SessionKey, Option<SymmetricAlgorithm>)>,
     /// Where to look up keys and certificates the message names.
     pub(super) store: Option<SharedStore>,
-    /// The ML-KEM decapsulation keys of `keys`, expanded from their seeds at the first
-    /// ML-KEM-768+X25519 PKESK and kept for every later message.
-    expanded: OnceLock<Vec<ExpandedKey>>,
-}
-
-/// An ML-KEM-768 decapsulation key expanded once (FIPS 203 key generation from the seed costs
-/// about as much as a decapsulation), with the fingerprint of its (sub)key.
-struct ExpandedKey {
-    key: Fingerprint,
-    dk: Box<mlkem_x25519::DecapsulationKey>,
 }
 
 impl KeySources {
     pub(super) fn new(keys: Vec<Arc<Tsk>>) -> Self {
-        Self { keys, passwords: Vec::new(), session_keys: Vec::new(), store: None, expanded: OnceLock::new() }
+        Self { keys, passwords: Vec::new(), session_keys: Vec::new(), store: None }
     }
 
     /// The session key of a message whose session-key packets are `esk` and whose SEIPD
@@ -156,11 +146,7 @@ impl KeySources {
                         }
                         Err(_) => continue,
                     };
-                    let dk = match pkesk.fields {
-                        PkeskFields::MlKem768X25519 { .. } => self.expanded_key(&fingerprint),
-                        _ => None,
-                    };
-                    if let Some(key) = try_pkesk(pkesk, public, secret, dk)
+                    if let Some(key) = try_pkesk(pkesk, public, secret)
                         && key.as_bytes().len() == key_len
                     {
                         let with = DecryptedWith::Key { cert: tsk.fingerprint(), key: fingerprint };
@@ -249,32 +235,6 @@ impl KeySources {
             Err(e) => Err(e),
         }
     }
-
-    /// The expanded ML-KEM decapsulation key of the (sub)key `fingerprint`, expanding every
-    /// unlocked ML-KEM-768+X25519 key of `keys` the first time.
-    fn expanded_key(&self, fingerprint: &Fingerprint) -> Option<&mlkem_x25519::DecapsulationKey> {
-        let expanded = self.expanded.get_or_init(|| {
-            let mut out = Vec::new();
-            for tsk in &self.keys {
-                for (key, _) in keys_of(tsk) {
-                    if let Ok(SecretKeyMaterial::MlKem768X25519 { mlkem_seed, .. }) = tsk.secret_for(&key) {
-                        out.push(ExpandedKey {
-                            key,
-                            dk: Box::new(mlkem_x25519::decapsulation_key(mlkem_seed)),
-                        });
-                    }
-                }
-            }
-            out
-        });
-        expanded.iter().find(|e| e.key == *fingerprint).map(|e| &*e.dk)
-    }
-
-    /// How many ML-KEM keys were expanded.
-    #[cfg(test)]
-    pub(super) fn expanded_len(&self) -> usize {
-        self.expanded.get().map_or(0, Vec::len)
-    }
 }
 
 /// Every key of `tsk` with its fingerprint: the primary key, then the subkeys.
@@ -300,14 +260,8 @@ fn unsupported_key<'k>(
     })
 }
 
-/// Decrypts a PKESK with one key (its ML-KEM part already expanded in `dk`, if given); `None`
-/// if the algorithms do not match or unwrapping fails.
-fn try_pkesk(
-    pkesk: &Pkesk,
-    public: &PublicKeyPacket,
-    secret: &SecretKeyMaterial,
-    dk: Option<&mlkem_x25519::DecapsulationKey>,
-) -> Option<SessionKey> {
+/// Decrypts a PKESK with one key; `None` if the algorithms do not match or unwrapping fails.
+fn try_pkesk(pkesk: &Pkesk, public: &PublicKeyPacket, secret: &SecretKeyMaterial) -> Option<SessionKey> {
     match (&pkesk.fields, &public.material, secret) {
         (
             PkeskFields::X25519 { ephemeral, wrapped_key },
@@ -318,24 +272,14 @@ fn try_pkesk(
             PkeskFields::MlKem768X25519 { ecdh_ciphertext, mlkem_ciphertext, wrapped_key },
             PublicKeyMaterial::MlKem768X25519 { x25519, .. },
             SecretKeyMaterial::MlKem768X25519 { x25519: x_secret, mlkem_seed },
-        ) => match dk {
-            Some(dk) => mlkem_x25519::pkesk_decrypt_expanded(
-                x_secret,
-                x25519,
-                dk,
-                ecdh_ciphertext,
-                mlkem_ciphertext,
-                wrapped_key,
-            ),
-            None => mlkem_x25519::pkesk_decrypt(
-                x_secret,
-                x25519,
-                mlkem_seed,
-                ecdh_ciphertext,
-                mlkem_ciphertext,
-                wrapped_key,
-            ),
-        }
+        ) => mlkem_x25519::pkesk_decrypt(
+            x_secret,
+            x25519,
+            mlkem_seed,
+            ecdh_ciphertext,
+            mlkem_ciphertext,
+            wrapped_key,
+        )
         .ok(),
         _ => None,
     }
