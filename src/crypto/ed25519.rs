@@ -5,10 +5,11 @@
 #![deny(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use ed25519_dalek::{Signature, VerifyingKey};
+use zeroize::Zeroizing;
 
 use crate::crypto::accel;
 use crate::crypto::rng::Rng;
-use crate::crypto::secret::{Curve25519Secret, Ed25519Secret};
+use crate::crypto::secret::Ed25519Secret;
 use crate::error::{Error, Result};
 
 /// Generates an Ed25519 secret key (32 random octets, RFC 8032 §5.1.5).
@@ -16,9 +17,9 @@ use crate::error::{Error, Result};
 /// # Errors
 /// `Io` if the RNG fails.
 pub(crate) fn generate(rng: &mut Rng) -> Result<Ed25519Secret> {
-    let mut secret = Curve25519Secret::zeroed();
-    rng.fill(secret.0.as_mut_slice())?;
-    Ok(Ed25519Secret::from_seed(secret))
+    let mut seed = Zeroizing::new([0u8; 32]);
+    rng.fill(seed.as_mut_slice())?;
+    Ok(Ed25519Secret::new(&seed))
 }
 
 /// The public key `A` (RFC 8032 §5.1.5).

@@ -77,50 +77,6 @@ secret_array!(
     Curve25519Secret,
     32
 );
-/// An Ed25519 secret key (the 32-octet seed of RFC 8032 §5.1.5), with the signing key it
-/// gives (the seed and the public key `A` derived from it), made on first use and shared by
-/// the clones, as for [`MlDsaSeed`]: deriving `A` is a scalar multiplication, which every
-/// signature needs and which cannot change for a key.
-pub(crate) struct Ed25519Secret {
-    seed: Curve25519Secret,
-    key: Arc<OnceLock<Box<ed25519_dalek::SigningKey>>>,
-}
-
-impl Ed25519Secret {
-    /// A copy of the seed octets `seed` (the caller's copy is the caller's to wipe).
-    pub(crate) fn new(seed: &[u8; 32]) -> Self {
-        Self { seed: Curve25519Secret::new(seed), key: Arc::default() }
-    }
-
-    /// A key from a seed filled in place.
-    pub(crate) fn from_seed(seed: Curve25519Secret) -> Self {
-        Self { seed, key: Arc::default() }
-    }
-
-    /// The seed octets.
-    pub(crate) fn as_bytes(&self) -> &[u8; 32] {
-        self.seed.as_bytes()
-    }
-
-    /// The signing key (the secret with `A`), derived once; it wipes its secret on drop.
-    pub(crate) fn signing_key(&self) -> &ed25519_dalek::SigningKey {
-        self.key.get_or_init(|| Box::new(ed25519_dalek::SigningKey::from_bytes(self.seed.as_bytes())))
-    }
-}
-
-impl Clone for Ed25519Secret {
-    /// Copies the seed and shares the signing key, now or once either copy has one.
-    fn clone(&self) -> Self {
-        Self { seed: self.seed.clone(), key: Arc::clone(&self.key) }
-    }
-}
-
-impl fmt::Debug for Ed25519Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Ed25519Secret([redacted])")
-    }
-}
-
 /// The ML-DSA-65 key pair expanded from a seed ξ (`ML-DSA.KeyGen_internal`, FIPS 204
 /// Algorithm 6): the encoded signing key (ρ, K, tr, s1, s2, t0) on the heap, wiped on drop, and
 /// the public key.
@@ -159,59 +115,6 @@ impl Drop for MlDsaSigningKey {
 impl fmt::Debug for MlDsaSigningKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("MlDsaSigningKey([redacted])")
-    }
-}
-
-/// An ML-DSA-65 seed ξ (FIPS 204), with the signing key it expands to, computed on first use
-/// and kept, shared by the seed's clones (before or after the expansion): a key that signs
-/// several times (key generation makes three self-signatures; a `Tsk` passed by reference is
-/// cloned for each signer) pays for the expansion once. The price: the expanded key (4 KB of
-/// secret state) lives as long as the secret key does, not just for one signature. Both are
-/// on the heap, so that a move copies pointers only, and both are wiped on drop (the expanded
-/// key wipes itself; temporaries on the stack inside the ML-DSA crate are not, which would
-/// need `unsafe`).
-pub(crate) struct MlDsaSeed {
-    seed: Box<[u8; 32]>,
-    expanded: Arc<OnceLock<MlDsaSigningKey>>,
-}
-
-impl MlDsaSeed {
-    /// A copy of the seed octets `seed` (the caller's copy is the caller's to wipe).
-    pub(crate) fn new(seed: &[u8; 32]) -> Self {
-        let mut boxed = Box::new([0; 32]);
-        boxed.copy_from_slice(seed);
-        Self { seed: boxed, expanded: Arc::default() }
-    }
-
-    /// The seed octets.
-    pub(crate) fn as_bytes(&self) -> &[u8; 32] {
-        &self.seed
-    }
-
-    /// `ML-DSA.KeyGen_internal(ξ)` (FIPS 204, Algorithm 6), computed once.
-    pub(crate) fn signing_key(&self) -> &MlDsaSigningKey {
-        self.expanded.get_or_init(|| MlDsaSigningKey::from_seed(&self.seed))
-    }
-}
-
-impl Clone for MlDsaSeed {
-    /// Copies the seed and shares the expanded signing key, now or once either copy has one.
-    fn clone(&self) -> Self {
-        let mut copy = Self::new(&self.seed);
-        copy.expanded = Arc::clone(&self.expanded);
-        copy
-    }
-}
-
-impl Drop for MlDsaSeed {
-    fn drop(&mut self) {
-        self.seed.as_mut_slice().zeroize();
-    }
-}
-
-impl fmt::Debug for MlDsaSeed {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("MlDsaSeed([redacted])")
     }
 }
 
@@ -256,52 +159,90 @@ impl fmt::Debug for MlKemDecapsulationKey {
     }
 }
 
-/// An ML-KEM-768 seed d ‖ z (FIPS 203), with the decapsulation key it expands to, made on
-/// first use and shared by the seed's clones, as for [`MlDsaSeed`]: the expansion costs about
-/// as much as a decapsulation, and a key is checked against its public key (which expands it)
-/// when it is read, so decrypting with it, or with any copy of it, never expands it again.
-pub(crate) struct MlKemSeed {
-    seed: Box<[u8; 64]>,
-    expanded: Arc<OnceLock<MlKemDecapsulationKey>>,
+/// A secret seed with the key derived from it (an expanded key, a key pair), derived on first
+/// use and shared by the seed's clones, made before or after the derivation: a key that is
+/// used many times (each signature, each message; key generation makes three
+/// self-signatures; a key passed by reference is copied for each use) pays for the derivation
+/// once, and it cannot change for a seed. The price: the derived key lives as long as the
+/// seed does, not just for one operation. Both are on the heap, so that a move copies
+/// pointers only, and both are wiped on drop (the seed here, the derived key by its own
+/// `Drop`; temporaries on the stack inside the crates that derive and use them are not, which
+/// would need `unsafe`).
+pub(crate) struct Seeded<const N: usize, D> {
+    seed: Box<[u8; N]>,
+    derived: Arc<OnceLock<D>>,
 }
 
-impl MlKemSeed {
+impl<const N: usize, D> Seeded<N, D> {
     /// A copy of the seed octets `seed` (the caller's copy is the caller's to wipe).
-    pub(crate) fn new(seed: &[u8; 64]) -> Self {
-        let mut boxed = Box::new([0; 64]);
+    pub(crate) fn new(seed: &[u8; N]) -> Self {
+        let mut boxed = Box::new([0; N]);
         boxed.copy_from_slice(seed);
-        Self { seed: boxed, expanded: Arc::default() }
+        Self { seed: boxed, derived: Arc::default() }
     }
 
     /// The seed octets.
-    pub(crate) fn as_bytes(&self) -> &[u8; 64] {
+    pub(crate) fn as_bytes(&self) -> &[u8; N] {
         &self.seed
     }
 
-    /// `ML-KEM.KeyGen_internal(d, z)` (FIPS 203, Algorithm 16), computed once.
-    pub(crate) fn decapsulation_key(&self) -> &MlKemDecapsulationKey {
-        self.expanded.get_or_init(|| MlKemDecapsulationKey::from_seed(&self.seed))
+    /// The derived key, derived by `derive` if no copy of the seed has derived it yet.
+    fn derived(&self, derive: impl FnOnce(&[u8; N]) -> D) -> &D {
+        self.derived.get_or_init(|| derive(&self.seed))
     }
 }
 
-impl Clone for MlKemSeed {
-    /// Copies the seed and shares the decapsulation key, now or once either copy has one.
+impl<const N: usize, D> Clone for Seeded<N, D> {
+    /// Copies the seed and shares the derived key, now or once either copy has one.
     fn clone(&self) -> Self {
         let mut copy = Self::new(&self.seed);
-        copy.expanded = Arc::clone(&self.expanded);
+        copy.derived = Arc::clone(&self.derived);
         copy
     }
 }
 
-impl Drop for MlKemSeed {
+impl<const N: usize, D> Drop for Seeded<N, D> {
     fn drop(&mut self) {
         self.seed.as_mut_slice().zeroize();
     }
 }
 
-impl fmt::Debug for MlKemSeed {
+impl<const N: usize, D> fmt::Debug for Seeded<N, D> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("MlKemSeed([redacted])")
+        f.write_str("Seeded([redacted])")
+    }
+}
+
+/// An Ed25519 secret key (the 32-octet seed of RFC 8032 §5.1.5) with its signing key (the
+/// secret with the public key `A`, whose derivation is a scalar multiplication).
+pub(crate) type Ed25519Secret = Seeded<32, Box<ed25519_dalek::SigningKey>>;
+
+impl Ed25519Secret {
+    /// The signing key, derived once; it wipes its secret on drop.
+    pub(crate) fn signing_key(&self) -> &ed25519_dalek::SigningKey {
+        self.derived(|seed| Box::new(ed25519_dalek::SigningKey::from_bytes(seed)))
+    }
+}
+
+/// An ML-DSA-65 seed ξ (FIPS 204) with the key pair it expands to.
+pub(crate) type MlDsaSeed = Seeded<32, MlDsaSigningKey>;
+
+impl MlDsaSeed {
+    /// `ML-DSA.KeyGen_internal(ξ)` (FIPS 204, Algorithm 6), computed once.
+    pub(crate) fn signing_key(&self) -> &MlDsaSigningKey {
+        self.derived(MlDsaSigningKey::from_seed)
+    }
+}
+
+/// An ML-KEM-768 seed d ‖ z (FIPS 203) with the key pair it expands to: a key is checked
+/// against its public key when it is read, which expands it, so decrypting with it, or with
+/// any copy of it, never expands it again.
+pub(crate) type MlKemSeed = Seeded<64, MlKemDecapsulationKey>;
+
+impl MlKemSeed {
+    /// `ML-KEM.KeyGen_internal(d, z)` (FIPS 203, Algorithm 16), computed once.
+    pub(crate) fn decapsulation_key(&self) -> &MlKemDecapsulationKey {
+        self.derived(MlKemDecapsulationKey::from_seed)
     }
 }
 
