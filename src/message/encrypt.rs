@@ -415,11 +415,15 @@ impl Encryptor {
     }
 
     /// Encrypts `plaintext` held in memory and returns the message (armored with
-    /// [`armor`](Encryptor::armor)): [`writer`](Encryptor::writer) into a `Vec`.
+    /// [`armor`](Encryptor::armor)): [`writer`](Encryptor::writer) into a `Vec`, with the
+    /// length announced (see [`plaintext_len`](Encryptor::plaintext_len)).
     ///
     /// # Errors
     /// As [`Encryptor::writer`] and [`EncryptWriter::finish`].
-    pub fn encrypt_bytes(self, plaintext: &[u8]) -> Result<Vec<u8>> {
+    pub fn encrypt_bytes(mut self, plaintext: &[u8]) -> Result<Vec<u8>> {
+        if self.plaintext_len.is_none() {
+            self.plaintext_len = u64::try_from(plaintext.len()).ok();
+        }
         let mut w = self.writer(Vec::new())?;
         w.write_all(plaintext)?;
         w.finish()

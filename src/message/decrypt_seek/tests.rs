@@ -368,3 +368,21 @@ fn announced_length_messages_decrypt_sequentially() {
     let mut w = Encryptor::new([cert()]).plaintext_len(10).writer(Vec::new()).unwrap();
     assert!(matches!(w.copy_from(&mut &[0u8; 12][..]), Err(Error::InvalidArgument(_))));
 }
+
+/// `encrypt_bytes` knows the length: it frames the message as `plaintext_len` does, not as a
+/// stream of unknown length.
+#[test]
+fn encrypt_bytes_announces_the_length() {
+    let data = plain(70_000);
+    let encryptor = || Encryptor::new([cert()]).chunk_size(CHUNK);
+    let write = |e: Encryptor| {
+        let mut w = e.writer(Vec::new()).unwrap();
+        w.write_all(&data).unwrap();
+        w.finish().unwrap()
+    };
+    let fixed = write(encryptor().plaintext_len(data.len() as u64));
+    let streamed = write(encryptor());
+    assert_ne!(fixed.len(), streamed.len());
+    let message = encryptor().encrypt_bytes(&data).unwrap();
+    assert_eq!(message.len(), fixed.len());
+}
