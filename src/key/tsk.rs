@@ -42,9 +42,11 @@ const LOCK_ARGON2: (u8, u8, u8) = (3, 4, 16);
 /// `Debug`. Every secret is checked against its public key before it can be used: unprotected
 /// material when the key is parsed, protected material when [`Tsk::unlock`] decrypts it.
 ///
-/// A `Tsk` is `Clone`: the copy holds its own copy of the secret material, wiped on its own
-/// drop. To share one key between several decryptors and signers without copying it, wrap it
-/// in an [`Arc`]: the builders take `Tsk`, `Arc<Tsk>` or `&Tsk` (which is cloned).
+/// A `Tsk` is `Clone`: the copy holds its own copy of the secret seeds, wiped on its own drop,
+/// and shares with the original what is derived from them (expanded ML-KEM and ML-DSA keys,
+/// the Ed25519 signing key) and the outcomes of the self-signature checks, so that a copy
+/// costs no derivation or check again. The builders take `Tsk`, `Arc<Tsk>` or `&Tsk` (which
+/// is cloned); an [`Arc`] shares one key without copying even the seeds.
 #[derive(Debug, Clone)]
 pub struct Tsk {
     pub(crate) cert: Cert,
