@@ -82,7 +82,7 @@ use crate::limits::Limits;
 /// [`Error::Truncated`] if the input ends before the END line, [`Error::Malformed`] for text
 /// before the BEGIN line, an unknown label, a bad header line, invalid base64, or an END line
 /// that does not match, [`Error::Unsupported`] for a cleartext signed message, and
-/// [`Error::LimitExceeded`]`(`[`Limit::ArmorHeaders`]`)` for oversized armor headers. After an
+/// [`Error::LimitExceeded`]`(`[`Limit::ArmorHeaders`](crate::error::Limit::ArmorHeaders)`)` for oversized armor headers. After an
 /// error every later read fails the same way.
 ///
 /// ```
