@@ -60,11 +60,15 @@ def session(master, app):
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    builder = (SparkSession.builder.master(master).appName(app)
+               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false"))
     if master.startswith("local"):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # local mode: loopback only
-    spark = (SparkSession.builder.master(master).appName(app)
-             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-             .getOrCreate())
+        # Local mode's one JVM lives for one job and shares the cores with the Python workers
+        # that decrypt: its optimising (C2) compiler would spend more CPU time compiling the
+        # Parquet and Arrow paths than the job's JVM work takes (docs/performance.md).
+        builder = builder.config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1")
+    spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 
