@@ -73,6 +73,21 @@ def session(master, app):
     return spark
 
 
+def _pass_through(batches):
+    """A mapInArrow function that only imports what the job's tasks will."""
+    import sixpgp.dataframe  # noqa: F401
+
+    yield from batches
+
+
+def start_workers(spark):
+    """Runs one small Python task per core, so that the Python workers are up (modules
+    imported, Spark's files on their path) before the job."""
+    cores = spark.sparkContext.defaultParallelism
+    df = spark.range(0, cores, numPartitions=cores)
+    df.mapInArrow(_pass_through, df.schema).count()
+
+
 def decrypt(spark, source, key, output, column="message", threads=1):
     """The job: Parquet `source` → decrypted `column` → Parquet `output`."""
     decryptor = sixpgp.Decryptor(key, threads=threads)
@@ -118,8 +133,9 @@ def main():
 
         start = time.perf_counter()
         spark = session(args.master, f"sixpgp {args.mode}")
-        # The session's start is not the job's: spark.range(1) starts the executors.
-        spark.range(1).count()
+        # The session's start is not the job's: this starts the executors and, with a task per
+        # core, their Python workers (kept for the job's tasks: spark.python.worker.reuse).
+        start_workers(spark)
         started = time.perf_counter()
         try:
             if args.mode == "decrypt":
