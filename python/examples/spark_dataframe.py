@@ -60,13 +60,32 @@ def session(master, app):
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    builder = (SparkSession.builder.master(master).appName(app)
+               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false"))
     if master.startswith("local"):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # local mode: loopback only
-    spark = (SparkSession.builder.master(master).appName(app)
-             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-             .getOrCreate())
+        # Local mode's one JVM lives for one job and shares the cores with the Python workers
+        # that decrypt: its optimising (C2) compiler would spend more CPU time compiling the
+        # Parquet and Arrow paths than the job's JVM work takes (docs/performance.md).
+        builder = builder.config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1")
+    spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+def _pass_through(batches):
+    """A mapInArrow function that only imports what the job's tasks will."""
+    import sixpgp.dataframe  # noqa: F401
+
+    yield from batches
+
+
+def start_workers(spark):
+    """Runs one small Python task per core, so that the Python workers are up (modules
+    imported, Spark's files on their path) before the job."""
+    cores = spark.sparkContext.defaultParallelism
+    df = spark.range(0, cores, numPartitions=cores)
+    df.mapInArrow(_pass_through, df.schema).count()
 
 
 def decrypt(spark, source, key, output, column="message", threads=1):
@@ -114,8 +133,9 @@ def main():
 
         start = time.perf_counter()
         spark = session(args.master, f"sixpgp {args.mode}")
-        # The session's start is not the job's: spark.range(1) starts the executors.
-        spark.range(1).count()
+        # The session's start is not the job's: this starts the executors and, with a task per
+        # core, their Python workers (kept for the job's tasks: spark.python.worker.reuse).
+        start_workers(spark)
         started = time.perf_counter()
         try:
             if args.mode == "decrypt":

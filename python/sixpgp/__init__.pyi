@@ -350,13 +350,16 @@ class Decryptor:
 @final
 class Encryptor:
     """Recipients and passwords built once, for encrypting many values, each as a message of
-    its own. Raises at construction if a recipient cannot be encrypted to."""
+    its own, signed inside the encryption by `signer` if given. Raises at construction if a
+    recipient cannot be encrypted to or a signing key cannot sign (`KeyLocked` for a locked
+    one)."""
 
     def __new__(
         cls,
         recipients: Recipients = None,
         *,
         passwords: Passwords = None,
+        signer: Keys = None,
         armor: bool = False,
         threads: Optional[int] = None,
     ) -> Encryptor: ...

@@ -62,6 +62,18 @@ def test_sliced_arrays_and_string_columns(alice):
         dataframe.decrypt_array(sixpgp.Decryptor(alice), pa.array([1, 2]))
 
 
+def test_signed_column_is_verified_per_message(alice, bob):
+    values = pa.array([b"a", None, b"b"], pa.binary())
+    messages = dataframe.encrypt_array(sixpgp.Encryptor(alice, signer=bob), values)
+    plaintext, error = dataframe.decrypt_array(
+        sixpgp.Decryptor(alice, verify=bob.cert, require_signature=True), messages)
+    assert plaintext.to_pylist() == [b"a", None, b"b"] and error.null_count == 3
+    plaintext, error = dataframe.decrypt_array(
+        sixpgp.Decryptor(alice, verify=alice.cert, require_signature=True), messages)
+    assert plaintext.null_count == 3
+    assert [e and e.split(":")[0] for e in error.to_pylist()] == ["NoGoodSignature", None, "NoGoodSignature"]
+
+
 def test_damaged_buffers_are_refused(alice):
     offsets = pa.py_buffer(pa.array([0, 10, 5], pa.int32()).buffers()[1])
     broken = pa.Array.from_buffers(pa.binary(), 2, [None, offsets, pa.py_buffer(b"x" * 10)])

@@ -240,6 +240,47 @@ def test_bulk_verification(alice, bob):
         sixpgp.Decryptor(alice, require_signature=True)
 
 
+def test_encryptor_signs_every_message(alice, bob, profile_key):
+    encryptor = sixpgp.Encryptor(alice.cert, signer=profile_key, threads=2)
+    values = [bytes([i]) * i for i in range(20)]
+    for batch in (encryptor.encrypt_all(values), pickle.loads(pickle.dumps(encryptor)).encrypt_all(values)):
+        results = sixpgp.Decryptor(alice, verify=profile_key.cert).decrypt_all(batch, verifications=True)
+        assert [r.data for r in results] == values
+        for r in results:
+            [verdict] = r.verifications
+            assert verdict.good and verdict.cert == profile_key.fingerprint
+        assert sixpgp.decrypt(batch[0], alice, verify=profile_key.cert, require_signature=True).data == b""
+
+        # Checked against the wrong certificate: a verdict that is not good, and with
+        # require_signature a NoGoodSignature per message.
+        wrong = sixpgp.Decryptor(alice, verify=bob.cert).decrypt_all(batch, verifications=True)
+        assert all([v.status for v in r.verifications] == ["unverifiable"] for r in wrong)
+        strict = sixpgp.Decryptor(alice, verify=bob.cert, require_signature=True).decrypt_all(batch)
+        assert all(isinstance(r, sixpgp.NoGoodSignature) for r in strict)
+        assert strict[3].verifications[0].signing_key is not None
+
+
+def test_locked_signer_is_refused_before_any_output(alice, tmp_path):
+    locked = sixpgp.Key.generate("Locked signer <ls@example.org>", password="pw")
+    with pytest.raises(sixpgp.KeyLocked) as e:
+        sixpgp.Encryptor(alice.cert, signer=locked)
+    assert e.value.fingerprint == locked.fingerprint
+    with pytest.raises(sixpgp.KeyLocked) as e:
+        sixpgp.encrypt(b"x", alice.cert, signer=[alice, locked])
+    assert e.value.fingerprint == locked.fingerprint
+    (tmp_path / "plain").write_bytes(b"plain")
+    with pytest.raises(sixpgp.KeyLocked):
+        sixpgp.encrypt_stream(tmp_path / "plain", tmp_path / "out", alice.cert, signer=locked)
+    assert not (tmp_path / "out").exists()
+    signing_only = sixpgp.Key.generate("S <s@example.org>", signing_only=True)
+    unlocked = locked.unlock("pw")
+    [message] = sixpgp.Encryptor(alice.cert, signer=[unlocked, signing_only]).encrypt_all([b"two"])
+    verdicts = sixpgp.decrypt(message, alice, verify=[locked.cert, signing_only.cert]).verifications
+    assert sorted(v.cert for v in verdicts if v.good) == sorted([locked.fingerprint, signing_only.fingerprint])
+    with pytest.raises(TypeError, match="signer: "):
+        sixpgp.Encryptor(alice.cert, signer=alice.cert)
+
+
 def test_decryptor_defaults_to_the_untrusted_limits(alice):
     # More session-key packets than the untrusted limits allow (64).
     many = sixpgp.encrypt(b"to many", [alice.cert] * 70, armor=False)
