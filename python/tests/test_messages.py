@@ -146,31 +146,6 @@ def test_decrypt_all_releases_the_gil(alice):
     assert elapsed > 0.01 and seen > 1000, (elapsed, seen)
 
 
-def test_two_threads_decrypt_at_once_faster_than_in_turn(alice):
-    """Two Python threads decrypting at once take less wall time than one after the other."""
-    batch = _batch(alice, 3000)
-    decryptor = sixpgp.Decryptor(alice, threads=1)
-    decryptor.decrypt_all(batch[:100])
-    best = None
-    for _ in range(5):
-        start = time.perf_counter()
-        decryptor.decrypt_all(batch)
-        decryptor.decrypt_all(batch)
-        serial = time.perf_counter() - start
-        threads = [threading.Thread(target=decryptor.decrypt_all, args=(batch,)) for _ in range(2)]
-        start = time.perf_counter()
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        parallel = time.perf_counter() - start
-        ratio = parallel / serial
-        best = ratio if best is None else min(best, ratio)
-        if best < 0.9:
-            break
-    assert best < 0.9, f"two threads took {best:.2f} of the serial time"
-
-
 def test_decrypt_all_refuses_one_message(alice):
     message = sixpgp.encrypt(b"one", alice.cert)
     decryptor = sixpgp.Decryptor(alice)
