@@ -382,7 +382,7 @@ mod tests {
     use crate::key::sig::make_over;
     use crate::key::{KeyBuilder, Profile, Tsk};
     use crate::packet::Serialize;
-    use crate::packet::key::{SecretKeyData, SecretKeyMaterial};
+    use crate::packet::key::SecretKeyMaterial;
     use crate::packet::subpacket::SubpacketData;
     use crate::signature::{critical, sub};
 
@@ -397,10 +397,7 @@ mod tests {
     }
 
     fn primary_secret(tsk: &Tsk) -> &SecretKeyMaterial {
-        match &tsk.secrets.primary {
-            SecretKeyData::Plain(m) => m,
-            SecretKeyData::Encrypted(_) | SecretKeyData::Unsupported(_) => panic!("locked"),
-        }
+        tsk.secret_for(&tsk.cert.fingerprint).unwrap()
     }
 
     /// A self-signature of `sig_type` over `signed`, made at `created`, with `extra` subpackets.

@@ -200,9 +200,9 @@ mod tests {
     use crate::crypto::rng::Rng;
     use crate::key::{KeyBuilder, Profile, Signed, Tsk, make_over};
     use crate::message::sign::Signer;
-    use crate::packet::key::{SecretKeyData, SecretKeyMaterial};
+    use crate::packet::key::SecretKeyMaterial;
     use crate::packet::signature::SignatureType;
-    use crate::packet::subpacket::SubpacketData;
+    use crate::packet::subpacket::{Subpacket, SubpacketData};
     use crate::packet::{Packet, Serialize};
     use crate::signature::{base_subpackets, critical, make, sub};
     use crate::types::Fingerprint;
@@ -218,10 +218,27 @@ mod tests {
     }
 
     fn primary_secret(tsk: &Tsk) -> &SecretKeyMaterial {
-        match &tsk.secrets.primary {
-            SecretKeyData::Plain(m) => m,
-            SecretKeyData::Encrypted(_) | SecretKeyData::Unsupported(_) => panic!("locked"),
-        }
+        tsk.secret_for(&tsk.cert.fingerprint).unwrap()
+    }
+
+    /// A binary signature packet over the octets "data", made by `key` with `secret`, with
+    /// the hashed subpackets `hashed`.
+    fn signature_over_data(
+        key: &crate::packet::key::PublicKeyPacket,
+        secret: &SecretKeyMaterial,
+        hashed: Vec<Subpacket>,
+    ) -> <Packet as Serialize>::Buf {
+        let sig = make(
+            key,
+            secret,
+            SignatureType::Binary,
+            crate::types::HashAlgorithm::Sha512,
+            hashed,
+            &mut Rng::os(),
+            |h| h.update(b"data"),
+        )
+        .unwrap();
+        Packet::Signature(sig).to_vec()
     }
 
     fn sign_at(tsk: &Tsk, t: u32) -> Vec<u8> {
@@ -350,25 +367,11 @@ mod tests {
         let tsk = key();
         let cert = &tsk.cert;
         let fingerprint = cert.fingerprint;
-        let forge = |secret: &SecretKeyMaterial,
-                     key: &crate::packet::key::PublicKeyPacket,
-                     fp: Fingerprint,
-                     t: u32| {
-            let hashed = base_subpackets(fp.as_bytes(), t);
-            let sig = make(
-                key,
-                secret,
-                SignatureType::Binary,
-                crate::types::HashAlgorithm::Sha512,
-                hashed,
-                &mut Rng::os(),
-                |h| {
-                    h.update(b"data");
-                },
-            )
-            .unwrap();
-            Packet::Signature(sig).to_vec()
-        };
+        let forge =
+            |secret: &SecretKeyMaterial,
+             key: &crate::packet::key::PublicKeyPacket,
+             fp: Fingerprint,
+             t: u32| { signature_over_data(key, secret, base_subpackets(fp.as_bytes(), t)) };
         // Made before the key existed.
         let early = forge(primary_secret(&tsk), &cert.primary, fingerprint, T0 - 10);
         assert!(matches!(status(cert, &early, T0 + 100), VerificationStatus::Bad(_)));
@@ -405,19 +408,7 @@ mod tests {
                 critical(SubpacketData::SignatureCreationTime(T0 + 10)),
                 if is_critical { critical(extra) } else { sub(extra) },
             ];
-            let sig = make(
-                &cert.primary,
-                primary_secret(&tsk),
-                SignatureType::Binary,
-                crate::types::HashAlgorithm::Sha512,
-                hashed,
-                &mut Rng::os(),
-                |h| {
-                    h.update(b"data");
-                },
-            )
-            .unwrap();
-            Packet::Signature(sig).to_vec()
+            signature_over_data(&cert.primary, primary_secret(&tsk), hashed)
         };
         let unknown = sign_with(SubpacketData::Unknown { tag: 100, body: vec![1] }, true);
         assert!(matches!(status(cert, &unknown, T0 + 100), VerificationStatus::Unverifiable(_)));
