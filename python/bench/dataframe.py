@@ -2,7 +2,8 @@
 MESSAGES messages of 100 octets (default 500,000), decrypted by spark_dataframe.py (local[*])
 and dask_dataframe.py (a LocalCluster), each between runs of
 `cargo run --release --example bulk_decrypt MESSAGES` (the X25519 rate), and the ratios of
-their job rates (and rates counting the engine's start) to the mean of the Rust rates around them.
+their job rates (and rates counting the engine's start) to the mean of the Rust rates around them;
+with several rounds, the median ratio of each engine and its range.
 
     python bench/dataframe.py [MESSAGES] [--rounds N]
 
@@ -62,6 +63,7 @@ def main():
         print(f"{args.messages} messages of 100 octets, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
         rust = rust_rate(args.messages)
         print(f"rust bulk_decrypt: {rust:.0f} messages/s")
+        ratios = {}
         for _ in range(args.rounds):
             for script in ("spark_dataframe.py", "dask_dataframe.py"):
                 job, with_start = engine_rates(script, tmp, key_path)
@@ -70,7 +72,15 @@ def main():
                 print(f"{script}: job {job:.0f} messages/s ({job / reference:.2f}x), with the engine's start "
                       f"{with_start:.0f} messages/s ({with_start / reference:.2f}x); rust around it "
                       f"{rust:.0f} and {after:.0f}; load {os.getloadavg()[0]:.1f}")
+                ratios.setdefault(script, []).append((job / reference, with_start / reference))
                 rust = after
+        if args.rounds > 1:
+            # Rates drift from run to run on a shared machine: the median of the rounds is the figure.
+            for script, pairs in ratios.items():
+                jobs, starts = zip(*pairs)
+                print(f"{script}: median of {len(pairs)} rounds: job {statistics.median(jobs):.2f}x "
+                      f"({min(jobs):.2f}-{max(jobs):.2f}x), with the engine's start "
+                      f"{statistics.median(starts):.2f}x ({min(starts):.2f}-{max(starts):.2f}x)")
 
 
 if __name__ == "__main__":

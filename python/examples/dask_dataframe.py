@@ -82,7 +82,8 @@ def main():
             cluster = LocalCluster(host="127.0.0.1", threads_per_worker=1, processes=True, dashboard_address=None)
             client = Client(cluster)
         try:
-            client.wait_for_workers(1)
+            # The job starts with every worker up: the cluster's, or at least one of a scheduler's.
+            client.wait_for_workers(len(cluster.workers) if cluster is not None else 1)
             started = time.perf_counter()
             if args.mode == "decrypt":
                 decrypt(args.input, key, args.output, args.column or "message", args.threads)
