@@ -176,10 +176,8 @@ pub(crate) fn pkesk_decrypt(
     let ecdh_share = x25519::shared_point(x_secret, ecdh_ct).ok_or(Error::Decrypt)?;
     // 2. mlkemKeyShare = ML-KEM.Decaps(mlkemSecretKey, mlkemCipherText) (FIPS 203 Alg. 21;
     //    implicit rejection: a bad ciphertext gives a pseudorandom share, caught by step 4).
-    let mlkem_share = Zeroizing::new(mlkem768::decapsulate(
-        seed.decapsulation_key().secret(),
-        &mlkem768::MlKem768Ciphertext::from(mlkem_ct),
-    ));
+    let mlkem_share =
+        Zeroizing::new(seed.decapsulation_key().decapsulate(&mlkem768::MlKem768Ciphertext::from(mlkem_ct)));
     // 3. KEK = multiKeyCombine(mlkemKeyShare, ecdhKeyShare, ecdhCipherText, ecdhPublicKey, algId).
     let kek = combine(&mlkem_share, &ecdh_share.0, ecdh_ct, x_pub, alg_id());
     // 4. sessionKey = AESKeyUnwrap(KEK, C); abort if the integrity check fails.

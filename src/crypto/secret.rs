@@ -120,23 +120,25 @@ impl fmt::Debug for MlDsaSigningKey {
 
 /// The ML-KEM-768 key pair expanded from a seed d ‖ z (`ML-KEM.KeyGen_internal`, FIPS 203
 /// Algorithm 16): the decapsulation key (the secret vector, the encapsulation key, its hash
-/// and z) on the heap, wiped on drop, and the encapsulation key.
+/// and z) on the heap, wiped on drop, the encapsulation key, and where libcrux offers it for
+/// this CPU the key pair unpacked (see [`Unpacked`]).
 pub(crate) struct MlKemDecapsulationKey {
     secret: Box<mlkem768::MlKem768PrivateKey>,
     public: Box<mlkem768::MlKem768PublicKey>,
+    unpacked: Unpacked,
 }
 
 impl MlKemDecapsulationKey {
     /// Expands the seed d ‖ z.
     pub(crate) fn from_seed(seed: &[u8; 64]) -> Self {
-        let (mut dk, ek) = mlkem768::generate_key_pair(*seed).into_parts();
         let mut secret = Box::<mlkem768::MlKem768PrivateKey>::default();
-        secret[0..].copy_from_slice(dk.as_slice());
-        dk[0..].zeroize();
-        Self { secret, public: Box::new(ek) }
+        let mut public = Box::<mlkem768::MlKem768PublicKey>::default();
+        let unpacked = Unpacked::generate(seed, &mut secret, &mut public);
+        Self { secret, public, unpacked }
     }
 
     /// The decapsulation key.
+    #[cfg(test)]
     pub(crate) fn secret(&self) -> &mlkem768::MlKem768PrivateKey {
         &self.secret
     }
@@ -144,6 +146,19 @@ impl MlKemDecapsulationKey {
     /// The encapsulation key.
     pub(crate) fn public(&self) -> &mlkem768::MlKem768PublicKey {
         &self.public
+    }
+
+    /// `ML-KEM.Decaps` (FIPS 203, Algorithm 21): the shared secret of `ciphertext`, or with
+    /// implicit rejection a pseudorandom one.
+    pub(crate) fn decapsulate(&self, ciphertext: &mlkem768::MlKem768Ciphertext) -> [u8; 32] {
+        match &self.unpacked {
+            #[cfg(sixpgp_mlkem_avx2)]
+            Unpacked::Avx2(key_pair) => mlkem768::avx2::unpacked::decapsulate(key_pair, ciphertext),
+            #[cfg(not(target_arch = "aarch64"))]
+            Unpacked::Portable(key_pair) => mlkem768::portable::unpacked::decapsulate(key_pair, ciphertext),
+            #[cfg(target_arch = "aarch64")]
+            Unpacked::None => mlkem768::decapsulate(&self.secret, ciphertext),
+        }
     }
 }
 
@@ -156,6 +171,84 @@ impl Drop for MlKemDecapsulationKey {
 impl fmt::Debug for MlKemDecapsulationKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("MlKemDecapsulationKey([redacted])")
+    }
+}
+
+/// The key pair unpacked as libcrux decapsulates with it: the secret vector and the
+/// encapsulation key in NTT form and the matrix A sampled. Decapsulating from the packed key
+/// re-derives all of them from the octets, about half the time of a decapsulation. libcrux
+/// offers the unpacked form per vector code, not behind its run-time choice of code, so the
+/// choice is made here, once per key: AVX2 where the CPU has it; otherwise the portable code,
+/// except on aarch64, where the packed key on libcrux's NEON code is kept.
+enum Unpacked {
+    #[cfg(sixpgp_mlkem_avx2)]
+    Avx2(Box<mlkem768::avx2::unpacked::MlKem768KeyPairUnpacked>),
+    #[cfg(not(target_arch = "aarch64"))]
+    Portable(Box<mlkem768::portable::unpacked::MlKem768KeyPairUnpacked>),
+    #[cfg(target_arch = "aarch64")]
+    None,
+}
+
+/// Generates the unpacked key pair of `seed` in a box (`$api`: one of libcrux's unpacked
+/// modules) and writes its packed keys to `secret` and `public`.
+macro_rules! generate_unpacked {
+    ($api:path, $seed:expr, $secret:expr, $public:expr) => {{
+        use $api as api;
+        let mut key_pair = Box::new(api::init_key_pair());
+        api::generate_key_pair_mut(*$seed, &mut key_pair);
+        api::key_pair_serialized_private_key_mut(&key_pair, $secret);
+        api::key_pair_serialized_public_key_mut(&key_pair, $public);
+        key_pair
+    }};
+}
+
+impl Unpacked {
+    /// `ML-KEM.KeyGen_internal(d, z)` into the packed `secret` and `public`, and the unpacked
+    /// key pair where there is one.
+    fn generate(
+        seed: &[u8; 64],
+        secret: &mut mlkem768::MlKem768PrivateKey,
+        public: &mut mlkem768::MlKem768PublicKey,
+    ) -> Self {
+        #[cfg(sixpgp_mlkem_avx2)]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            return Self::Avx2(generate_unpacked!(mlkem768::avx2::unpacked, seed, secret, public));
+        }
+        #[cfg(not(target_arch = "aarch64"))]
+        {
+            Self::Portable(generate_unpacked!(mlkem768::portable::unpacked, seed, secret, public))
+        }
+        #[cfg(target_arch = "aarch64")]
+        {
+            let (mut dk, ek) = mlkem768::generate_key_pair(*seed).into_parts();
+            secret[0..].copy_from_slice(dk.as_slice());
+            dk[0..].zeroize();
+            *public = ek;
+            Self::None
+        }
+    }
+}
+
+impl Drop for Unpacked {
+    /// libcrux's unpacked keys do not wipe themselves, and writing zeros over one would need
+    /// `unsafe`: the key of an all-zero decapsulation key is unpacked over it instead, which
+    /// rewrites the secret vector and z (the rest is public).
+    fn drop(&mut self) {
+        let zero = mlkem768::MlKem768PrivateKey::default();
+        match self {
+            #[cfg(sixpgp_mlkem_avx2)]
+            Self::Avx2(key_pair) => {
+                mlkem768::avx2::unpacked::key_pair_from_private_mut(&zero, key_pair);
+                let _ = std::hint::black_box(key_pair);
+            }
+            #[cfg(not(target_arch = "aarch64"))]
+            Self::Portable(key_pair) => {
+                mlkem768::portable::unpacked::key_pair_from_private_mut(&zero, key_pair);
+                let _ = std::hint::black_box(key_pair);
+            }
+            #[cfg(target_arch = "aarch64")]
+            Self::None => {}
+        }
     }
 }
 
@@ -548,6 +641,39 @@ mod tests {
         assert!(std::ptr::eq(early.signing_key(), ed.signing_key()));
         assert!(std::ptr::eq(ed.clone().signing_key(), ed.signing_key()));
         assert_eq!(ed.signing_key().to_bytes(), [9; 32]);
+    }
+
+    /// Every form of the expanded ML-KEM key (the one this CPU gets, and the portable one
+    /// that CPUs without AVX2 get) packs to the keys of libcrux's packed key generation and
+    /// decapsulates as the packed key does, implicit rejection included.
+    #[test]
+    fn unpacked_mlkem_keys_match_the_packed_ones() {
+        let mut rng = crate::crypto::rng::Rng::os();
+        for round in 0u8..8 {
+            let mut seed = [0u8; 64];
+            rng.fill(&mut seed).unwrap();
+            let packed = mlkem768::generate_key_pair(seed);
+            let mut forms = vec![MlKemDecapsulationKey::from_seed(&seed)];
+            #[cfg(not(target_arch = "aarch64"))]
+            {
+                let mut secret = Box::<mlkem768::MlKem768PrivateKey>::default();
+                let mut public = Box::<mlkem768::MlKem768PublicKey>::default();
+                let key_pair =
+                    generate_unpacked!(mlkem768::portable::unpacked, &seed, &mut secret, &mut public);
+                forms.push(MlKemDecapsulationKey { secret, public, unpacked: Unpacked::Portable(key_pair) });
+            }
+            let (ct, shared) = mlkem768::encapsulate(packed.public_key(), [round; 32]);
+            let mut bad = ct.as_slice().to_owned();
+            bad[usize::from(round) * 100] ^= 1;
+            let bad = mlkem768::MlKem768Ciphertext::try_from(bad.as_slice()).unwrap();
+            for key in &forms {
+                assert_eq!(key.secret().as_slice(), packed.private_key().as_slice());
+                assert_eq!(key.public().as_slice(), packed.public_key().as_slice());
+                assert_eq!(key.decapsulate(&ct), shared);
+                assert_eq!(key.decapsulate(&bad), mlkem768::decapsulate(packed.private_key(), &bad));
+                assert_ne!(key.decapsulate(&bad), shared);
+            }
+        }
     }
 
     #[test]
