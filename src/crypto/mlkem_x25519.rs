@@ -31,6 +31,81 @@ const DOM_SEP: &[u8; 21] = b"OpenPGPCompositeKDFv1";
 #[cfg(test)]
 type PkeskFields = ([u8; 32], Box<[u8; MLKEM_CIPHERTEXT_LEN]>, Vec<u8>);
 
+/// An ML-KEM-768 encapsulation key that passed the input check of FIPS 203 §7.2, unpacked
+/// for libcrux's encapsulation (the encapsulation key in NTT form and the matrix A sampled),
+/// so that a recipient key evaluated once (`Recipients`) does that once, not for every
+/// message. As for decapsulation keys (`Unpacked` in `secret.rs`): AVX2 where the CPU has
+/// it, the portable code on other CPUs, and on aarch64 the packed key on libcrux's NEON code.
+pub(crate) struct MlKemEncapsulationKey(EncapsulationForm);
+
+enum EncapsulationForm {
+    #[cfg(sixpgp_mlkem_avx2)]
+    Avx2(Box<mlkem768::avx2::unpacked::MlKem768PublicKeyUnpacked>),
+    #[cfg(not(target_arch = "aarch64"))]
+    Portable(Box<mlkem768::portable::unpacked::MlKem768PublicKeyUnpacked>),
+    #[cfg(target_arch = "aarch64")]
+    Packed(Box<mlkem768::MlKem768PublicKey>),
+}
+
+impl MlKemEncapsulationKey {
+    /// Checks and unpacks `mlkem_pub`.
+    ///
+    /// # Errors
+    /// `Malformed` if the key fails the input check of FIPS 203 §7.2.
+    pub(crate) fn new(mlkem_pub: &[u8; MLKEM_PUBLIC_LEN]) -> Result<Self> {
+        let ek = mlkem768::MlKem768PublicKey::from(mlkem_pub);
+        if !mlkem768::validate_public_key(&ek) {
+            return Err(Error::malformed("ML-KEM-768+X25519: invalid ML-KEM public key"));
+        }
+        #[cfg(sixpgp_mlkem_avx2)]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            use mlkem768::avx2::unpacked as api;
+            let mut unpacked = Box::new(api::init_public_key());
+            api::unpacked_public_key(&ek, &mut unpacked);
+            return Ok(Self(EncapsulationForm::Avx2(unpacked)));
+        }
+        #[cfg(not(target_arch = "aarch64"))]
+        {
+            use mlkem768::portable::unpacked as api;
+            let mut unpacked = Box::new(api::init_public_key());
+            api::unpacked_public_key(&ek, &mut unpacked);
+            Ok(Self(EncapsulationForm::Portable(unpacked)))
+        }
+        #[cfg(target_arch = "aarch64")]
+        {
+            Ok(Self(EncapsulationForm::Packed(Box::new(ek))))
+        }
+    }
+
+    /// The portable form, which CPUs without AVX2 get, for the tests.
+    #[cfg(all(test, not(target_arch = "aarch64")))]
+    fn portable(mlkem_pub: &[u8; MLKEM_PUBLIC_LEN]) -> Self {
+        use mlkem768::portable::unpacked as api;
+        let mut unpacked = Box::new(api::init_public_key());
+        api::unpacked_public_key(&mlkem768::MlKem768PublicKey::from(mlkem_pub), &mut unpacked);
+        Self(EncapsulationForm::Portable(unpacked))
+    }
+
+    /// `ML-KEM.Encaps_internal(ek, m)` (FIPS 203, Algorithm 17): the ciphertext and the shared
+    /// secret.
+    fn encapsulate(&self, m: [u8; 32]) -> (mlkem768::MlKem768Ciphertext, [u8; 32]) {
+        match &self.0 {
+            #[cfg(sixpgp_mlkem_avx2)]
+            EncapsulationForm::Avx2(key) => mlkem768::avx2::unpacked::encapsulate(key, m),
+            #[cfg(not(target_arch = "aarch64"))]
+            EncapsulationForm::Portable(key) => mlkem768::portable::unpacked::encapsulate(key, m),
+            #[cfg(target_arch = "aarch64")]
+            EncapsulationForm::Packed(key) => mlkem768::encapsulate(key, m),
+        }
+    }
+}
+
+impl std::fmt::Debug for MlKemEncapsulationKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("MlKemEncapsulationKey")
+    }
+}
+
 /// What [`encapsulate`] returns: the two ciphertexts of the PKESK and the KEK.
 #[derive(Debug)]
 pub(crate) struct Encapsulated {
@@ -101,7 +176,7 @@ fn alg_id() -> u8 {
 /// §7.2 input check.
 pub(crate) fn encapsulate(
     x_pub: &[u8; 32],
-    mlkem_pub: &[u8; MLKEM_PUBLIC_LEN],
+    mlkem_pub: &MlKemEncapsulationKey,
     v: &Curve25519Secret,
     m: &Secret32,
 ) -> Result<Encapsulated> {
@@ -110,14 +185,10 @@ pub(crate) fn encapsulate(
     let ecdh_ciphertext = x25519::public_key(v);
     let ecdh_share = x25519::shared_point(v, x_pub)
         .ok_or(Error::malformed("ML-KEM-768+X25519: X25519 public key has low order"))?;
-    // 2. (mlkemCipherText, mlkemKeyShare) = ML-KEM.Encaps(mlkemPublicKey) (FIPS 203 Alg. 20,
-    //    including the encapsulation-key check of §7.2), with the caller's m: what
+    // 2. (mlkemCipherText, mlkemKeyShare) = ML-KEM.Encaps(mlkemPublicKey) (FIPS 203 Alg. 20;
+    //    the key passed the input check of §7.2 when it was made), with the caller's m: what
     //    `encapsulate_with_rng` does after drawing m itself.
-    let ek = mlkem768::MlKem768PublicKey::from(mlkem_pub);
-    if !mlkem768::validate_public_key(&ek) {
-        return Err(Error::malformed("ML-KEM-768+X25519: invalid ML-KEM public key"));
-    }
-    let (mlkem_ct, mlkem_share) = mlkem768::encapsulate(&ek, *m.as_bytes());
+    let (mlkem_ct, mlkem_share) = mlkem_pub.encapsulate(*m.as_bytes());
     let mlkem_share = Zeroizing::new(mlkem_share);
     // 3. KEK = multiKeyCombine(mlkemKeyShare, ecdhKeyShare, ecdhCipherText, ecdhPublicKey, algId).
     let kek = combine(&mlkem_share, &ecdh_share.0, &ecdh_ciphertext, x_pub, alg_id());
@@ -153,7 +224,7 @@ fn pkesk_encrypt(
     let v = x25519::generate(rng)?;
     let mut m = Secret32::zeroed();
     rng.fill(m.0.as_mut_slice())?;
-    let e = encapsulate(x_pub, mlkem_pub, &v, &m)?;
+    let e = encapsulate(x_pub, &MlKemEncapsulationKey::new(mlkem_pub)?, &v, &m)?;
     let wrapped = wrap(&e.kek, session_key)?;
     Ok((e.ecdh_ciphertext, e.mlkem_ciphertext, wrapped))
 }
@@ -343,6 +414,36 @@ mod tests {
         assert!(matches!(r, Err(Error::Malformed(_))));
         let r = pkesk_encrypt(&x_pub, &mlkem_pub, &[0u8; 20], &mut rng);
         assert!(matches!(r, Err(Error::InvalidArgument(_))));
+    }
+
+    /// Every form of a checked encapsulation key (the one this CPU gets, and the portable one
+    /// that CPUs without AVX2 get) encapsulates as libcrux's packed key does, and the check
+    /// refuses a key with a coefficient out of range.
+    #[test]
+    fn encapsulation_key_forms_agree() {
+        let mut rng = deterministic(5);
+        for round in 0u8..8 {
+            let (x, seed) = generate(&mut rng).unwrap();
+            let (_, mlkem_pub) = public_key(&x, &seed);
+            let packed = mlkem768::MlKem768PublicKey::from(&*mlkem_pub);
+            let m = [round; 32];
+            let expected = mlkem768::encapsulate(&packed, m);
+            let mut forms = vec![MlKemEncapsulationKey::new(&mlkem_pub).unwrap()];
+            #[cfg(not(target_arch = "aarch64"))]
+            forms.push(MlKemEncapsulationKey::portable(&mlkem_pub));
+            for key in forms {
+                let (ct, shared) = key.encapsulate(m);
+                assert_eq!(ct.as_slice(), expected.0.as_slice());
+                assert_eq!(shared, expected.1);
+                assert_eq!(seed.decapsulation_key().decapsulate(&ct), shared);
+            }
+        }
+        // The first coefficient 0xfff ≥ q.
+        let (x, seed) = generate(&mut rng).unwrap();
+        let (_, mut mlkem_pub) = public_key(&x, &seed);
+        mlkem_pub[0] = 0xff;
+        mlkem_pub[1] |= 0x0f;
+        assert!(matches!(MlKemEncapsulationKey::new(&mlkem_pub), Err(Error::Malformed(_))));
     }
 
     /// The same seed gives the same encapsulation key in RustCrypto's `ml-kem`, each side

@@ -69,24 +69,22 @@ pub(super) enum Agreed {
 }
 
 impl Agreed {
-    /// The key agreement with `material` (X25519 or ML-KEM-768+X25519) from the randomness
-    /// drawn for this key.
+    /// The key agreement with `material` from the randomness drawn for this key.
     ///
     /// # Errors
-    /// `Malformed` for an invalid recipient public key; `InvalidArgument` for another algorithm.
-    fn new(recipient: Recipient, material: &PublicKeyMaterial, [v, m]: &KeyRandomness) -> Result<Self> {
+    /// `Malformed` for an X25519 public key of low order.
+    fn new(recipient: Recipient, material: &RecipientMaterial, [v, m]: &KeyRandomness) -> Result<Self> {
         let secret = Curve25519Secret::new(v);
         match material {
-            PublicKeyMaterial::X25519(public) => {
+            RecipientMaterial::X25519(public) => {
                 let (ephemeral, kek) = x25519::agree(public, &secret)?;
                 Ok(Self::X25519 { recipient, ephemeral, kek })
             }
-            PublicKeyMaterial::MlKem768X25519 { x25519, mlkem } => {
+            RecipientMaterial::MlKem768X25519 { x25519, mlkem } => {
                 let seed = Secret32::new(m);
                 let encapsulated = mlkem_x25519::encapsulate(x25519, mlkem, &secret, &seed)?;
                 Ok(Self::MlKem768X25519 { recipient, encapsulated })
             }
-            _ => Err(Error::InvalidArgument("recipient key algorithm")),
         }
     }
 
@@ -123,12 +121,41 @@ fn key_candidates(cert: &Cert) -> impl Iterator<Item = (Fingerprint, &PublicKeyP
     cert.key_packets().filter(|(_, k)| is_candidate(k))
 }
 
+/// A recipient key's public key in the form its key agreements use.
+#[derive(Debug, Clone)]
+enum RecipientMaterial {
+    X25519([u8; 32]),
+    /// The ML-KEM key checked and unpacked once.
+    MlKem768X25519 {
+        x25519: [u8; 32],
+        mlkem: Arc<mlkem_x25519::MlKemEncapsulationKey>,
+    },
+}
+
+impl RecipientMaterial {
+    /// The key agreement form of `material`, `None` for an algorithm this crate does not
+    /// encrypt to.
+    ///
+    /// # Errors
+    /// `Malformed` for an ML-KEM key that fails the input check of FIPS 203 §7.2.
+    fn new(material: &PublicKeyMaterial) -> Result<Option<Self>> {
+        Ok(match material {
+            PublicKeyMaterial::X25519(public) => Some(Self::X25519(*public)),
+            PublicKeyMaterial::MlKem768X25519 { x25519, mlkem } => Some(Self::MlKem768X25519 {
+                x25519: *x25519,
+                mlkem: Arc::new(mlkem_x25519::MlKemEncapsulationKey::new(mlkem)?),
+            }),
+            _ => None,
+        })
+    }
+}
+
 /// A recipient certificate evaluated at one time: the keys to encrypt to and its AEAD
 /// ciphersuite preferences. What [`Recipients`] keeps, so that later messages skip the
-/// self-signature checks.
+/// self-signature checks and the unpacking of ML-KEM keys.
 #[derive(Debug, Clone)]
 struct Evaluated {
-    keys: Vec<(Fingerprint, PublicKeyMaterial)>,
+    keys: Vec<(Fingerprint, RecipientMaterial)>,
     /// The first time at which a key or binding signature the evaluation used expires, and
     /// which subkey it was (`None`: the primary key or its binding).
     expires: Option<(u32, Option<Fingerprint>)>,
@@ -142,7 +169,7 @@ struct Evaluated {
 /// # Errors
 /// `KeyUnusable` (naming `cert` and why) for a certificate with no valid encryption-capable key
 /// for the purpose at `t`; `Unsupported(PublicKeyAlgorithm)` if all its such keys use unknown
-/// algorithms.
+/// algorithms; `Malformed` for an ML-KEM key that fails the input check of FIPS 203 §7.2.
 fn evaluate(cert: &Cert, purpose: Purpose, t: u32) -> Result<Evaluated> {
     let valid = cert.keys_with_flags(t, purpose.flags());
     if valid.is_empty() {
@@ -152,8 +179,8 @@ fn evaluate(cert: &Cert, purpose: Purpose, t: u32) -> Result<Evaluated> {
     let mut keys = Vec::new();
     let mut expires = cert.expires_after(&cert.fingerprint(), t).map(|end| (end, None));
     for k in valid {
-        if is_candidate(k.key) {
-            keys.push((k.fingerprint, k.key.material.clone()));
+        if let Some(material) = RecipientMaterial::new(&k.key.material)? {
+            keys.push((k.fingerprint, material));
             if k.fingerprint != cert.fingerprint()
                 && let Some(end) = cert.expires_after(&k.fingerprint, t)
                 && expires.is_none_or(|(first, _)| end < first)
@@ -195,7 +222,7 @@ impl Evaluated {
             let randomness = drawn(fingerprint).ok_or(Error::Internal("key randomness"))?;
             let recipient =
                 if hidden { Recipient::Anonymous } else { Recipient::V6(*fingerprint.as_bytes()) };
-            let pqc = matches!(material, PublicKeyMaterial::MlKem768X25519 { .. });
+            let pqc = matches!(material, RecipientMaterial::MlKem768X25519 { .. });
             keys.push(RecipientKey { pqc, agreed: Agreed::new(recipient, material, randomness)? });
         }
         Ok(RecipientPlan { keys, preferences: self.preferences.clone() })
