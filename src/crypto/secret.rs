@@ -191,6 +191,7 @@ enum Unpacked {
 
 /// Generates the unpacked key pair of `seed` in a box (`$api`: one of libcrux's unpacked
 /// modules) and writes its packed keys to `secret` and `public`.
+#[cfg(not(target_arch = "aarch64"))]
 macro_rules! generate_unpacked {
     ($api:path, $seed:expr, $secret:expr, $public:expr) => {{
         use $api as api;
