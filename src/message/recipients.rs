@@ -333,7 +333,8 @@ impl Recipients {
     }
 }
 
-/// Does this crate encrypt to `key`'s algorithm?
+/// Does this crate encrypt to `key`'s algorithm? (The algorithms [`RecipientMaterial::new`]
+/// takes: randomness is drawn for these keys, and used for those.)
 fn is_candidate(key: &PublicKeyPacket) -> bool {
     matches!(key.material, PublicKeyMaterial::X25519(_) | PublicKeyMaterial::MlKem768X25519 { .. })
 }
