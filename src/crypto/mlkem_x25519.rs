@@ -47,6 +47,17 @@ enum EncapsulationForm {
     Packed(Box<mlkem768::MlKem768PublicKey>),
 }
 
+/// `ek` unpacked in a box by `$api`, one of libcrux's unpacked modules.
+#[cfg(not(target_arch = "aarch64"))]
+macro_rules! unpack_public {
+    ($api:path, $ek:expr) => {{
+        use $api as api;
+        let mut unpacked = Box::new(api::init_public_key());
+        api::unpacked_public_key($ek, &mut unpacked);
+        unpacked
+    }};
+}
+
 impl MlKemEncapsulationKey {
     /// Checks and unpacks `mlkem_pub`.
     ///
@@ -59,31 +70,16 @@ impl MlKemEncapsulationKey {
         }
         #[cfg(sixpgp_mlkem_avx2)]
         if std::arch::is_x86_feature_detected!("avx2") {
-            use mlkem768::avx2::unpacked as api;
-            let mut unpacked = Box::new(api::init_public_key());
-            api::unpacked_public_key(&ek, &mut unpacked);
-            return Ok(Self(EncapsulationForm::Avx2(unpacked)));
+            return Ok(Self(EncapsulationForm::Avx2(unpack_public!(mlkem768::avx2::unpacked, &ek))));
         }
         #[cfg(not(target_arch = "aarch64"))]
         {
-            use mlkem768::portable::unpacked as api;
-            let mut unpacked = Box::new(api::init_public_key());
-            api::unpacked_public_key(&ek, &mut unpacked);
-            Ok(Self(EncapsulationForm::Portable(unpacked)))
+            Ok(Self(EncapsulationForm::Portable(unpack_public!(mlkem768::portable::unpacked, &ek))))
         }
         #[cfg(target_arch = "aarch64")]
         {
             Ok(Self(EncapsulationForm::Packed(Box::new(ek))))
         }
-    }
-
-    /// The portable form, which CPUs without AVX2 get, for the tests.
-    #[cfg(all(test, not(target_arch = "aarch64")))]
-    fn portable(mlkem_pub: &[u8; MLKEM_PUBLIC_LEN]) -> Self {
-        use mlkem768::portable::unpacked as api;
-        let mut unpacked = Box::new(api::init_public_key());
-        api::unpacked_public_key(&mlkem768::MlKem768PublicKey::from(mlkem_pub), &mut unpacked);
-        Self(EncapsulationForm::Portable(unpacked))
     }
 
     /// `ML-KEM.Encaps_internal(ek, m)` (FIPS 203, Algorithm 17): the ciphertext and the shared
@@ -430,7 +426,10 @@ mod tests {
             let expected = mlkem768::encapsulate(&packed, m);
             let mut forms = vec![MlKemEncapsulationKey::new(&mlkem_pub).unwrap()];
             #[cfg(not(target_arch = "aarch64"))]
-            forms.push(MlKemEncapsulationKey::portable(&mlkem_pub));
+            forms.push(MlKemEncapsulationKey(EncapsulationForm::Portable(unpack_public!(
+                mlkem768::portable::unpacked,
+                &packed
+            ))));
             for key in forms {
                 let (ct, shared) = key.encapsulate(m);
                 assert_eq!(ct.as_slice(), expected.0.as_slice());
