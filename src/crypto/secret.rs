@@ -176,7 +176,7 @@ impl fmt::Debug for MlKemDecapsulationKey {
 
 /// The key pair unpacked as libcrux decapsulates with it: the secret vector and the
 /// encapsulation key in NTT form and the matrix A sampled. Decapsulating from the packed key
-/// re-derives all of them from the octets, about half the time of a decapsulation. libcrux
+/// re-derives all of them from the octets on every call (docs/performance.md has the cost). libcrux
 /// offers the unpacked form per vector code, not behind its run-time choice of code, so the
 /// choice is made here, once per key: AVX2 where the CPU has it; otherwise the portable code,
 /// except on aarch64, where the packed key on libcrux's NEON code is kept.
