@@ -80,12 +80,22 @@ def _pass_through(batches):
     yield from batches
 
 
-def start_workers(spark):
-    """Runs one small Python task per core, so that the Python workers are up (modules
-    imported, Spark's files on their path) before the job."""
+def warm_up(spark, local):
+    """Does once per session what its first job would otherwise pay for: one small Python task
+    per core starts the executors' Python workers (modules imported, Spark's files on their
+    path; Spark keeps them for the job's tasks), and in local mode a Parquet file of one binary
+    value per core, read through `mapInArrow` and written again, loads and compiles the JVM's
+    Parquet and Arrow code. (The file goes to a temporary directory of the driver, which only
+    local mode's executors share.)"""
     cores = spark.sparkContext.defaultParallelism
-    df = spark.range(0, cores, numPartitions=cores)
-    df.mapInArrow(_pass_through, df.schema).count()
+    values = spark.range(0, cores, numPartitions=cores).selectExpr("id", "unhex(hex(id)) AS value")
+    if not local:
+        values.mapInArrow(_pass_through, values.schema).count()
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        values.write.parquet(os.path.join(tmp, "in"))
+        df = spark.read.parquet(os.path.join(tmp, "in"))
+        df.mapInArrow(_pass_through, df.schema).write.parquet(os.path.join(tmp, "out"))
 
 
 def decrypt(spark, source, key, output, column="message", threads=1):
@@ -133,9 +143,9 @@ def main():
 
         start = time.perf_counter()
         spark = session(args.master, f"sixpgp {args.mode}")
-        # The session's start is not the job's: this starts the executors and, with a task per
-        # core, their Python workers (kept for the job's tasks: spark.python.worker.reuse).
-        start_workers(spark)
+        # The session's start is not the job's: this starts the executors and their Python
+        # workers, and warms the JVM's Parquet and Arrow paths (docs/performance.md).
+        warm_up(spark, args.master.startswith("local"))
         started = time.perf_counter()
         try:
             if args.mode == "decrypt":

@@ -1,7 +1,8 @@
 """The examples against real clusters started here as separate processes on 127.0.0.1: a Spark
 standalone master and worker (Java needed; skipped without it), and a Dask scheduler and two
 worker processes. What local mode hides shows here: the package and the Decryptor shipped to
-other processes, PYSPARK_PYTHON, results serialised back. Every wait is bounded."""
+other processes, PYSPARK_PYTHON, results serialised back. Beside them, the Spark data-frame
+example in local mode, the one mode in which it writes files of its own. Every wait is bounded."""
 
 import os
 import shutil
@@ -152,6 +153,14 @@ def test_spark_standalone_cluster(daemons, dataset, tmp_path):
                       "--master", master_url)
     check_counts(out)
     check_text_output(tmp_path / "text")
+
+
+def test_spark_local_mode_dataframe(dataset, tmp_path):
+    """Local mode warms the JVM's Parquet and Arrow paths with a file of its own before the job."""
+    spark_class()
+    out = run_example("spark_dataframe.py", "decrypt", dataset / "parquet", dataset / "key", tmp_path / "out",
+                      "--master", "local[2]")
+    check_counts(out)
 
 
 def test_dask_distributed_cluster(daemons, dataset, tmp_path):
