@@ -19,6 +19,7 @@ naming that Python (set here to this interpreter when unset: right for local mod
 
 import argparse
 import os
+import pathlib
 import sys
 import tempfile
 import time
@@ -93,9 +94,11 @@ def warm_up(spark, local):
         values.mapInArrow(_pass_through, values.schema).count()
         return
     with tempfile.TemporaryDirectory() as tmp:
-        values.write.parquet(os.path.join(tmp, "in"))
-        df = spark.read.parquet(os.path.join(tmp, "in"))
-        df.mapInArrow(_pass_through, df.schema).write.parquet(os.path.join(tmp, "out"))
+        # file: URLs, so that a default file system from a Hadoop configuration is not used.
+        source, output = (pathlib.Path(tmp, name).as_uri() for name in ("in", "out"))
+        values.write.parquet(source)
+        df = spark.read.parquet(source)
+        df.mapInArrow(_pass_through, df.schema).write.parquet(output)
 
 
 def decrypt(spark, source, key, output, column="message", threads=1):
