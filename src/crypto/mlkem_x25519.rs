@@ -346,7 +346,7 @@ mod tests {
         let ecdh_share = x25519::shared_point(&x_secret, &ecdh_ct).unwrap();
         assert_eq!(*ecdh_share.as_bytes(), hex32(&inter["ecdhKeyShare"]));
         let mlkem_share = mlkem768::decapsulate(
-            seed.decapsulation_key().secret(),
+            &seed.decapsulation_key().secret(),
             &mlkem768::MlKem768Ciphertext::from(mlkem_ct),
         );
         assert_eq!(mlkem_share, hex32(&inter["mlkemKeyShare"]));
@@ -465,11 +465,11 @@ mod tests {
         assert_eq!(ct.as_slice(), their_ct.as_slice());
         assert_eq!(ss.as_slice(), their_ss.as_slice());
         assert_eq!(theirs.decapsulate(&their_ct).as_slice(), ss.as_slice());
-        assert_eq!(mlkem768::decapsulate(ours, &ct), ss);
+        assert_eq!(mlkem768::decapsulate(&ours, &ct), ss);
 
         let mut bad = *ct.as_slice();
         bad[flip % MLKEM_CIPHERTEXT_LEN] ^= 1;
-        let rejected = mlkem768::decapsulate(ours, &mlkem768::MlKem768Ciphertext::from(bad));
+        let rejected = mlkem768::decapsulate(&ours, &mlkem768::MlKem768Ciphertext::from(bad));
         assert_ne!(rejected, ss);
         assert_eq!(theirs.decapsulate(&ml_kem::array::Array::from(bad)).as_slice(), rejected.as_slice());
     }

@@ -119,11 +119,9 @@ impl fmt::Debug for MlDsaSigningKey {
 }
 
 /// The ML-KEM-768 key pair expanded from a seed d ‖ z (`ML-KEM.KeyGen_internal`, FIPS 203
-/// Algorithm 16): the decapsulation key (the secret vector, the encapsulation key, its hash
-/// and z) on the heap, wiped on drop, the encapsulation key, and where libcrux offers it for
-/// this CPU the key pair unpacked (see [`Unpacked`]).
+/// Algorithm 16): the encapsulation key, and the decapsulation key in the form this CPU
+/// decapsulates with (see [`Unpacked`]), on the heap and wiped on drop.
 pub(crate) struct MlKemDecapsulationKey {
-    secret: Box<mlkem768::MlKem768PrivateKey>,
     public: Box<mlkem768::MlKem768PublicKey>,
     unpacked: Unpacked,
 }
@@ -131,16 +129,28 @@ pub(crate) struct MlKemDecapsulationKey {
 impl MlKemDecapsulationKey {
     /// Expands the seed d ‖ z.
     pub(crate) fn from_seed(seed: &[u8; 64]) -> Self {
-        let mut secret = Box::<mlkem768::MlKem768PrivateKey>::default();
         let mut public = Box::<mlkem768::MlKem768PublicKey>::default();
-        let unpacked = Unpacked::generate(seed, &mut secret, &mut public);
-        Self { secret, public, unpacked }
+        let unpacked = Unpacked::generate(seed, &mut public);
+        Self { public, unpacked }
     }
 
-    /// The decapsulation key.
+    /// The decapsulation key, packed.
     #[cfg(test)]
-    pub(crate) fn secret(&self) -> &mlkem768::MlKem768PrivateKey {
-        &self.secret
+    pub(crate) fn secret(&self) -> Box<mlkem768::MlKem768PrivateKey> {
+        let mut secret = Box::<mlkem768::MlKem768PrivateKey>::default();
+        match &self.unpacked {
+            #[cfg(sixpgp_mlkem_avx2)]
+            Unpacked::Avx2(key_pair) => {
+                mlkem768::avx2::unpacked::key_pair_serialized_private_key_mut(key_pair, &mut secret);
+            }
+            #[cfg(not(target_arch = "aarch64"))]
+            Unpacked::Portable(key_pair) => {
+                mlkem768::portable::unpacked::key_pair_serialized_private_key_mut(key_pair, &mut secret);
+            }
+            #[cfg(target_arch = "aarch64")]
+            Unpacked::Packed(dk) => secret[0..].copy_from_slice(dk.as_slice()),
+        }
+        secret
     }
 
     /// The encapsulation key.
@@ -157,14 +167,8 @@ impl MlKemDecapsulationKey {
             #[cfg(not(target_arch = "aarch64"))]
             Unpacked::Portable(key_pair) => mlkem768::portable::unpacked::decapsulate(key_pair, ciphertext),
             #[cfg(target_arch = "aarch64")]
-            Unpacked::None => mlkem768::decapsulate(&self.secret, ciphertext),
+            Unpacked::Packed(dk) => mlkem768::decapsulate(dk, ciphertext),
         }
-    }
-}
-
-impl Drop for MlKemDecapsulationKey {
-    fn drop(&mut self) {
-        self.secret[0..].zeroize();
     }
 }
 
@@ -179,53 +183,49 @@ impl fmt::Debug for MlKemDecapsulationKey {
 /// re-derives all of them from the octets on every call (docs/performance.md has the cost). libcrux
 /// offers the unpacked form per vector code, not behind its run-time choice of code, so the
 /// choice is made here, once per key: AVX2 where the CPU has it; otherwise the portable code,
-/// except on aarch64, where the packed key on libcrux's NEON code is kept.
+/// except on aarch64, where the packed key on libcrux's NEON code is kept. Wiped on drop.
 enum Unpacked {
     #[cfg(sixpgp_mlkem_avx2)]
     Avx2(Box<mlkem768::avx2::unpacked::MlKem768KeyPairUnpacked>),
     #[cfg(not(target_arch = "aarch64"))]
     Portable(Box<mlkem768::portable::unpacked::MlKem768KeyPairUnpacked>),
     #[cfg(target_arch = "aarch64")]
-    None,
+    Packed(Box<mlkem768::MlKem768PrivateKey>),
 }
 
 /// Generates the unpacked key pair of `seed` in a box (`$api`: one of libcrux's unpacked
-/// modules) and writes its packed keys to `secret` and `public`.
+/// modules) and writes its packed encapsulation key to `public`.
 #[cfg(not(target_arch = "aarch64"))]
 macro_rules! generate_unpacked {
-    ($api:path, $seed:expr, $secret:expr, $public:expr) => {{
+    ($api:path, $seed:expr, $public:expr) => {{
         use $api as api;
         let mut key_pair = Box::new(api::init_key_pair());
         api::generate_key_pair_mut(*$seed, &mut key_pair);
-        api::key_pair_serialized_private_key_mut(&key_pair, $secret);
         api::key_pair_serialized_public_key_mut(&key_pair, $public);
         key_pair
     }};
 }
 
 impl Unpacked {
-    /// `ML-KEM.KeyGen_internal(d, z)` into the packed `secret` and `public`, and the unpacked
-    /// key pair where there is one.
-    fn generate(
-        seed: &[u8; 64],
-        secret: &mut mlkem768::MlKem768PrivateKey,
-        public: &mut mlkem768::MlKem768PublicKey,
-    ) -> Self {
+    /// `ML-KEM.KeyGen_internal(d, z)`: the decapsulation key, and the encapsulation key
+    /// written to `public`.
+    fn generate(seed: &[u8; 64], public: &mut mlkem768::MlKem768PublicKey) -> Self {
         #[cfg(sixpgp_mlkem_avx2)]
         if std::arch::is_x86_feature_detected!("avx2") {
-            return Self::Avx2(generate_unpacked!(mlkem768::avx2::unpacked, seed, secret, public));
+            return Self::Avx2(generate_unpacked!(mlkem768::avx2::unpacked, seed, public));
         }
         #[cfg(not(target_arch = "aarch64"))]
         {
-            Self::Portable(generate_unpacked!(mlkem768::portable::unpacked, seed, secret, public))
+            Self::Portable(generate_unpacked!(mlkem768::portable::unpacked, seed, public))
         }
         #[cfg(target_arch = "aarch64")]
         {
             let (mut dk, ek) = mlkem768::generate_key_pair(*seed).into_parts();
+            let mut secret = Box::<mlkem768::MlKem768PrivateKey>::default();
             secret[0..].copy_from_slice(dk.as_slice());
             dk[0..].zeroize();
             *public = ek;
-            Self::None
+            Self::Packed(secret)
         }
     }
 }
@@ -248,7 +248,7 @@ impl Drop for Unpacked {
                 let _ = std::hint::black_box(key_pair);
             }
             #[cfg(target_arch = "aarch64")]
-            Self::None => {}
+            Self::Packed(dk) => dk[0..].zeroize(),
         }
     }
 }
@@ -657,11 +657,9 @@ mod tests {
             let mut forms = vec![MlKemDecapsulationKey::from_seed(&seed)];
             #[cfg(not(target_arch = "aarch64"))]
             {
-                let mut secret = Box::<mlkem768::MlKem768PrivateKey>::default();
                 let mut public = Box::<mlkem768::MlKem768PublicKey>::default();
-                let key_pair =
-                    generate_unpacked!(mlkem768::portable::unpacked, &seed, &mut secret, &mut public);
-                forms.push(MlKemDecapsulationKey { secret, public, unpacked: Unpacked::Portable(key_pair) });
+                let key_pair = generate_unpacked!(mlkem768::portable::unpacked, &seed, &mut public);
+                forms.push(MlKemDecapsulationKey { public, unpacked: Unpacked::Portable(key_pair) });
             }
             let (ct, shared) = mlkem768::encapsulate(packed.public_key(), [round; 32]);
             let mut bad = ct.as_slice().to_owned();
