@@ -29,7 +29,8 @@ from spark_dataframe import count_results, make_dataset  # noqa: E402
 
 
 def _import_job_modules():
-    """What a worker's first task would import (dask.dataframe alone takes most of a second)."""
+    """What a worker's first task would otherwise import, dask.dataframe the slowest of them
+    (docs/performance.md)."""
     import dask.dataframe  # noqa: F401
     import pandas  # noqa: F401
     import pyarrow.parquet  # noqa: F401
